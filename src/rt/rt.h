@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rt.h - the runtime: how a rank learns who it is and meets its peers.
+ *
+ * Backends: the umprun launcher (a key-value/fence server over TCP,
+ * authenticated by the job secret), a singleton (no launcher: a one-rank
+ * job) and, later, PMIx. The core and the transports only see this header.
+ *
+ * Life cycle:
+ *   ump_rt_init()        reads the job's facts (rank, size, node) and
+ *                        connects to the launcher; tells it "initialized".
+ *   ump_rt_put()...      publish this rank's values (transport addresses);
+ *   ump_rt_fence()       commit + wait until every rank has fenced; after
+ *                        it, every value put before any rank's fence is
+ *                        visible to ump_rt_get() on every rank.
+ *   ump_rt_fini()        tells the launcher this rank finalized cleanly
+ *                        and disconnects.
+ *   ump_rt_abort()       asks the launcher to end the whole job.
+ *
+ * Not thread-safe: the core calls it from init/finalize under its lock.
+ */
+#ifndef UMP_RT_H
+#define UMP_RT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define UMP_RT_SECRET_LEN 16 /* bytes; hex-encoded in the environment */
+#define UMP_RT_KEY_MAX    64
+#define UMP_RT_VAL_MAX    1024
+
+/*
+ * Environment umprun gives each rank (all start with UMP_JOB_, which the
+ * tunable parser ignores):
+ *   UMP_JOB_ID          job identifier, [0-9a-f]{16}; names shm files
+ *   UMP_JOB_SECRET      32 hex chars, the per-job secret
+ *   UMP_JOB_KVS         host:port of the launcher's key-value server
+ *   UMP_JOB_RANK, UMP_JOB_SIZE
+ *   UMP_JOB_LOCAL_RANK, UMP_JOB_LOCAL_SIZE   among ranks of the same host
+ *   UMP_JOB_NODE_ID, UMP_JOB_NUM_NODES       host index in the host list
+ *   UMP_JOB_HOST        host name as given to umprun
+ */
+
+typedef struct ump_rt ump_rt_t;
+
+typedef struct ump_rt_info {
+    int rank, size;
+    int local_rank, local_size; /* among ranks on this node */
+    int node_id, num_nodes;
+    char job_id[17];                       /* 16 hex digits + NUL */
+    uint8_t secret[UMP_RT_SECRET_LEN];     /* per-job secret (random for singletons) */
+    char hostname[256];
+    const char *backend; /* "umprun", "singleton", "pmix" */
+} ump_rt_info_t;
+
+/* Starts the runtime. With no UMP_JOB_* environment the process becomes a
+ * one-rank job. Errors: UMP_ERR_BOOTSTRAP (with a logged reason),
+ * UMP_ERR_AUTH (the launcher refused the secret). */
+int ump_rt_init(ump_rt_t **rt);
+/* Clean: tells the launcher this rank finalized. Frees rt. */
+void ump_rt_fini(ump_rt_t *rt);
+const ump_rt_info_t *ump_rt_info(const ump_rt_t *rt);
+
+/* Publishes key=val for this rank (key <= UMP_RT_KEY_MAX-1 chars, val <=
+ * UMP_RT_VAL_MAX bytes, binary allowed). Visible to others after the next
+ * fence. */
+int ump_rt_put(ump_rt_t *rt, const char *key, const void *val, size_t len);
+/* Pushes this rank's puts and blocks until every rank has fenced. */
+int ump_rt_fence(ump_rt_t *rt);
+/* Reads `key` as published by `rank`. *len is the buffer size on entry and
+ * the value length on return. UMP_ERR_INVALID if absent, UMP_ERR_NO_RESOURCE
+ * if the buffer is too small. */
+int ump_rt_get(ump_rt_t *rt, int rank, const char *key, void *val, size_t *len);
+/* Node index of `rank` (ranks with equal node ids share memory). Valid after
+ * the first fence. */
+int ump_rt_node_of(const ump_rt_t *rt, int rank);
+/* Ends the whole job with `code` and `msg`; the launcher prints both with
+ * this rank's identity. Does not return. */
+void ump_rt_abort(ump_rt_t *rt, int code, const char *msg) __attribute__((noreturn));
+
+#endif /* UMP_RT_H */
