@@ -213,6 +213,9 @@ static void on_exit_status(struct rank *r, int st)
     job.last_exit = ump_time_ns();
     r->eof_deadline = 0;
     kvs_drain(r); /* a FINALIZE or ABORT it sent just before exiting */
+    /* Its last words (an exec error, an assertion) before our verdict. */
+    if (r->out.fd >= 0) io_read(r, &r->out);
+    if (r->err.fd >= 0) io_read(r, &r->err);
     if (r->rank == 0) io_stdin_close();
     if (!job.ending) {
         rank_desc(r, who, sizeof(who));
