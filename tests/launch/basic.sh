@@ -56,4 +56,42 @@ cat "$OUT"
 grep -q '^umprun: job timed out after 1 s' "$OUT" || fail "no timeout line"
 [ "$MS" -lt 3500 ] || fail "timeout took $MS ms"
 no_leftovers "$TOKEN"
+# SIGINT and SIGTERM to umprun reach every rank; umprun exits 128+signal.
+for sig in INT TERM; do
+    TOKEN="ump-sig-$$-$RANDOM"
+    t0=$(now_ms)
+    "$UMPRUN" -v -n 3 "$PROG" none 0 fence "$TOKEN" >"$OUT" 2>&1 </dev/null &
+    UPID=$!
+    for i in $(seq 50); do
+        [ "$(pgrep -f -- "$TOKEN" | wc -l)" -ge 4 ] && break
+        sleep 0.1
+    done
+    sleep 0.2
+    kill -$sig $UPID
+    wait $UPID; rc=$?
+    MS=$(( $(now_ms) - t0 ))
+    cat "$OUT"
+    want=$((128 + $(kill -l $sig)))
+    [ $rc = $want ] || fail "SIG$sig to umprun gave $rc, want $want"
+    [ "$MS" -lt 8000 ] || fail "SIG$sig took $MS ms"
+    grep -q "^umprun: got SIG$sig" "$OUT" || fail "no line about SIG$sig"
+    JOBID=$(sed -n 's/^umprun: job \([0-9a-f]\{16\}\),.*/\1/p' "$OUT" | head -1)
+    no_leftovers "$TOKEN"
+done
+
+# The rsh path with ssh-style quoting: a fake "ssh" that, like ssh, joins
+# its words into one string for a shell on the "remote" host (here: this one).
+TMPD=$(mktemp -d)
+trap 'rm -f "$OUT"; rm -rf "$TMPD"' EXIT
+printf '#!/bin/sh\nhost=$1; shift\nexec sh -c "$*"\n' >"$TMPD/ssh"
+chmod +x "$TMPD/ssh"
+"$UMPRUN" --host fake-a:1,fake-b:1 --rsh "$TMPD/ssh" --tag-output \
+    printf '%s|' "a  b" "it's" '$HOME' >"$OUT" 2>&1 </dev/null || { cat "$OUT"; fail "fake ssh job"; }
+cat "$OUT"; echo
+[ "$(cat "$OUT")" = "[0] a  b|it's|\$HOME|
+[1] a  b|it's|\$HOME|" ] || [ "$(cat "$OUT")" = "[1] a  b|it's|\$HOME|
+[0] a  b|it's|\$HOME|" ] || fail "quoting through ssh"
+"$UMPRUN" --host fake-a:2,fake-b:1 --rsh "$TMPD/ssh" "$(dirname "$PROG")/launch_kvs" 0,0,1 \
+    >"$OUT" 2>&1 </dev/null || { cat "$OUT"; fail "kvs through fake ssh"; }
+[ "$(grep -c ' ok node' "$OUT")" = 3 ] || fail "kvs through fake ssh: $(cat "$OUT")"
 echo PASS

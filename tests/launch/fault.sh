@@ -13,7 +13,9 @@ trap 'rm -f "$OUT"' EXIT
 
 if [ "$MODE" = killed ]; then
     t0=$(now_ms)
-    "$UMPRUN" -v -n 4 "$PROG" none 0 "$WAIT" "$TOKEN" >"$OUT" 2>&1 </dev/null &
+    # Rank SLEEPER sleeps, so the others (the victim among them) stay in WAIT.
+    SLEEPER=$(( (VICTIM + 1) % 4 ))
+    "$UMPRUN" -v -n 4 "$PROG" none $SLEEPER "$WAIT" "$TOKEN" >"$OUT" 2>&1 </dev/null &
     UPID=$!
     # Wait until all 4 ranks run and have had time to reach the fence.
     for i in $(seq 50); do
@@ -21,7 +23,7 @@ if [ "$MODE" = killed ]; then
         sleep 0.1
     done
     sleep 0.5
-    VPID=$(pgrep -f -- "$PROG none 0 $WAIT $TOKEN" | grep -vx "$UPID" | sort -n | sed -n "$((VICTIM + 1))p")
+    VPID=$(pgrep -f -- "$PROG none $SLEEPER $WAIT $TOKEN" | grep -vx "$UPID" | sort -n | sed -n "$((VICTIM + 1))p")
     [ -n "$VPID" ] || fail "rank processes not found"
     kill -9 "$VPID"
     wait "$UPID"

@@ -10,7 +10,7 @@
  *          exit3     the victim exits 3 after init, without finalizing
  *          exit0     the victim exits 0 after init, without finalizing
  *          rtabort   the victim calls ump_rt_abort(rt, 7, "...")
- *          none      nobody misbehaves (WAIT decides what all ranks do)
+ *          none      the victim only sleeps (so a fence never completes)
  *   WAIT:  fence (block in a fence), spin (burn CPU), sleep, done (finalize)
  * Special modes, without VICTIM/WAIT:
  *          badsecret    init with a corrupted UMP_JOB_SECRET; expects UMP_ERR_AUTH
@@ -153,6 +153,8 @@ int main(int argc, char **argv)
             if (!strcmp(mode, "exit3")) exit(3);
             if (!strcmp(mode, "exit0")) exit(0);
             if (!strcmp(mode, "rtabort")) ump_rt_abort(rt, 7, "custom abort message from the test");
+            if (!strcmp(mode, "none")) /* keeps the others' fence from completing */
+                wait_forever("sleep", rt);
         }
         wait_forever(wait, rt);
     }

@@ -417,6 +417,10 @@ int main(int argc, char **argv)
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGHUP);
+    /* A shell starts background jobs with SIGINT ignored; umprun must still
+     * see it to stop the ranks. (An ignored SIGHUP, from nohup, stays so.) */
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
     sigprocmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
     int sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
