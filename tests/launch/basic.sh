@@ -94,4 +94,28 @@ cat "$OUT"; echo
 "$UMPRUN" --host fake-a:2,fake-b:1 --rsh "$TMPD/ssh" "$(dirname "$PROG")/launch_kvs" 0,0,1 \
     >"$OUT" 2>&1 </dev/null || { cat "$OUT"; fail "kvs through fake ssh"; }
 [ "$(grep -c ' ok node' "$OUT")" = 3 ] || fail "kvs through fake ssh: $(cat "$OUT")"
+# A hostfile: comments, "name slots=N", "name:N"; -n defaults to the slots.
+cat >"$TMPD/hosts" <<HOSTS
+# two slots here
+localhost slots=2
+$(hostname):1   # this machine by name: also local
+HOSTS
+"$UMPRUN" --hostfile "$TMPD/hosts" sh -c 'echo "$UMP_JOB_RANK/$UMP_JOB_SIZE node $UMP_JOB_NODE_ID of $UMP_JOB_NUM_NODES local $UMP_JOB_LOCAL_RANK/$UMP_JOB_LOCAL_SIZE on $UMP_JOB_HOST"' \
+    >"$OUT" </dev/null || fail "hostfile job"
+sort "$OUT" >"$OUT.s"; mv "$OUT.s" "$OUT"
+cat "$OUT"
+[ "$(cat "$OUT")" = "0/3 node 0 of 2 local 0/2 on localhost
+1/3 node 0 of 2 local 1/2 on localhost
+2/3 node 1 of 2 local 0/1 on $(hostname)" ] || fail "hostfile placement"
+"$UMPRUN" -n 4 --hostfile "$TMPD/hosts" true </dev/null 2>/dev/null; rc=$?
+[ $rc = 2 ] || fail "4 ranks on 3 slots gave $rc"
+
+# --bind-to core pins each rank to its own core; none leaves them free.
+ncpu=$(nproc)
+if [ "$ncpu" -ge 2 ]; then
+    "$UMPRUN" -n 2 --bind-to core sh -c 'taskset -pc $$ | sed "s/.*: //"' >"$OUT" </dev/null
+    [ "$(sort -u "$OUT" | wc -l)" = 2 ] && ! grep -q '[,-]' "$OUT" || fail "bind core: $(cat "$OUT")"
+    "$UMPRUN" -n 2 --bind-to none sh -c 'taskset -pc $$ | sed "s/.*: //"' >"$OUT" </dev/null
+    [ "$(sort -u "$OUT")" = "$(taskset -pc $$ | sed "s/.*: //")" ] || fail "bind none: $(cat "$OUT")"
+fi
 echo PASS
