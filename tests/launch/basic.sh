@@ -118,4 +118,16 @@ if [ "$ncpu" -ge 2 ]; then
     "$UMPRUN" -n 2 --bind-to none sh -c 'taskset -pc $$ | sed "s/.*: //"' >"$OUT" </dev/null
     [ "$(sort -u "$OUT")" = "$(taskset -pc $$ | sed "s/.*: //")" ] || fail "bind none: $(cat "$OUT")"
 fi
+# umprun itself killed with SIGKILL: its ranks die with it (parent-death signal).
+TOKEN="ump-orphan-$$-$RANDOM"
+"$UMPRUN" -n 3 -x UMP_TEST_NO_SHM=1 "$PROG" none 1 fence "$TOKEN" >/dev/null 2>&1 </dev/null &
+UPID=$!
+for i in $(seq 50); do
+    [ "$(pgrep -f -- "$TOKEN" | wc -l)" -ge 4 ] && break
+    sleep 0.1
+done
+kill -9 $UPID
+wait $UPID 2>/dev/null
+JOBID=none
+no_leftovers "$TOKEN"
 echo PASS

@@ -3,7 +3,8 @@
  * launch_fault MODE VICTIM WAIT [token]: a job where rank VICTIM misbehaves
  * and the others wait, to check that umprun ends the job, names the rank and
  * cleans up. Every rank first creates /dev/shm/ump-<jobid>-test-<rank> (as
- * the shm transport would) so the test can see umprun remove it. The token
+ * the shm transport would) so the test can see umprun remove it (not with
+ * UMP_TEST_NO_SHM set). The token
  * argument is unused: it only makes the processes findable with pgrep -f.
  *   MODE:  abort     the victim calls abort()
  *          kill9     the victim kills itself with SIGKILL
@@ -11,7 +12,8 @@
  *          exit0     the victim exits 0 after init, without finalizing
  *          rtabort   the victim calls ump_rt_abort(rt, 7, "...")
  *          none      the victim only sleeps (so a fence never completes)
- *   WAIT:  fence (block in a fence), spin (burn CPU), sleep, done (finalize)
+ *   WAIT:  fence (block in a fence), spin (burn CPU), stubborn (spin, ignoring
+ *          SIGTERM), sleep
  * Special modes, without VICTIM/WAIT:
  *          badsecret    init with a corrupted UMP_JOB_SECRET; expects UMP_ERR_AUTH
  *          noauth       connect to UMP_JOB_KVS and send a hello with a wrong
@@ -38,7 +40,7 @@
 static void make_shm_file(void)
 {
     const char *id = getenv("UMP_JOB_ID"), *rank = getenv("UMP_JOB_RANK");
-    if (!id || !rank) return;
+    if (!id || !rank || getenv("UMP_TEST_NO_SHM")) return;
     char path[128];
     snprintf(path, sizeof(path), "/dev/shm/ump-%s-test-%s", id, rank);
     int fd = open(path, O_CREAT | O_WRONLY, 0600);
@@ -94,6 +96,10 @@ static void wait_forever(const char *how, ump_rt_t *rt)
         fprintf(stderr, "fence returned %s\n", ump_strerror(rc));
         sleep(30);
         exit(5);
+    }
+    if (!strcmp(how, "stubborn")) { /* only SIGKILL ends this one */
+        signal(SIGTERM, SIG_IGN);
+        how = "spin";
     }
     if (!strcmp(how, "spin")) {
         for (volatile unsigned long i = 0;; i++)

@@ -34,6 +34,7 @@ set(LAUNCH_FAULTS
     "killed_fence|killed|1|fence|137|-"
     "killed_spin|killed|2|spin|137|-"
     "exit3|exit3|0|spin|3|rank 0 .* exited with code 3"
+    "stubborn|exit3|2|stubborn|3|rank 2 .* exited with code 3"
     "exit0_nofini|exit0|1|fence|1|rank 1 .* exited with code 0 after initializing ump without finalizing"
     "rt_abort|rtabort|3|sleep|7|rank 3 .* called abort with code 7: custom abort message")
 foreach(f ${LAUNCH_FAULTS})
