@@ -292,7 +292,7 @@ static bool pipes_open(void)
     return false;
 }
 
-static void event_loop(int sfd, uint64_t start)
+static void event_loop(int sfd)
 {
     size_t cap = 0;
     struct pollfd *pfd = NULL;
@@ -391,7 +391,6 @@ static void event_loop(int sfd, uint64_t start)
             job_signal_all(SIGKILL);
             job.kill_deadline = 0;
         }
-        (void)start;
     }
     free(pfd);
     free(slots);
@@ -435,7 +434,7 @@ int main(int argc, char **argv)
     if (job.timeout_s > 0) job.end_deadline = start + (uint64_t)(job.timeout_s * 1e9);
     if (spawn_all()) job_fail(UMPRUN_EXIT_SETUP, "could not start all ranks");
     if (job.nrunning == 0) job.last_exit = ump_time_ns();
-    event_loop(sfd, start);
+    event_loop(sfd);
 
     for (int r = 0; r < job.n; r++) {
         if (job.ranks[r].out.fd >= 0 || job.ranks[r].out.buf)
