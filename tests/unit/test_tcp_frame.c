@@ -24,7 +24,10 @@
 #include "xport/tcp/tcp.h"
 
 /* Byte i of frame `seq`: a pattern that differs per frame and per offset. */
-static uint8_t pat(unsigned seq, size_t i) { return (uint8_t)(seq * 131u + i * 7u + (i >> 8)); }
+static uint8_t pat(unsigned seq, size_t i)
+{
+    return (uint8_t)(seq * 131u + i * 7u + (i >> 8));
+}
 
 static uint32_t rng_state;
 static uint32_t rnd(void)
@@ -37,11 +40,16 @@ static uint32_t rnd(void)
 static size_t frame_len(unsigned seq, size_t max)
 {
     switch (seq % 5) {
-    case 0: return 0;
-    case 1: return rnd() % 64;
-    case 2: return rnd() % 4096;
-    case 3: return max - rnd() % 16;
-    default: return rnd() % max;
+    case 0:
+        return 0;
+    case 1:
+        return rnd() % 64;
+    case 2:
+        return rnd() % 4096;
+    case 3:
+        return max - rnd() % 16;
+    default:
+        return rnd() % max;
     }
 }
 
@@ -96,8 +104,7 @@ static void check_frame(unsigned q, uint8_t id, const void *data, size_t len, co
     assert_int_equal(seq, q);
     const uint8_t *b = data;
     for (size_t i = 4; i < len; i++)
-        if (b[i] != pat(q, i))
-            fail_msg("frame %u byte %zu: %u != %u", q, i, b[i], pat(q, i));
+        if (b[i] != pat(q, i)) fail_msg("frame %u byte %zu: %u != %u", q, i, b[i], pat(q, i));
 }
 
 /* Feeds the stream in chunks of random size, some 1 byte, some huge. */
@@ -122,10 +129,18 @@ static void test_split_reads(void **state)
             assert_true(room > 0);
             size_t chunk;
             switch (rnd() % 4) {
-            case 0: chunk = 1; break;
-            case 1: chunk = 1 + rnd() % 16; break;
-            case 2: chunk = 1 + rnd() % 5000; break;
-            default: chunk = 1 + rnd() % (512 * 1024); break;
+            case 0:
+                chunk = 1;
+                break;
+            case 1:
+                chunk = 1 + rnd() % 16;
+                break;
+            case 2:
+                chunk = 1 + rnd() % 5000;
+                break;
+            default:
+                chunk = 1 + rnd() % (512 * 1024);
+                break;
             }
             chunk = UMP_MIN(chunk, UMP_MIN(room, slen - off));
             memcpy(p, s + off, chunk);
@@ -227,8 +242,7 @@ static void test_partial_writes(void **state)
             assert_int_equal(ump_tcp_tx_send(&q, sv[0], v, k, total), UMP_OK);
             /* The caller may reuse its buffers at once. */
             memset(payload, 0xee, l);
-            if (ump_tcp_txq_len(&q))
-                queued_once++;
+            if (ump_tcp_txq_len(&q)) queued_once++;
             sent++;
         }
         assert_true(ump_tcp_tx_drain(&q, sv[0]) >= 0);
@@ -319,7 +333,7 @@ int main(void)
 {
     alarm(50); /* a hang fails the test instead of waiting for ctest */
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_split_reads), cmocka_unit_test(test_bad_frames),
+        cmocka_unit_test(test_split_reads),    cmocka_unit_test(test_bad_frames),
         cmocka_unit_test(test_partial_writes), cmocka_unit_test(test_hello),
         cmocka_unit_test(test_addr),
     };

@@ -44,12 +44,12 @@ int ump_rt_local_addr(const ump_rt_t *rt, char *buf, size_t len) __attribute__((
 
 /* --- wire format --------------------------------------------------------- */
 
-#define UMP_TCP_MAGIC      0x544d5055u /* "UMPT" little-endian */
-#define UMP_TCP_VERSION    1
-#define UMP_TCP_FRAME_HDR  8
+#define UMP_TCP_MAGIC       0x544d5055u /* "UMPT" little-endian */
+#define UMP_TCP_VERSION     1
+#define UMP_TCP_FRAME_HDR   8
 #define UMP_TCP_FRAME_ALIGN 8
-#define UMP_TCP_FLAG_BYE   0x01 /* sender closes cleanly; no AM bytes */
-#define UMP_TCP_MAX_IOV    64   /* caps.max_iov */
+#define UMP_TCP_FLAG_BYE    0x01 /* sender closes cleanly; no AM bytes */
+#define UMP_TCP_MAX_IOV     64   /* caps.max_iov */
 
 /* The first bytes a connector writes; all integers little-endian. */
 typedef struct ump_tcp_hello {
@@ -97,12 +97,18 @@ void ump_tcp_rx_fini(ump_tcp_rx_t *rx);
 /* Room to read into (at least 1 byte): compacts or grows to hold the frame
  * under way. NULL when out of memory. */
 uint8_t *ump_tcp_rx_space(ump_tcp_rx_t *rx, size_t *room);
-static inline void ump_tcp_rx_commit(ump_tcp_rx_t *rx, size_t n) { rx->end += n; }
+static inline void ump_tcp_rx_commit(ump_tcp_rx_t *rx, size_t n)
+{
+    rx->end += n;
+}
 /* Next complete frame: 1 with the fields set (data valid until the next
  * rx call), 0 when more bytes are needed, UMP_ERR_PROTOCOL on a bad header. */
 int ump_tcp_rx_next(ump_tcp_rx_t *rx, uint8_t *am_id, uint8_t *flags, const void **data,
                     size_t *len);
-static inline size_t ump_tcp_rx_pending(const ump_tcp_rx_t *rx) { return rx->end - rx->start; }
+static inline size_t ump_tcp_rx_pending(const ump_tcp_rx_t *rx)
+{
+    return rx->end - rx->start;
+}
 
 /* --- send queue ----------------------------------------------------------
  * Bytes taken by am_send that the socket did not accept yet, in order. */
@@ -113,7 +119,10 @@ typedef struct ump_tcp_txq {
 
 void ump_tcp_txq_init(ump_tcp_txq_t *q);
 void ump_tcp_txq_fini(ump_tcp_txq_t *q);
-static inline size_t ump_tcp_txq_len(const ump_tcp_txq_t *q) { return q->tail - q->head; }
+static inline size_t ump_tcp_txq_len(const ump_tcp_txq_t *q)
+{
+    return q->tail - q->head;
+}
 /* Appends the bytes of iov[] from byte `skip` on. UMP_OK or NO_MEMORY. */
 int ump_tcp_txq_push(ump_tcp_txq_t *q, const struct iovec *iov, int n, size_t skip);
 /*

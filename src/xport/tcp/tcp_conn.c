@@ -27,8 +27,7 @@
 static ump_tcp_conn_t *conn_new(ump_tcp_xp_t *xp, int fd, bool outgoing)
 {
     ump_tcp_conn_t *c = calloc(1, sizeof(*c));
-    if (!c)
-        return NULL;
+    if (!c) return NULL;
     c->fd = fd;
     c->peer = -1;
     c->outgoing = outgoing;
@@ -40,10 +39,14 @@ static ump_tcp_conn_t *conn_new(ump_tcp_xp_t *xp, int fd, bool outgoing)
 static uint32_t conn_want(const ump_tcp_conn_t *c)
 {
     switch (c->state) {
-    case UMP_TCP_CONNECTING: return EPOLLOUT;
-    case UMP_TCP_HELLO_WAIT: return EPOLLIN;
-    case UMP_TCP_OPEN: return EPOLLIN | (ump_tcp_txq_len(&c->txq) ? EPOLLOUT : 0);
-    default: return 0;
+    case UMP_TCP_CONNECTING:
+        return EPOLLOUT;
+    case UMP_TCP_HELLO_WAIT:
+        return EPOLLIN;
+    case UMP_TCP_OPEN:
+        return EPOLLIN | (ump_tcp_txq_len(&c->txq) ? EPOLLOUT : 0);
+    default:
+        return 0;
     }
 }
 
@@ -61,11 +64,9 @@ static int conn_register(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
 
 void ump_tcp_conn_rearm(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
 {
-    if (c->state == UMP_TCP_CLOSED)
-        return;
+    if (c->state == UMP_TCP_CLOSED) return;
     uint32_t want = conn_want(c);
-    if (want == c->events)
-        return;
+    if (want == c->events) return;
     struct epoll_event ev = {.events = want, .data.ptr = c};
     if (epoll_ctl(xp->epfd, EPOLL_CTL_MOD, c->fd, &ev))
         ump_warn("tcp: epoll_ctl mod (%s): %m", c->addr);
@@ -75,8 +76,7 @@ void ump_tcp_conn_rearm(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
 
 void ump_tcp_conn_close(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
 {
-    if (c->state == UMP_TCP_CLOSED)
-        return;
+    if (c->state == UMP_TCP_CLOSED) return;
     epoll_ctl(xp->epfd, EPOLL_CTL_DEL, c->fd, NULL);
     close(c->fd);
     c->fd = -1;
@@ -99,13 +99,10 @@ void ump_tcp_free_zombies(ump_tcp_xp_t *xp)
 void ump_tcp_peer_fail(ump_tcp_xp_t *xp, int peer, bool clean)
 {
     ump_tcp_peer_t *p = &xp->peers[peer];
-    if (p->out)
-        ump_tcp_conn_close(xp, p->out);
-    if (p->in)
-        ump_tcp_conn_close(xp, p->in);
+    if (p->out) ump_tcp_conn_close(xp, p->out);
+    if (p->in) ump_tcp_conn_close(xp, p->in);
     p->out = p->in = NULL;
-    if (p->dead)
-        return;
+    if (p->dead) return;
     p->dead = true;
     if (clean) {
         p->gone = true;
@@ -150,8 +147,7 @@ int ump_tcp_conn_connect(ump_tcp_xp_t *xp, int peer, ump_tcp_conn_t **out)
     ump_tcp_hello_encode(&h, xp->rank, xp->size, xp->secret);
     struct iovec hv = {&h, sizeof(h)};
     rc = ump_tcp_txq_push(&c->txq, &hv, 1, 0);
-    if (rc)
-        goto err_free;
+    if (rc) goto err_free;
     int r;
     do /* connect is restartable here: EINTR only interrupts the wait */
         r = connect(fd, (struct sockaddr *)&sin, sizeof(sin));
@@ -166,8 +162,7 @@ int ump_tcp_conn_connect(ump_tcp_xp_t *xp, int peer, ump_tcp_conn_t **out)
         goto err_free;
     }
     rc = conn_register(xp, c);
-    if (rc)
-        goto err_free;
+    if (rc) goto err_free;
     ump_debug("tcp: connecting to rank %d at %s", peer, addr);
     *out = c;
     return UMP_OK;
@@ -190,10 +185,8 @@ int ump_tcp_conn_accept(ump_tcp_xp_t *xp)
         if (fd < 0) {
             /* A connection reset before we took it, or a signal: the next
              * one may be fine. */
-            if (errno == EINTR || errno == ECONNABORTED)
-                continue;
-            if (errno != EAGAIN && errno != EWOULDBLOCK)
-                ump_warn("tcp: accept: %m");
+            if (errno == EINTR || errno == ECONNABORTED) continue;
+            if (errno != EAGAIN && errno != EWOULDBLOCK) ump_warn("tcp: accept: %m");
             return n;
         }
         ump_tcp_sock_opts(fd, xp->sndbuf, xp->rcvbuf);
@@ -221,8 +214,7 @@ int ump_tcp_conn_accept(ump_tcp_xp_t *xp)
 static int conn_hello(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
 {
     ump_tcp_hello_t h;
-    if (ump_tcp_rx_pending(&c->rx) < sizeof(h))
-        return 0;
+    if (ump_tcp_rx_pending(&c->rx) < sizeof(h)) return 0;
     memcpy(&h, c->rx.buf + c->rx.start, sizeof(h));
     c->rx.start += sizeof(h); /* 32 bytes: frames after it stay aligned */
     int peer;
@@ -233,8 +225,8 @@ static int conn_hello(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
         ump_warn("tcp: refused connection from %s: bad handshake (magic, version or job size)",
                  c->addr);
     } else if (xp->peers[peer].in || xp->peers[peer].dead) {
-        ump_warn("tcp: refused connection from %s: rank %d is already connected or gone",
-                 c->addr, peer);
+        ump_warn("tcp: refused connection from %s: rank %d is already connected or gone", c->addr,
+                 peer);
         rc = UMP_ERR_PROTOCOL;
     }
     if (rc) {
@@ -261,8 +253,8 @@ static void conn_lost(ump_tcp_xp_t *xp, ump_tcp_conn_t *c, int err)
         return;
     }
     if (!xp->peers[c->peer].dead)
-        ump_warn("tcp: lost connection %s rank %d (%s): %s", c->outgoing ? "to" : "from",
-                 c->peer, c->addr, err ? strerror(err) : "end of stream");
+        ump_warn("tcp: lost connection %s rank %d (%s): %s", c->outgoing ? "to" : "from", c->peer,
+                 c->addr, err ? strerror(err) : "end of stream");
     ump_tcp_peer_fail(xp, c->peer, false);
 }
 
@@ -282,8 +274,7 @@ static int conn_read(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
         if (r < 0) {
             if (errno == EINTR) /* nothing read yet: read again */
                 continue;
-            if (errno == EAGAIN || errno == EWOULDBLOCK)
-                break;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) break;
             conn_lost(xp, c, errno);
             return n;
         }
@@ -294,8 +285,7 @@ static int conn_read(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
         ump_tcp_rx_commit(&c->rx, (size_t)r);
         if (c->state == UMP_TCP_HELLO_WAIT) {
             int h = conn_hello(xp, c);
-            if (h <= 0)
-                return n + (h < 0);
+            if (h <= 0) return n + (h < 0);
             n++;
         }
         uint8_t am_id, flags;
@@ -307,12 +297,10 @@ static int conn_read(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
                 c->bye = true;
                 continue;
             }
-            xp->base.params.am_handler(xp->base.params.arg, &xp->base, c->peer, am_id, data,
-                                       len);
+            xp->base.params.am_handler(xp->base.params.arg, &xp->base, c->peer, am_id, data, len);
             n++;
             /* The handler's am_send may have found this peer dead. */
-            if (c->state == UMP_TCP_CLOSED)
-                return n;
+            if (c->state == UMP_TCP_CLOSED) return n;
         }
         if (k < 0) {
             ump_error("tcp: corrupted frame from rank %d (%s)", c->peer, c->addr);
@@ -326,20 +314,17 @@ static int conn_read(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
 int ump_tcp_conn_event(ump_tcp_xp_t *xp, ump_tcp_conn_t *c, uint32_t ev)
 {
     int n = 0;
-    if (c->state == UMP_TCP_CLOSED)
-        return 0;
+    if (c->state == UMP_TCP_CLOSED) return 0;
     if (c->state == UMP_TCP_CONNECTING) {
         int err = 0;
         socklen_t sl = sizeof(err);
-        if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &sl))
-            err = errno;
+        if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &sl)) err = errno;
         if (err) {
             ump_warn("tcp: connect to rank %d at %s: %s", c->peer, c->addr, strerror(err));
             ump_tcp_peer_fail(xp, c->peer, false);
             return 1;
         }
-        if (!(ev & EPOLLOUT))
-            return 0;
+        if (!(ev & EPOLLOUT)) return 0;
         c->state = UMP_TCP_OPEN;
         n++;
     }
@@ -353,8 +338,7 @@ int ump_tcp_conn_event(ump_tcp_xp_t *xp, ump_tcp_conn_t *c, uint32_t ev)
     }
     if (ev & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
         int r = conn_read(xp, c);
-        if (r < 0)
-            return r;
+        if (r < 0) return r;
         n += r;
     }
     ump_tcp_conn_rearm(xp, c);

@@ -33,11 +33,9 @@ int ump_tcp_hello_check(const ump_tcp_hello_t *h, int size, const uint8_t *secre
     uint8_t diff = 0;
     for (size_t i = 0; i < UMP_RT_SECRET_LEN; i++)
         diff |= h->secret[i] ^ secret[i];
-    if (diff)
-        return UMP_ERR_AUTH;
+    if (diff) return UMP_ERR_AUTH;
     uint32_t r = le32toh(h->rank);
-    if (le32toh(h->size) != (uint32_t)size || r >= (uint32_t)size)
-        return UMP_ERR_PROTOCOL;
+    if (le32toh(h->size) != (uint32_t)size || r >= (uint32_t)size) return UMP_ERR_PROTOCOL;
     *rank = (int)r;
     return UMP_OK;
 }
@@ -52,11 +50,9 @@ int ump_tcp_frame_iov(uint8_t hbuf[UMP_TCP_FRAME_HDR], uint8_t am_id, uint8_t fl
 {
     size_t len = hlen;
     int n = 1;
-    if (hlen)
-        out[n++] = (struct iovec){(void *)hdr, hlen};
+    if (hlen) out[n++] = (struct iovec){(void *)hdr, hlen};
     for (int i = 0; i < iovcnt; i++) {
-        if (!iov[i].iov_len)
-            continue;
+        if (!iov[i].iov_len) continue;
         out[n++] = iov[i];
         len += iov[i].iov_len;
     }
@@ -67,8 +63,7 @@ int ump_tcp_frame_iov(uint8_t hbuf[UMP_TCP_FRAME_HDR], uint8_t am_id, uint8_t fl
     hbuf[6] = hbuf[7] = 0;
     out[0] = (struct iovec){hbuf, UMP_TCP_FRAME_HDR};
     size_t pad = ump_tcp_pad(len);
-    if (pad)
-        out[n++] = (struct iovec){(void *)zeros, pad};
+    if (pad) out[n++] = (struct iovec){(void *)zeros, pad};
     *total = UMP_TCP_FRAME_HDR + len + pad;
     return n;
 }
@@ -93,8 +88,7 @@ void ump_tcp_rx_fini(ump_tcp_rx_t *rx)
  * whole frame once its header is in, else just a header. */
 static size_t frame_need(const ump_tcp_rx_t *rx)
 {
-    if (rx->end - rx->start < UMP_TCP_FRAME_HDR)
-        return UMP_TCP_FRAME_HDR;
+    if (rx->end - rx->start < UMP_TCP_FRAME_HDR) return UMP_TCP_FRAME_HDR;
     uint32_t len;
     memcpy(&len, rx->buf + rx->start, 4);
     len = le32toh(len);
@@ -105,8 +99,7 @@ static size_t frame_need(const ump_tcp_rx_t *rx)
 
 uint8_t *ump_tcp_rx_space(ump_tcp_rx_t *rx, size_t *room)
 {
-    if (rx->start == rx->end)
-        rx->start = rx->end = 0; /* cheap reset: nothing to move */
+    if (rx->start == rx->end) rx->start = rx->end = 0; /* cheap reset: nothing to move */
     size_t need = frame_need(rx);
     if (rx->cap - rx->end < RX_INIT_CAP / 4 || rx->cap - rx->start < need) {
         /* Move the unfinished frame to the front; grow if it still does not
@@ -119,8 +112,7 @@ uint8_t *ump_tcp_rx_space(ump_tcp_rx_t *rx, size_t *room)
         size_t want = UMP_MAX(need, (size_t)RX_INIT_CAP);
         if (rx->cap < want) {
             uint8_t *nb = realloc(rx->buf, want);
-            if (!nb)
-                return NULL;
+            if (!nb) return NULL;
             rx->buf = nb;
             rx->cap = want;
         }
@@ -139,17 +131,14 @@ int ump_tcp_rx_next(ump_tcp_rx_t *rx, uint8_t *am_id, uint8_t *flags, const void
                     size_t *len)
 {
     size_t have = rx->end - rx->start;
-    if (have < UMP_TCP_FRAME_HDR)
-        return 0;
+    if (have < UMP_TCP_FRAME_HDR) return 0;
     const uint8_t *h = rx->buf + rx->start;
     uint32_t l;
     memcpy(&l, h, 4);
     l = le32toh(l);
-    if (l > rx->max_frame || h[6] || h[7] || (h[5] & ~UMP_TCP_FLAG_BYE))
-        return UMP_ERR_PROTOCOL;
+    if (l > rx->max_frame || h[6] || h[7] || (h[5] & ~UMP_TCP_FLAG_BYE)) return UMP_ERR_PROTOCOL;
     size_t whole = UMP_TCP_FRAME_HDR + l + ump_tcp_pad(l);
-    if (have < whole)
-        return 0;
+    if (have < whole) return 0;
     *am_id = h[4];
     *flags = h[5];
     *data = h + UMP_TCP_FRAME_HDR;
@@ -160,7 +149,10 @@ int ump_tcp_rx_next(ump_tcp_rx_t *rx, uint8_t *am_id, uint8_t *flags, const void
 
 /* --- send queue ---------------------------------------------------------- */
 
-void ump_tcp_txq_init(ump_tcp_txq_t *q) { memset(q, 0, sizeof(*q)); }
+void ump_tcp_txq_init(ump_tcp_txq_t *q)
+{
+    memset(q, 0, sizeof(*q));
+}
 
 void ump_tcp_txq_fini(ump_tcp_txq_t *q)
 {
@@ -174,8 +166,7 @@ int ump_tcp_txq_push(ump_tcp_txq_t *q, const struct iovec *iov, int n, size_t sk
     for (int i = 0; i < n; i++)
         add += iov[i].iov_len;
     add -= skip;
-    if (q->head == q->tail)
-        q->head = q->tail = 0;
+    if (q->head == q->tail) q->head = q->tail = 0;
     if (q->cap - q->tail < add) {
         /* Slide down first: the queue is a FIFO, so the written prefix is
          * dead space. Grow only when that is not enough. */
@@ -188,8 +179,7 @@ int ump_tcp_txq_push(ump_tcp_txq_t *q, const struct iovec *iov, int n, size_t sk
             size_t want = UMP_MAX(q->cap * 2, q->tail + add);
             want = UMP_MAX(want, (size_t)64 * 1024);
             uint8_t *nb = realloc(q->buf, want);
-            if (!nb)
-                return UMP_ERR_NO_MEMORY;
+            if (!nb) return UMP_ERR_NO_MEMORY;
             q->buf = nb;
             q->cap = want;
         }
@@ -216,12 +206,9 @@ int ump_tcp_tx_send(ump_tcp_txq_t *q, int fd, const struct iovec *iov, int n, si
         do /* a signal is no reason to queue */
             r = sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
         while (r < 0 && errno == EINTR);
-        if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
-            return UMP_ERR_PEER_DEAD;
-        if (r > 0)
-            sent = (size_t)r;
-        if (sent == total)
-            return UMP_OK;
+        if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK) return UMP_ERR_PEER_DEAD;
+        if (r > 0) sent = (size_t)r;
+        if (sent == total) return UMP_OK;
     }
     return ump_tcp_txq_push(q, iov, n, sent);
 }
@@ -234,8 +221,7 @@ ssize_t ump_tcp_tx_drain(ump_tcp_txq_t *q, int fd)
         if (r < 0) {
             if (errno == EINTR) /* interrupted before writing: try again */
                 continue;
-            if (errno == EAGAIN || errno == EWOULDBLOCK)
-                break;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) break;
             return UMP_ERR_PEER_DEAD;
         }
         q->head += (size_t)r;

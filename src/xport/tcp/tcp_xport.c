@@ -34,8 +34,7 @@ static int tcp_open(const ump_xp_params_t *params, ump_xp_t **out)
     ump_cfg_load(false);
     const ump_rt_info_t *info = ump_rt_info(params->rt);
     ump_tcp_xp_t *xp = calloc(1, sizeof(*xp));
-    if (!xp)
-        return UMP_ERR_NO_MEMORY;
+    if (!xp) return UMP_ERR_NO_MEMORY;
     int rc = UMP_ERR_NO_MEMORY;
     xp->base.ops = &ump_xp_tcp_ops;
     xp->base.params = *params;
@@ -63,8 +62,7 @@ static int tcp_open(const ump_xp_params_t *params, ump_xp_t **out)
     };
 
     xp->peers = calloc((size_t)xp->size, sizeof(*xp->peers));
-    if (!xp->peers)
-        goto err_free;
+    if (!xp->peers) goto err_free;
     xp->epfd = epoll_create1(EPOLL_CLOEXEC);
     if (xp->epfd < 0) {
         ump_error("tcp: epoll_create1: %m");
@@ -73,8 +71,7 @@ static int tcp_open(const ump_xp_params_t *params, ump_xp_t **out)
     }
     char ip[64];
     rc = ump_tcp_pick_addr(params->rt, ump_tcp_if.v.s, ip, sizeof(ip));
-    if (rc)
-        goto err_epoll;
+    if (rc) goto err_epoll;
     xp->lfd = ump_tcp_listen(ip, xp->addr, sizeof(xp->addr));
     if (xp->lfd < 0) {
         rc = xp->lfd;
@@ -106,7 +103,10 @@ err_free:
 }
 
 /* Connections are made on the first am_send to each peer. */
-static int tcp_wireup(ump_xp_t *xp) { return UMP_OK; }
+static int tcp_wireup(ump_xp_t *xp)
+{
+    return UMP_OK;
+}
 
 static bool tcp_reaches(ump_xp_t *base, int peer)
 {
@@ -121,19 +121,16 @@ static int tcp_am_send(ump_xp_t *base, int peer, uint8_t am_id, const void *hdr,
     if (peer < 0 || peer >= xp->size || iovcnt < 0 || iovcnt > UMP_TCP_MAX_IOV)
         return UMP_ERR_INVALID;
     ump_tcp_peer_t *p = &xp->peers[peer];
-    if (p->dead)
-        return UMP_ERR_PEER_DEAD;
+    if (p->dead) return UMP_ERR_PEER_DEAD;
     size_t len = hlen;
     for (int i = 0; i < iovcnt; i++)
         len += iov[i].iov_len;
-    if (len > base->caps.max_am)
-        return UMP_ERR_INVALID;
+    if (len > base->caps.max_am) return UMP_ERR_INVALID;
     ump_tcp_conn_t *c = p->out;
     if (!c) {
         int rc = ump_tcp_conn_connect(xp, peer, &c);
         if (rc) {
-            if (rc == UMP_ERR_PEER_DEAD)
-                ump_tcp_peer_fail(xp, peer, false);
+            if (rc == UMP_ERR_PEER_DEAD) ump_tcp_peer_fail(xp, peer, false);
             return rc;
         }
         p->out = c;
@@ -153,8 +150,7 @@ static int tcp_am_send(ump_xp_t *base, int peer, uint8_t am_id, const void *hdr,
         ump_tcp_peer_fail(xp, peer, false);
         return rc;
     }
-    if (rc)
-        return rc;
+    if (rc) return rc;
     ump_tcp_conn_rearm(xp, c);
     return UMP_OK;
 }
@@ -179,8 +175,7 @@ static int tcp_progress(ump_xp_t *base)
     }
     /* Failures are reported here, never from inside am_send. */
     for (int p = 0; xp->nreport && p < xp->size; p++) {
-        if (!xp->peers[p].report)
-            continue;
+        if (!xp->peers[p].report) continue;
         xp->peers[p].report = false;
         xp->nreport--;
         n++;
@@ -194,8 +189,7 @@ static int tcp_progress(ump_xp_t *base)
 static int tcp_arm(ump_xp_t *base)
 {
     ump_tcp_xp_t *xp = (ump_tcp_xp_t *)base;
-    if (xp->nreport)
-        return UMP_ERR_BUSY;
+    if (xp->nreport) return UMP_ERR_BUSY;
     /* Level-triggered: peeking consumes nothing. Complete frames never
      * stay in a receive buffer (each read delivers them), so "ready fd"
      * is the only pending input there is. */
@@ -207,7 +201,10 @@ static int tcp_arm(ump_xp_t *base)
     return k != 0 ? UMP_ERR_BUSY : UMP_OK;
 }
 
-static int tcp_wait_fd(ump_xp_t *base) { return ((ump_tcp_xp_t *)base)->epfd; }
+static int tcp_wait_fd(ump_xp_t *base)
+{
+    return ((ump_tcp_xp_t *)base)->epfd;
+}
 
 static int tcp_flush(ump_xp_t *base)
 {
@@ -216,15 +213,13 @@ static int tcp_flush(ump_xp_t *base)
     ump_tcp_conn_t *c, *next;
     for (c = LIST_FIRST(&xp->conns); c; c = next) {
         next = LIST_NEXT(c, link);
-        if (!ump_tcp_txq_len(&c->txq))
-            continue;
+        if (!ump_tcp_txq_len(&c->txq)) continue;
         if (c->state == UMP_TCP_OPEN && ump_tcp_tx_drain(&c->txq, c->fd) < 0) {
             ump_warn("tcp: send to rank %d (%s): %m", c->peer, c->addr);
             ump_tcp_peer_fail(xp, c->peer, false);
             continue;
         }
-        if (ump_tcp_txq_len(&c->txq))
-            rc = UMP_INPROGRESS;
+        if (ump_tcp_txq_len(&c->txq)) rc = UMP_INPROGRESS;
         ump_tcp_conn_rearm(xp, c);
     }
     return rc;
@@ -233,8 +228,7 @@ static int tcp_flush(ump_xp_t *base)
 static void tcp_close(ump_xp_t *base)
 {
     ump_tcp_xp_t *xp = (ump_tcp_xp_t *)base;
-    if (!xp)
-        return;
+    if (!xp) return;
     ump_tcp_conn_t *c;
     while ((c = LIST_FIRST(&xp->conns))) {
         /* Tell the other side this is a clean close, so that its EOF is not
