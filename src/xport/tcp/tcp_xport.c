@@ -210,14 +210,17 @@ static int tcp_flush(ump_xp_t *base)
 {
     ump_tcp_xp_t *xp = (ump_tcp_xp_t *)base;
     int rc = UMP_OK;
-    ump_tcp_conn_t *c, *next;
-    for (c = LIST_FIRST(&xp->conns); c; c = next) {
-        next = LIST_NEXT(c, link);
+    ump_tcp_conn_t *c;
+again:
+    LIST_FOREACH(c, &xp->conns, link)
+    {
         if (!ump_tcp_txq_len(&c->txq)) continue;
         if (c->state == UMP_TCP_OPEN && ump_tcp_tx_drain(&c->txq, c->fd) < 0) {
             ump_warn("tcp: send to rank %d (%s): %m", c->peer, c->addr);
+            /* Closes this and maybe the next connection: walk again. */
             ump_tcp_peer_fail(xp, c->peer, false);
-            continue;
+            rc = UMP_OK;
+            goto again;
         }
         if (ump_tcp_txq_len(&c->txq)) rc = UMP_INPROGRESS;
         ump_tcp_conn_rearm(xp, c);
