@@ -37,11 +37,6 @@
 #include "util/util.h"
 #include "xport/xport.h"
 
-/* Provided by the runtime (rt.h); declared weak here so the transport also
- * links against a runtime that does not have it yet (then loopback or the
- * first non-loopback IPv4 address is used). */
-int ump_rt_local_addr(const ump_rt_t *rt, char *buf, size_t len) __attribute__((weak));
-
 /* --- wire format --------------------------------------------------------- */
 
 #define UMP_TCP_MAGIC       0x544d5055u /* "UMPT" little-endian */

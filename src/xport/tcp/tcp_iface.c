@@ -49,7 +49,7 @@ int ump_tcp_pick_addr(ump_rt_t *rt, const char *ifname, char *ip, size_t len)
     }
     /* The runtime knows which local address reaches the other hosts: the
      * one its own connection to the launcher uses. */
-    if (ump_rt_local_addr && ump_rt_local_addr(rt, ip, len) == UMP_OK) return UMP_OK;
+    if (ump_rt_local_addr(rt, ip, len) == UMP_OK) return UMP_OK;
     if (ump_rt_info(rt)->num_nodes > 1 && iface_addr(NULL, ip, len) == UMP_OK) return UMP_OK;
     snprintf(ip, len, "127.0.0.1");
     return UMP_OK;
