@@ -313,19 +313,26 @@ static void test_hello(void **state)
 
 static void test_addr(void **state)
 {
-    struct sockaddr_in sin;
-    assert_int_equal(ump_tcp_parse_addr("127.0.0.1:4242", &sin), UMP_OK);
-    assert_int_equal(ntohs(sin.sin_port), 4242);
-    assert_int_equal(ump_tcp_parse_addr("127.0.0.1", &sin), UMP_ERR_INVALID);
-    assert_int_equal(ump_tcp_parse_addr("127.0.0.1:0", &sin), UMP_ERR_INVALID);
-    assert_int_equal(ump_tcp_parse_addr("127.0.0.1:12x", &sin), UMP_ERR_INVALID);
-    assert_int_equal(ump_tcp_parse_addr("nohost:12", &sin), UMP_ERR_INVALID);
+    struct sockaddr_storage ss;
+    socklen_t sl;
+    struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+    assert_int_equal(ump_tcp_parse_addr("127.0.0.1:4242", &ss, &sl), UMP_OK);
+    assert_int_equal(ss.ss_family, AF_INET);
+    assert_int_equal(ntohs(sin->sin_port), 4242);
+    assert_int_equal(ump_tcp_parse_addr("::1:4243", &ss, &sl), UMP_OK);
+    assert_int_equal(ss.ss_family, AF_INET6);
+    assert_int_equal(ntohs(((struct sockaddr_in6 *)&ss)->sin6_port), 4243);
+    assert_int_equal(ump_tcp_parse_addr(":4243", &ss, &sl), UMP_ERR_INVALID);
+    assert_int_equal(ump_tcp_parse_addr("127.0.0.1", &ss, &sl), UMP_ERR_INVALID);
+    assert_int_equal(ump_tcp_parse_addr("127.0.0.1:0", &ss, &sl), UMP_ERR_INVALID);
+    assert_int_equal(ump_tcp_parse_addr("127.0.0.1:12x", &ss, &sl), UMP_ERR_INVALID);
+    assert_int_equal(ump_tcp_parse_addr("nohost:12", &ss, &sl), UMP_ERR_INVALID);
     char addr[64];
     int fd = ump_tcp_listen("127.0.0.1", addr, sizeof(addr));
     assert_true(fd >= 0);
     assert_int_equal(strncmp(addr, "127.0.0.1:", 10), 0);
-    assert_int_equal(ump_tcp_parse_addr(addr, &sin), UMP_OK);
-    assert_true(ntohs(sin.sin_port) > 0);
+    assert_int_equal(ump_tcp_parse_addr(addr, &ss, &sl), UMP_OK);
+    assert_true(ntohs(sin->sin_port) > 0);
     close(fd);
 }
 

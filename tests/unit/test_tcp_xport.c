@@ -277,11 +277,12 @@ static void test_self_pressure(void **state)
 /* Connects a raw socket to `addr` and writes `len` bytes. */
 static int raw_connect(const char *addr, const void *bytes, size_t len)
 {
-    struct sockaddr_in sin;
-    CHECK(ump_tcp_parse_addr(addr, &sin) == UMP_OK);
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_storage ss;
+    socklen_t sl;
+    CHECK(ump_tcp_parse_addr(addr, &ss, &sl) == UMP_OK);
+    int fd = socket(ss.ss_family, SOCK_STREAM, 0);
     CHECK(fd >= 0);
-    CHECK(connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0);
+    CHECK(connect(fd, (struct sockaddr *)&ss, sl) == 0);
     CHECK(write(fd, bytes, len) == (ssize_t)len);
     return fd;
 }

@@ -31,6 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/queue.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
 
 #include "rt/rt.h"
@@ -148,7 +149,7 @@ typedef struct ump_tcp_conn {
     bool bye; /* the other side said BYE: its EOF is a clean close */
     ump_tcp_state_t state;
     uint32_t events; /* epoll mask registered */
-    char addr[64];   /* "ip:port" of the other end, for log lines */
+    char addr[80];   /* "ip:port" of the other end, for log lines */
     ump_tcp_rx_t rx;
     ump_tcp_txq_t txq;
 } ump_tcp_conn_t;
@@ -164,9 +165,9 @@ typedef struct ump_tcp_peer {
 typedef struct ump_tcp_xp {
     ump_xp_t base; /* first: the core sees only this */
     int rank, size;
-    int lfd;  /* listening socket */
-    int epfd; /* listener + every connection */
-    char addr[64];
+    int lfd;       /* listening socket */
+    int epfd;      /* listener + every connection */
+    char addr[80]; /* published "ip:port" */
     uint8_t secret[UMP_RT_SECRET_LEN];
     ump_tcp_peer_t *peers;
     LIST_HEAD(, ump_tcp_conn) conns;
@@ -180,8 +181,11 @@ typedef struct ump_tcp_xp {
 int ump_tcp_pick_addr(ump_rt_t *rt, const char *ifname, char *ip, size_t len);
 /* Non-blocking listener on ip, port 0; writes "ip:port" into addr. */
 int ump_tcp_listen(const char *ip, char *addr, size_t alen);
-/* Splits "ip:port" into a sockaddr; UMP_ERR_INVALID if malformed. */
-int ump_tcp_parse_addr(const char *addr, void *sin);
+/* Splits "ip:port" (IPv4 or IPv6; the port follows the last colon) into a
+ * socket address; UMP_ERR_INVALID if malformed. */
+int ump_tcp_parse_addr(const char *addr, struct sockaddr_storage *ss, socklen_t *sl);
+/* Writes "ip:port" of sa into buf. */
+void ump_tcp_format_addr(const struct sockaddr *sa, char *buf, size_t len);
 void ump_tcp_sock_opts(int fd, size_t sndbuf, size_t rcvbuf);
 
 /* tcp_conn.c */

@@ -115,7 +115,7 @@ void ump_tcp_peer_fail(ump_tcp_xp_t *xp, int peer, bool clean)
 
 int ump_tcp_conn_connect(ump_tcp_xp_t *xp, int peer, ump_tcp_conn_t **out)
 {
-    char addr[64];
+    char addr[80];
     size_t len = sizeof(addr) - 1;
     int rc = ump_rt_get(xp->base.params.rt, peer, "tcp.addr", addr, &len);
     if (rc) {
@@ -123,12 +123,13 @@ int ump_tcp_conn_connect(ump_tcp_xp_t *xp, int peer, ump_tcp_conn_t **out)
         return UMP_ERR_PEER_DEAD;
     }
     addr[len] = '\0';
-    struct sockaddr_in sin;
-    if (ump_tcp_parse_addr(addr, &sin)) {
+    struct sockaddr_storage ss;
+    socklen_t sl;
+    if (ump_tcp_parse_addr(addr, &ss, &sl)) {
         ump_error("tcp: rank %d published a bad address '%s'", peer, addr);
         return UMP_ERR_PEER_DEAD;
     }
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) {
         ump_error("tcp: socket: %m");
         return UMP_ERR_IO;
@@ -150,7 +151,7 @@ int ump_tcp_conn_connect(ump_tcp_xp_t *xp, int peer, ump_tcp_conn_t **out)
     if (rc) goto err_free;
     int r;
     do /* connect is restartable here: EINTR only interrupts the wait */
-        r = connect(fd, (struct sockaddr *)&sin, sizeof(sin));
+        r = connect(fd, (struct sockaddr *)&ss, sl);
     while (r < 0 && errno == EINTR);
     if (r == 0) {
         c->state = UMP_TCP_OPEN;
@@ -179,9 +180,9 @@ int ump_tcp_conn_accept(ump_tcp_xp_t *xp)
 {
     int n = 0;
     for (;;) {
-        struct sockaddr_in sin;
-        socklen_t sl = sizeof(sin);
-        int fd = accept4(xp->lfd, (struct sockaddr *)&sin, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        struct sockaddr_storage ss;
+        socklen_t sl = sizeof(ss);
+        int fd = accept4(xp->lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
             /* A connection reset before we took it, or a signal: the next
              * one may be fine. */
@@ -195,9 +196,7 @@ int ump_tcp_conn_accept(ump_tcp_xp_t *xp)
             close(fd);
             return UMP_ERR_NO_MEMORY;
         }
-        char ip[INET_ADDRSTRLEN] = "?";
-        inet_ntop(AF_INET, &sin.sin_addr, ip, sizeof(ip));
-        snprintf(c->addr, sizeof(c->addr), "%s:%u", ip, (unsigned)ntohs(sin.sin_port));
+        ump_tcp_format_addr((struct sockaddr *)&ss, c->addr, sizeof(c->addr));
         c->state = UMP_TCP_HELLO_WAIT;
         if (conn_register(xp, c)) {
             close(fd);

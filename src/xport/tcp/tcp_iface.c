@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <ifaddrs.h>
 #include <net/if.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
@@ -76,38 +77,59 @@ void ump_tcp_sock_opts(int fd, size_t sndbuf, size_t rcvbuf)
     }
 }
 
-int ump_tcp_parse_addr(const char *addr, void *out)
+/* Numeric host (IPv4 or IPv6, with an optional %scope) and port into ss. */
+static int numeric_addr(const char *ip, const char *port, struct sockaddr_storage *ss,
+                        socklen_t *sl)
 {
-    struct sockaddr_in *sin = out;
-    char ip[INET_ADDRSTRLEN];
+    struct addrinfo hints = {.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV,
+                             .ai_socktype = SOCK_STREAM};
+    struct addrinfo *ai;
+    if (getaddrinfo(ip, port, &hints, &ai)) return UMP_ERR_INVALID;
+    memcpy(ss, ai->ai_addr, ai->ai_addrlen);
+    *sl = ai->ai_addrlen;
+    freeaddrinfo(ai);
+    return UMP_OK;
+}
+
+int ump_tcp_parse_addr(const char *addr, struct sockaddr_storage *ss, socklen_t *sl)
+{
+    /* The port follows the last colon; an IPv6 address has colons too. */
+    char ip[INET6_ADDRSTRLEN + IF_NAMESIZE + 2];
     const char *colon = strrchr(addr, ':');
-    if (!colon || (size_t)(colon - addr) >= sizeof(ip)) return UMP_ERR_INVALID;
+    if (!colon || colon == addr || (size_t)(colon - addr) >= sizeof(ip)) return UMP_ERR_INVALID;
     memcpy(ip, addr, (size_t)(colon - addr));
     ip[colon - addr] = '\0';
     char *end;
     long port = strtol(colon + 1, &end, 10);
-    if (*end || port <= 0 || port > 65535) return UMP_ERR_INVALID;
-    memset(sin, 0, sizeof(*sin));
-    sin->sin_family = AF_INET;
-    sin->sin_port = htons((uint16_t)port);
-    if (inet_pton(AF_INET, ip, &sin->sin_addr) != 1) return UMP_ERR_INVALID;
-    return UMP_OK;
+    if (!colon[1] || *end || port <= 0 || port > 65535) return UMP_ERR_INVALID;
+    return numeric_addr(ip, colon + 1, ss, sl);
+}
+
+void ump_tcp_format_addr(const struct sockaddr *sa, char *buf, size_t len)
+{
+    char ip[INET6_ADDRSTRLEN + IF_NAMESIZE + 2], port[8];
+    socklen_t sl =
+        sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+    if (getnameinfo(sa, sl, ip, sizeof(ip), port, sizeof(port), NI_NUMERICHOST | NI_NUMERICSERV))
+        snprintf(buf, len, "?");
+    else
+        snprintf(buf, len, "%s:%s", ip, port);
 }
 
 int ump_tcp_listen(const char *ip, char *addr, size_t alen)
 {
-    struct sockaddr_in sin = {.sin_family = AF_INET};
-    if (inet_pton(AF_INET, ip, &sin.sin_addr) != 1) {
+    struct sockaddr_storage ss;
+    socklen_t sl;
+    if (numeric_addr(ip, "0", &ss, &sl)) {
         ump_error("tcp: bad listen address '%s'", ip);
         return UMP_ERR_INVALID;
     }
-    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) {
         ump_error("tcp: socket: %m");
         return UMP_ERR_IO;
     }
-    socklen_t sl = sizeof(sin);
-    if (bind(fd, (struct sockaddr *)&sin, sizeof(sin))) {
+    if (bind(fd, (struct sockaddr *)&ss, sl)) {
         ump_error("tcp: bind %s: %m", ip);
         goto err_close;
     }
@@ -117,11 +139,12 @@ int ump_tcp_listen(const char *ip, char *addr, size_t alen)
         ump_error("tcp: listen: %m");
         goto err_close;
     }
-    if (getsockname(fd, (struct sockaddr *)&sin, &sl)) {
+    sl = sizeof(ss);
+    if (getsockname(fd, (struct sockaddr *)&ss, &sl)) {
         ump_error("tcp: getsockname: %m");
         goto err_close;
     }
-    snprintf(addr, alen, "%s:%u", ip, (unsigned)ntohs(sin.sin_port));
+    ump_tcp_format_addr((struct sockaddr *)&ss, addr, alen);
     return fd;
 err_close:
     close(fd);
