@@ -334,6 +334,25 @@ static void test_addr(void **state)
     assert_int_equal(ump_tcp_parse_addr(addr, &ss, &sl), UMP_OK);
     assert_true(ntohs(sin->sin_port) > 0);
     close(fd);
+
+    /* IPv6: listen on ::1, connect through the published form. */
+    fd = ump_tcp_listen("::1", addr, sizeof(addr));
+    if (fd < 0) {
+        print_message("no IPv6 loopback here: IPv6 part not run\n");
+        return;
+    }
+    assert_int_equal(strncmp(addr, "::1:", 4), 0);
+    assert_int_equal(ump_tcp_parse_addr(addr, &ss, &sl), UMP_OK);
+    int cfd = socket(AF_INET6, SOCK_STREAM, 0);
+    assert_true(cfd >= 0);
+    assert_int_equal(connect(cfd, (struct sockaddr *)&ss, sl), 0);
+    struct pollfd p = {fd, POLLIN, 0};
+    assert_int_equal(poll(&p, 1, 5000), 1);
+    int afd = accept(fd, NULL, NULL);
+    assert_true(afd >= 0);
+    close(afd);
+    close(cfd);
+    close(fd);
 }
 
 int main(void)

@@ -282,6 +282,9 @@ static int conn_read(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
             return n;
         }
         ump_tcp_rx_commit(&c->rx, (size_t)r);
+        /* A short read emptied the socket: skip the recv that would only
+         * say EAGAIN. */
+        bool drained = (size_t)r < room;
         if (c->state == UMP_TCP_HELLO_WAIT) {
             int h = conn_hello(xp, c);
             if (h <= 0) return n + (h < 0);
@@ -306,6 +309,7 @@ static int conn_read(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
             ump_tcp_peer_fail(xp, c->peer, false);
             return n;
         }
+        if (drained) break;
     }
     return n;
 }
