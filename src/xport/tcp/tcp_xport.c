@@ -246,6 +246,15 @@ static void tcp_close(ump_xp_t *base)
             if (send(c->fd, fh, total, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)total)
                 shutdown(c->fd, SHUT_WR);
         }
+        /* Closing a socket with unread input makes the kernel send a reset
+         * and drop what is still queued for the other side, the BYE among
+         * it. Everything was flushed before the final fence, so what is
+         * left here is stale: read it away first. */
+        if (c->state != UMP_TCP_CLOSED) {
+            char sink[4096];
+            for (int i = 0; i < 256; i++) /* bounded: the peer may still write */
+                if (recv(c->fd, sink, sizeof(sink), MSG_DONTWAIT) <= 0) break;
+        }
         ump_tcp_conn_close(xp, c);
     }
     ump_tcp_free_zombies(xp);
