@@ -133,6 +133,27 @@ static inline void ump_shm_fb_pop(ump_shm_fastbox_t *fb)
     atomic_store_explicit(&fb->state, 0, memory_order_release);
 }
 
+/* --- one direction of a pair: fastbox + ring in sequence order ---------- */
+
+typedef struct ump_shm_msg {
+    const void *data;
+    size_t len;
+    uint8_t am_id;
+    const ump_shm_rec_t *rec; /* the ring record, NULL when in the fastbox */
+} ump_shm_msg_t;
+
+/* Sender: message number `seq` into the fastbox when it fits and is free,
+ * else into the ring. UMP_OK or UMP_ERR_NO_RESOURCE (nothing written). */
+int ump_shm_pair_send(ump_shm_ring_t *tx, ump_shm_fastbox_t *fb, uint32_t seq, uint8_t am_id,
+                      const void *hdr, size_t hlen, const struct iovec *iov, int iovcnt,
+                      size_t total);
+/* Receiver: finds message number `seq`: 1 (in *m, valid until release), 0
+ * when it has not arrived, UMP_ERR_PROTOCOL when the ring shows another
+ * number and the fastbox does not hold it (a corrupted pair). */
+int ump_shm_pair_next(ump_shm_ring_t *rx, ump_shm_fastbox_t *fb, uint32_t seq, ump_shm_msg_t *m);
+/* Receiver: frees the slot of a message returned by ump_shm_pair_next(). */
+void ump_shm_pair_release(ump_shm_ring_t *rx, ump_shm_fastbox_t *fb, const ump_shm_msg_t *m);
+
 /* Gathers hdr + iov into dst (total bytes). */
 void ump_shm_gather(char *dst, const void *hdr, size_t hlen, const struct iovec *iov, int iovcnt,
                     size_t total);

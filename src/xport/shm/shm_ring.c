@@ -114,3 +114,46 @@ int ump_shm_fb_push(ump_shm_fastbox_t *fb, uint32_t seq, uint8_t am_id, const vo
                           memory_order_release);
     return UMP_OK;
 }
+
+int ump_shm_pair_send(ump_shm_ring_t *tx, ump_shm_fastbox_t *fb, uint32_t seq, uint8_t am_id,
+                      const void *hdr, size_t hlen, const struct iovec *iov, int iovcnt,
+                      size_t total)
+{
+    /* The fastbox whenever it is free, even with records still in the ring:
+     * the receiver orders by sequence number. */
+    if (total <= UMP_SHM_FB_PAYLOAD &&
+        ump_shm_fb_push(fb, seq, am_id, hdr, hlen, iov, iovcnt, total) == UMP_OK)
+        return UMP_OK;
+    return ump_shm_ring_push(tx, seq, am_id, hdr, hlen, iov, iovcnt, total);
+}
+
+int ump_shm_pair_next(ump_shm_ring_t *rx, ump_shm_fastbox_t *fb, uint32_t seq, ump_shm_msg_t *m)
+{
+    /* Ring first: once the ring shows a later number (acquire on its head),
+     * the fastbox write that preceded it is visible too, so checking the
+     * fastbox second never misses the message that comes before. */
+    const ump_shm_rec_t *rec = ump_shm_ring_peek(rx);
+    if (rec && rec->seq == seq) {
+        m->data = rec + 1;
+        m->len = rec->len;
+        m->am_id = rec->am_id;
+        m->rec = rec;
+        return 1;
+    }
+    if (ump_shm_fb_holds(fb, seq)) {
+        m->data = fb->data;
+        m->len = fb->len;
+        m->am_id = fb->am_id;
+        m->rec = NULL;
+        return 1;
+    }
+    return rec ? UMP_ERR_PROTOCOL : 0;
+}
+
+void ump_shm_pair_release(ump_shm_ring_t *rx, ump_shm_fastbox_t *fb, const ump_shm_msg_t *m)
+{
+    if (m->rec)
+        ump_shm_ring_pop(rx, m->rec);
+    else
+        ump_shm_fb_pop(fb);
+}

@@ -348,13 +348,7 @@ static int shm_am_send(ump_xp_t *xp_, int peer, uint8_t am_id, const void *hdr, 
         total += iov[i].iov_len;
     if (UMP_UNLIKELY(total > xp->base.caps.max_am)) return UMP_ERR_INVALID;
 
-    int rc = UMP_ERR_NO_RESOURCE;
-    /* The fastbox when free (the receiver orders by sequence number), else
-     * the ring. */
-    if (total <= UMP_SHM_FB_PAYLOAD)
-        rc = ump_shm_fb_push(p->tx_fb, p->tx_seq, am_id, hdr, hlen, iov, iovcnt, total);
-    if (rc != UMP_OK)
-        rc = ump_shm_ring_push(&p->tx, p->tx_seq, am_id, hdr, hlen, iov, iovcnt, total);
+    int rc = ump_shm_pair_send(&p->tx, p->tx_fb, p->tx_seq, am_id, hdr, hlen, iov, iovcnt, total);
     if (rc != UMP_OK) return rc;
     p->tx_seq++;
     notify(xp, p);
@@ -369,24 +363,18 @@ static int drain(shm_xp_t *xp, int s, bool *more)
     const ump_xp_params_t *prm = &xp->base.params;
     int n = 0;
     for (; n < DRAIN_BUDGET; n++) {
-        /* Ring first: once the ring shows a later number (acquire on its
-         * head), the fastbox write that preceded it is visible too. */
-        const ump_shm_rec_t *rec = ump_shm_ring_peek(&p->rx);
-        if (rec && rec->seq == p->rx_seq) {
-            prm->am_handler(prm->arg, &xp->base, p->rank, rec->am_id, rec + 1, rec->len);
-            ump_shm_ring_pop(&p->rx, rec);
-        } else if (ump_shm_fb_holds(p->rx_fb, p->rx_seq)) {
-            prm->am_handler(prm->arg, &xp->base, p->rank, p->rx_fb->am_id, p->rx_fb->data,
-                            p->rx_fb->len);
-            ump_shm_fb_pop(p->rx_fb);
-        } else {
-            if (rec && !xp->protocol_error_logged) {
-                ump_error("shm: rank %d sent message %u, expected %u", p->rank, rec->seq,
+        ump_shm_msg_t m;
+        int rc = ump_shm_pair_next(&p->rx, p->rx_fb, p->rx_seq, &m);
+        if (rc <= 0) {
+            if (rc < 0 && !xp->protocol_error_logged) {
+                ump_error("shm: messages from rank %d out of sequence (expected %u)", p->rank,
                           p->rx_seq);
                 xp->protocol_error_logged = true;
             }
             break;
         }
+        prm->am_handler(prm->arg, &xp->base, p->rank, m.am_id, m.data, m.len);
+        ump_shm_pair_release(&p->rx, p->rx_fb, &m);
         p->rx_seq++;
     }
     *more = n == DRAIN_BUDGET;
