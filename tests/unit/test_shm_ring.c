@@ -196,7 +196,7 @@ static void test_fastbox(void **state)
     ump_shm_ring_t prod, cons;
     ump_shm_ring_attach(&prod, &a->ctl, a->data, rs);
     ump_shm_ring_attach(&cons, &a->ctl, a->data, rs);
-    char buf[UMP_SHM_FB_PAYLOAD + 1];
+    char buf[256];
     fill(buf, 4, 0, sizeof(buf));
     assert_int_equal(
         ump_shm_fb_push(&a->fb, 0, 9, buf, UMP_SHM_FB_PAYLOAD + 1, NULL, 0, UMP_SHM_FB_PAYLOAD + 1),
