@@ -1,14 +1,14 @@
-/* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The whole shm transport across forked processes. The runtime is replaced
- * by a stand-in defined here (a key-value table and a barrier in a
- * MAP_SHARED mapping), which the linker takes instead of src/rt because
- * every ump_rt_* symbol the transport needs is defined in this program.
+ * The whole shm transport across processes started by umprun, through the
+ * real runtime (as the core opens it). The cmocka driver starts
+ * `umprun ... <this program> <scenario>` per test; each rank runs the
+ * scenario and exits 0 on success.
  *
  * Scenarios: a two-rank stream of random-size messages checked byte for
- * byte, with acks sent re-entrantly from the handler and CMA reads from the
+ * byte, with acks sent re-entrantly from the handler and a CMA read from the
  * handler; an all-to-all among four local ranks plus one rank on another
- * node; sleeping on the doorbell; the segment file gone once all attached.
+ * (fake, same-machine) host; sleeping on the doorbell; configuration limits;
+ * the segment file gone once all local ranks attached.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,13 +20,13 @@
 
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <errno.h>
+#include <libgen.h>
+#include <limits.h>
 #include <poll.h>
 #include <sched.h>
-#include <stdatomic.h>
 #include <signal.h>
-#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -34,161 +34,8 @@
 #include "util/util.h"
 #include "xport/xport.h"
 
-#define MAX_RANKS     8
-#define MAX_KEYS      8
-#define CHILD_TIMEOUT 40 /* seconds; ctest allows 60 */
-
-/* --- a runtime stand-in over shared memory --------------------------------- */
-
-struct kv_entry {
-    char key[UMP_RT_KEY_MAX];
-    size_t len;
-    unsigned char val[UMP_RT_VAL_MAX];
-};
-
-struct world {
-    int size;
-    int node_of[MAX_RANKS];
-    char job_id[17];
-    _Atomic int barrier_count;
-    _Atomic int barrier_gen;
-    struct kv_entry kv[MAX_RANKS][MAX_KEYS];
-};
-
-static struct world *world;
-
-struct ump_rt {
-    ump_rt_info_t info;
-};
-
-int ump_rt_init(ump_rt_t **rt)
-{
-    return UMP_ERR_BOOTSTRAP;
-}
-void ump_rt_fini(ump_rt_t *rt)
-{
-    free(rt);
-}
-const ump_rt_info_t *ump_rt_info(const ump_rt_t *rt)
-{
-    return &rt->info;
-}
-
-int ump_rt_put(ump_rt_t *rt, const char *key, const void *val, size_t len)
-{
-    struct kv_entry *e = world->kv[rt->info.rank];
-    for (int i = 0; i < MAX_KEYS; i++) {
-        if (!e[i].key[0] || !strcmp(e[i].key, key)) {
-            snprintf(e[i].key, sizeof(e[i].key), "%s", key);
-            memcpy(e[i].val, val, len);
-            e[i].len = len;
-            return UMP_OK;
-        }
-    }
-    return UMP_ERR_NO_RESOURCE;
-}
-
-int ump_rt_fence(ump_rt_t *rt)
-{
-    int gen = atomic_load(&world->barrier_gen);
-    if (atomic_fetch_add(&world->barrier_count, 1) + 1 == world->size) {
-        atomic_store(&world->barrier_count, 0);
-        atomic_fetch_add(&world->barrier_gen, 1);
-    } else {
-        while (atomic_load(&world->barrier_gen) == gen)
-            usleep(100);
-    }
-    return UMP_OK;
-}
-
-int ump_rt_get(ump_rt_t *rt, int rank, const char *key, void *val, size_t *len)
-{
-    struct kv_entry *e = world->kv[rank];
-    for (int i = 0; i < MAX_KEYS; i++) {
-        if (!strcmp(e[i].key, key)) {
-            if (e[i].len > *len) return UMP_ERR_NO_RESOURCE;
-            memcpy(val, e[i].val, e[i].len);
-            *len = e[i].len;
-            return UMP_OK;
-        }
-    }
-    return UMP_ERR_INVALID;
-}
-
-int ump_rt_node_of(const ump_rt_t *rt, int rank)
-{
-    return world->node_of[rank];
-}
-
-void ump_rt_abort(ump_rt_t *rt, int code, const char *msg)
-{
-    fprintf(stderr, "abort: %s\n", msg);
-    _exit(code ? code : 1);
-}
-
-static ump_rt_t *make_rt(int rank)
-{
-    ump_rt_t *rt = calloc(1, sizeof(*rt));
-    rt->info.rank = rank;
-    rt->info.size = world->size;
-    rt->info.node_id = world->node_of[rank];
-    for (int r = 0; r < world->size; r++) {
-        if (world->node_of[r] != rt->info.node_id) continue;
-        if (r < rank) rt->info.local_rank++;
-        rt->info.local_size++;
-    }
-    rt->info.num_nodes = 2;
-    memcpy(rt->info.job_id, world->job_id, sizeof(rt->info.job_id));
-    rt->info.backend = "test";
-    return rt;
-}
-
-/* Runs body(rank) in `size` processes; node_of gives each rank's node. */
-static void run_ranks(int size, const int *node_of, int (*body)(int rank))
-{
-    world = mmap(NULL, sizeof(*world), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    assert_true(world != MAP_FAILED);
-    world->size = size;
-    memcpy(world->node_of, node_of, sizeof(int) * (size_t)size);
-    uint8_t id[8];
-    assert_int_equal(ump_random_bytes(id, sizeof(id)), 0);
-    ump_hex_encode(id, sizeof(id), world->job_id);
-    pid_t pids[MAX_RANKS];
-    for (int r = 0; r < size; r++) {
-        pids[r] = fork();
-        assert_true(pids[r] >= 0);
-        if (pids[r] == 0) {
-            alarm(CHILD_TIMEOUT);
-            ump_log_set_rank(r);
-            _exit(body(r));
-        }
-    }
-    int failed = 0;
-    for (int r = 0; r < size; r++) {
-        int status;
-        assert_int_equal(waitpid(pids[r], &status, 0), pids[r]);
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-            print_error("rank %d: %s %d\n", r, WIFEXITED(status) ? "exit" : "signal",
-                        WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
-            failed++;
-        }
-    }
-    /* No segment may outlive the job. */
-    DIR *d = opendir("/dev/shm");
-    if (d) {
-        char prefix[32];
-        snprintf(prefix, sizeof(prefix), "ump-%s", world->job_id);
-        struct dirent *de;
-        while ((de = readdir(d)))
-            if (!strncmp(de->d_name, prefix, strlen(prefix))) {
-                print_error("segment %s left behind\n", de->d_name);
-                failed++;
-            }
-        closedir(d);
-    }
-    munmap(world, sizeof(*world));
-    assert_int_equal(failed, 0);
-}
+#define MAX_RANKS   8
+#define JOB_TIMEOUT "12" /* seconds per umprun job; ctest allows 60 for all */
 
 /* Fails the rank with a line number. */
 #define CHECK(cond)                                                                                \
@@ -316,8 +163,6 @@ static void handler(void *arg, ump_xp_t *xp, int peer, uint8_t am_id, const void
 /* Opens the transport through the stand-in runtime, as the core does. */
 static void setup(int rank)
 {
-    memset(&st, 0, sizeof(st));
-    st.rt = make_rt(rank);
     ump_xp_params_t prm = {.rt = st.rt, .am_handler = handler, .arg = &st};
     CHECK(ump_xp_shm_ops.open(&prm, &st.xp) == UMP_OK);
     CHECK(st.xp->caps.reliable && st.xp->caps.ordered);
@@ -325,6 +170,19 @@ static void setup(int rank)
     ump_rt_fence(st.rt);
     CHECK(ump_xp_shm_ops.wireup(st.xp) == UMP_OK);
     ump_rt_fence(st.rt);
+    /* Every local rank attached: the segment's name is gone. */
+    const ump_rt_info_t *info = ump_rt_info(st.rt);
+    for (int r = 0; r < info->size; r++) {
+        char name[128], path[160];
+        size_t len = sizeof(name) - 1;
+        if (ump_rt_node_of(st.rt, r) != info->node_id ||
+            ump_rt_get(st.rt, r, "shm.seg", name, &len) != UMP_OK)
+            continue;
+        name[len] = '\0';
+        CHECK(!strncmp(name, "/ump-", 5) && strstr(name, info->job_id));
+        snprintf(path, sizeof(path), "/dev/shm%s", name);
+        CHECK(access(path, F_OK) != 0 && errno == ENOENT);
+    }
 }
 
 static void teardown(void)
@@ -332,7 +190,6 @@ static void teardown(void)
     CHECK(st.xp->ops->flush(st.xp) == UMP_OK);
     ump_rt_fence(st.rt);
     st.xp->ops->close(st.xp);
-    ump_rt_fini(st.rt);
 }
 
 static void send_retry(int peer, uint8_t am, const void *hdr, size_t hlen, const struct iovec *iov,
@@ -425,12 +282,6 @@ static int body_stream(int rank)
     return 0;
 }
 
-static void test_stream(void **state)
-{
-    int nodes[2] = {0, 0};
-    run_ranks(2, nodes, body_stream);
-}
-
 /* --- four local ranks all-to-all, one rank elsewhere ----------------------- */
 
 #define A2A_N 3000
@@ -450,13 +301,11 @@ static int body_a2a(int rank)
 {
     if (rank == 4) {
         /* Alone on its node: shm declines. */
-        memset(&st, 0, sizeof(st));
-        st.rt = make_rt(rank);
+        CHECK(ump_rt_info(st.rt)->local_size == 1);
         ump_xp_params_t prm = {.rt = st.rt, .am_handler = handler, .arg = &st};
         CHECK(ump_xp_shm_ops.open(&prm, &st.xp) == UMP_ERR_UNSUPPORTED);
         for (int i = 0; i < 3; i++)
             ump_rt_fence(st.rt);
-        ump_rt_fini(st.rt);
         return 0;
     }
     a2a_rank = rank;
@@ -476,12 +325,6 @@ static int body_a2a(int rank)
     free(buf);
     teardown();
     return 0;
-}
-
-static void test_all_to_all(void **state)
-{
-    int nodes[5] = {0, 0, 0, 0, 1};
-    run_ranks(5, nodes, body_a2a);
 }
 
 /* --- sleeping ------------------------------------------------------------------ */
@@ -532,18 +375,13 @@ static int body_sleep(int rank)
     return 0;
 }
 
-static void test_sleep(void **state)
-{
-    int nodes[2] = {0, 0};
-    run_ranks(2, nodes, body_sleep);
-}
-
 /* --- configuration: CMA off, small rings ----------------------------------------- */
 
 static int body_config(int rank)
 {
     setenv("UMP_SHM_CMA", "no", 1);
     setenv("UMP_SHM_RING_SIZE", "16k", 1);
+    ump_cfg_load(true);
     setup(rank);
     CHECK(!st.xp->caps.rma_get);
     CHECK(st.xp->caps.get_min == SIZE_MAX);
@@ -564,19 +402,119 @@ static int body_config(int rank)
     return 0;
 }
 
-static void test_config(void **state)
+/* --- the driver ------------------------------------------------------------------ */
+
+static const struct scenario {
+    const char *name;
+    int (*body)(int rank);
+} scenarios[] = {
+    {"stream", body_stream},
+    {"a2a", body_a2a},
+    {"sleep", body_sleep},
+    {"config", body_config},
+};
+
+static char self[PATH_MAX];
+static char umprun[PATH_MAX + 16];
+static char rsh[64];
+
+/* Runs umprun with the given words, then this program and the scenario. */
+static int launch(const char *scenario, const char *const *words)
 {
-    int nodes[2] = {0, 0};
-    run_ranks(2, nodes, body_config);
+    const char *argv[16];
+    int n = 0;
+    argv[n++] = umprun;
+    argv[n++] = "--timeout";
+    argv[n++] = JOB_TIMEOUT;
+    while (*words)
+        argv[n++] = *words++;
+    argv[n++] = self;
+    argv[n++] = scenario;
+    argv[n] = NULL;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        execv(umprun, (char *const *)argv);
+        _exit(127);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-int main(void)
+static void test_stream(void **state)
 {
+    const char *w[] = {"-n", "2", NULL};
+    assert_int_equal(launch("stream", w), 0);
+}
+
+static void test_all_to_all(void **state)
+{
+    /* Two fake hosts on this machine: four ranks on one, one on the other. */
+    const char *w[] = {"--host", "shm-a:4,shm-b:1", "--rsh", rsh, NULL};
+    assert_int_equal(launch("a2a", w), 0);
+}
+
+static void test_sleep(void **state)
+{
+    const char *w[] = {"-n", "2", NULL};
+    assert_int_equal(launch("sleep", w), 0);
+}
+
+static void test_config(void **state)
+{
+    const char *w[] = {"-n", "2", NULL};
+    assert_int_equal(launch("config", w), 0);
+}
+
+static int driver_setup(void **state)
+{
+    /* A fake rsh that runs the command here, joining words like ssh. */
+    snprintf(rsh, sizeof(rsh), "/tmp/ump-shm-test-rsh-%d", (int)getpid());
+    FILE *f = fopen(rsh, "w");
+    if (!f) return -1;
+    fputs("#!/bin/sh\nshift\nexec sh -c \"$*\"\n", f);
+    fclose(f);
+    return chmod(rsh, 0700);
+}
+
+static int driver_teardown(void **state)
+{
+    unlink(rsh);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (getenv("UMP_JOB_ID") && argc == 2) {
+        /* A rank of a job the driver started. */
+        for (size_t i = 0; i < UMP_ARRAY_SIZE(scenarios); i++) {
+            if (strcmp(argv[1], scenarios[i].name)) continue;
+            memset(&st, 0, sizeof(st));
+            CHECK(ump_rt_init(&st.rt) == UMP_OK);
+            int rank = ump_rt_info(st.rt)->rank;
+            ump_log_set_rank(rank);
+            int rc = scenarios[i].body(rank);
+            ump_rt_fini(st.rt);
+            return rc;
+        }
+        return 2;
+    }
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (n <= 0) return 1;
+    self[n] = '\0';
+    char dir[PATH_MAX];
+    memcpy(dir, self, sizeof(dir));
+    snprintf(umprun, sizeof(umprun), "%s/../bin/umprun", dirname(dir));
+    if (access(umprun, X_OK) != 0) {
+        printf("umprun not found at %s: cannot run the transport tests\n", umprun);
+        return 77;
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stream),
         cmocka_unit_test(test_all_to_all),
         cmocka_unit_test(test_sleep),
         cmocka_unit_test(test_config),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, driver_setup, driver_teardown);
 }
