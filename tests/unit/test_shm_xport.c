@@ -52,6 +52,7 @@
 #define AM_ACK  2
 #define AM_GET  3 /* payload: ump_riov_t + seed; the handler get()s it */
 #define AM_DONE 4
+#define AM_MANY 5 /* payload: message number; counted per source */
 
 struct state {
     ump_xp_t *xp;
@@ -62,6 +63,8 @@ struct state {
     int bad;
     uint8_t *getbuf;
     bool ack; /* acknowledge every 1000th message from the handler */
+    bool count_only;
+    uint64_t many;
 };
 static struct state st;
 
@@ -155,6 +158,13 @@ static void handler(void *arg, ump_xp_t *xp, int peer, uint8_t am_id, const void
     case AM_DONE:
         st.done++;
         break;
+    case AM_MANY: {
+        uint32_t i;
+        memcpy(&i, data, sizeof(i));
+        if (peer >= MAX_RANKS * 64 || len != sizeof(i) + (i * 37) % 256) st.bad++;
+        st.many++;
+        break;
+    }
     default:
         st.bad++;
     }
@@ -214,12 +224,15 @@ static void send_data(int peer, uint32_t n, uint8_t *buf)
     send_retry(peer, AM_DATA, &h, sizeof(h), iov, 2);
 }
 
+/* Polls before yielding the core; high when each rank has its own core. */
+static unsigned spin_limit = 100;
+
 static void wait_until(bool (*cond)(void))
 {
     unsigned spins = 0;
     while (!cond()) {
         if (st.xp->ops->progress(st.xp) < 0) _exit(11);
-        if (++spins > 100) sched_yield();
+        if (++spins > spin_limit) sched_yield();
     }
 }
 
@@ -402,16 +415,96 @@ static int body_config(int rank)
     return 0;
 }
 
+/* --- many ranks: every pair wired, neighbours streaming ----------------------------- */
+
+#define MANY_N 50
+static bool got_many(void)
+{
+    const ump_rt_info_t *info = ump_rt_info(st.rt);
+    int n = info->size, me = info->rank;
+    uint64_t want = 0, have = 0;
+    for (int r = 0; r < n; r++) {
+        if (r == me) continue;
+        int d = (me - r + n) % n; /* r sends MANY_N to me when d in 1..3 */
+        want += d >= 1 && d <= 3 ? MANY_N : 0;
+        have += r < MAX_RANKS ? 0 : 0;
+    }
+    (void)have;
+    return st.acks == (uint64_t)(n - 1) && st.many == want;
+}
+
+static int body_many(int rank)
+{
+    setup(rank);
+    int n = ump_rt_info(st.rt)->size;
+    CHECK(ump_rt_info(st.rt)->local_size == n);
+    st.count_only = true;
+    uint8_t buf[256];
+    memset(buf, 0x5a, sizeof(buf));
+    for (int r = 0; r < n; r++)
+        if (r != rank) {
+            CHECK(st.xp->ops->reaches(st.xp, r));
+            struct iovec iov = {buf, 8};
+            send_retry(r, AM_ACK, NULL, 0, &iov, 1);
+        }
+    for (int k = 1; k <= 3 && k < n; k++)
+        for (uint32_t i = 0; i < MANY_N; i++) {
+            struct iovec iov = {buf, (i * 37) % sizeof(buf)};
+            send_retry((rank + k) % n, AM_MANY, &i, sizeof(i), &iov, 1);
+        }
+    wait_until(got_many);
+    CHECK(st.bad == 0);
+    teardown();
+    return 0;
+}
+
+/* --- latency (printed, not asserted) ----------------------------------------------- */
+
+static uint64_t pongs;
+static bool got_pong(void)
+{
+    return st.acks == pongs;
+}
+
+static int body_latency(int rank)
+{
+    setup(rank);
+    spin_limit = 1u << 20;
+    uint8_t *buf = calloc(1, 65536);
+    CHECK(buf);
+    static const size_t sizes[] = {8, 64, 120, 1024, 8192, 32768};
+    for (size_t s = 0; s < UMP_ARRAY_SIZE(sizes); s++) {
+        const int iters = 5000, warm = 500;
+        uint64_t t0 = 0;
+        for (int i = 0; i < iters + warm; i++) {
+            if (i == warm) t0 = ump_time_ns();
+            struct iovec iov = {buf, sizes[s]};
+            pongs++;
+            if (rank == 0) {
+                send_retry(1, AM_ACK, NULL, 0, &iov, 1);
+                wait_until(got_pong);
+            } else {
+                wait_until(got_pong);
+                send_retry(0, AM_ACK, NULL, 0, &iov, 1);
+            }
+        }
+        if (rank == 0)
+            printf("shm latency %6zu B: %.2f us (half round trip)\n", sizes[s],
+                   (double)(ump_time_ns() - t0) / iters / 2 / 1000.0);
+    }
+    free(buf);
+    teardown();
+    return 0;
+}
+
 /* --- the driver ------------------------------------------------------------------ */
 
 static const struct scenario {
     const char *name;
     int (*body)(int rank);
 } scenarios[] = {
-    {"stream", body_stream},
-    {"a2a", body_a2a},
-    {"sleep", body_sleep},
-    {"config", body_config},
+    {"stream", body_stream}, {"a2a", body_a2a},   {"sleep", body_sleep},
+    {"config", body_config}, {"many", body_many}, {"latency", body_latency},
 };
 
 static char self[PATH_MAX];
@@ -459,6 +552,19 @@ static void test_sleep(void **state)
 {
     const char *w[] = {"-n", "2", NULL};
     assert_int_equal(launch("sleep", w), 0);
+}
+
+static void test_many(void **state)
+{
+    /* Oversubscribed: 16 ranks on 2 cores, each one pair-wired to all. */
+    const char *w[] = {"-n", "16", NULL};
+    assert_int_equal(launch("many", w), 0);
+}
+
+static void test_latency(void **state)
+{
+    const char *w[] = {"-n", "2", NULL};
+    assert_int_equal(launch("latency", w), 0);
 }
 
 static void test_config(void **state)
@@ -511,10 +617,9 @@ int main(int argc, char **argv)
         return 77;
     }
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_stream),
-        cmocka_unit_test(test_all_to_all),
-        cmocka_unit_test(test_sleep),
-        cmocka_unit_test(test_config),
+        cmocka_unit_test(test_stream), cmocka_unit_test(test_all_to_all),
+        cmocka_unit_test(test_sleep),  cmocka_unit_test(test_config),
+        cmocka_unit_test(test_many),   cmocka_unit_test(test_latency),
     };
     return cmocka_run_group_tests(tests, driver_setup, driver_teardown);
 }
