@@ -497,6 +497,43 @@ static int body_latency(int rank)
     return 0;
 }
 
+/* --- a peer that leaves: PEER_DEAD and peer_failed ------------------------------------ */
+
+static int failed_peer = -1;
+static void on_failed(void *arg, ump_xp_t *xp, int peer, int status)
+{
+    if (status == UMP_ERR_PEER_DEAD) failed_peer = peer;
+}
+
+static int body_dead(int rank)
+{
+    setup(rank);
+    if (rank == 1) {
+        /* Leave without a word (finalizing with the runtime, so the job
+         * goes on). */
+        st.xp->ops->close(st.xp);
+        return 0;
+    }
+    st.xp->params.peer_failed = on_failed;
+    usleep(300 * 1000);
+    uint8_t buf[1024] = {0};
+    struct iovec iov = {buf, sizeof(buf)};
+    int rc;
+    uint64_t t0 = ump_time_ns();
+    /* Fills the ring; then each refusal may check the peer (every 100 ms). */
+    while ((rc = st.xp->ops->am_send(st.xp, 1, AM_ACK, NULL, 0, &iov, 1)) == UMP_OK ||
+           rc == UMP_ERR_NO_RESOURCE) {
+        CHECK(ump_time_ns() - t0 < 5000000000ull);
+        if (rc == UMP_ERR_NO_RESOURCE) usleep(1000);
+    }
+    CHECK(rc == UMP_ERR_PEER_DEAD);
+    CHECK(st.xp->ops->am_send(st.xp, 1, AM_ACK, NULL, 0, NULL, 0) == UMP_ERR_PEER_DEAD);
+    CHECK(st.xp->ops->progress(st.xp) >= 1);
+    CHECK(failed_peer == 1);
+    st.xp->ops->close(st.xp);
+    return 0;
+}
+
 /* --- the driver ------------------------------------------------------------------ */
 
 static const struct scenario {
@@ -505,6 +542,7 @@ static const struct scenario {
 } scenarios[] = {
     {"stream", body_stream}, {"a2a", body_a2a},   {"sleep", body_sleep},
     {"config", body_config}, {"many", body_many}, {"latency", body_latency},
+    {"dead", body_dead},
 };
 
 static char self[PATH_MAX];
@@ -567,6 +605,12 @@ static void test_latency(void **state)
     assert_int_equal(launch("latency", w), 0);
 }
 
+static void test_dead(void **state)
+{
+    const char *w[] = {"-n", "2", NULL};
+    assert_int_equal(launch("dead", w), 0);
+}
+
 static void test_config(void **state)
 {
     const char *w[] = {"-n", "2", NULL};
@@ -620,6 +664,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_stream), cmocka_unit_test(test_all_to_all),
         cmocka_unit_test(test_sleep),  cmocka_unit_test(test_config),
         cmocka_unit_test(test_many),   cmocka_unit_test(test_latency),
+        cmocka_unit_test(test_dead),
     };
     return cmocka_run_group_tests(tests, driver_setup, driver_teardown);
 }

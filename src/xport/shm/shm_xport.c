@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -41,6 +42,7 @@ UMP_CFG(shm_cfg_cma, "UMP_SHM_CMA", UMP_CFG_BOOL, "yes",
 #define RING_BUDGET     (256ull << 20) /* all rings of a node together */
 #define RING_MIN        (16ull << 10)
 #define DRAIN_BUDGET    64 /* messages per peer per progress: bounds a handler storm */
+#define LIVENESS_NS     (100 * 1000 * 1000ull)
 #define CMA_PROBE_MAGIC 0x5ca1ab1e0ddba11ull
 
 /* What each rank publishes under "shm.ep". */
@@ -62,6 +64,8 @@ typedef struct shm_peer {
     ump_shm_ctl_t *ctl;       /* the peer's control block */
     struct sockaddr_un bell;  /* the peer's doorbell */
     socklen_t bell_len;
+    bool dead, dead_reported;
+    uint64_t alive_checked; /* ns; liveness is checked at most every LIVENESS_NS */
 } shm_peer_t;
 
 typedef struct shm_xp {
@@ -82,6 +86,7 @@ typedef struct shm_xp {
     bool armed;
     bool cma;
     bool protocol_error_logged;
+    bool dead_pending; /* a peer died and progress() has not reported it */
     volatile uint64_t probe_word;
 } shm_xp_t;
 
@@ -109,7 +114,7 @@ static uint64_t pick_ring_size(int local_size)
 
 static void shm_close(ump_xp_t *xp_);
 
-static int shm_open_(const ump_xp_params_t *params, ump_xp_t **out)
+static int shm_xp_open(const ump_xp_params_t *params, ump_xp_t **out)
 {
     ump_cfg_load(false);
     const ump_rt_info_t *info = ump_rt_info(params->rt);
@@ -317,6 +322,27 @@ static bool shm_reaches(ump_xp_t *xp_, int peer)
  * ring, and wake it if it sleeps. The fences pair with the exchange in
  * progress() and the store in arm(): either the receiver sees our bit or we
  * see its state (see the comment in progress()). */
+static void mark_dead(shm_xp_t *xp, shm_peer_t *p, const char *why)
+{
+    if (p->dead) return;
+    ump_warn("shm: rank %d (pid %d) is gone: %s", p->rank, (int)p->pid, why);
+    p->dead = true;
+    xp->dead_pending = true;
+}
+
+/* A full ring may mean a dead receiver: rings cannot tell, so look at the
+ * process, at most every LIVENESS_NS (the launcher reaps its ranks, so a
+ * dead one does not linger as a zombie). */
+static bool peer_dead(shm_xp_t *xp, shm_peer_t *p)
+{
+    uint64_t now = ump_time_ns();
+    if (!p->dead && now - p->alive_checked >= LIVENESS_NS) {
+        p->alive_checked = now;
+        if (kill(p->pid, 0) != 0 && errno == ESRCH) mark_dead(xp, p, "process exited");
+    }
+    return p->dead;
+}
+
 static void notify(shm_xp_t *xp, shm_peer_t *p)
 {
     _Atomic uint64_t *w = &p->ctl->pending[xp->me / 64];
@@ -332,8 +358,14 @@ static void notify(shm_xp_t *xp, shm_peer_t *p)
         char b = 1;
         if (sendto(xp->ring_fd, &b, 1, MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&p->bell,
                    p->bell_len) < 0 &&
-            errno != EAGAIN && errno != EWOULDBLOCK)
-            ump_debug("shm: doorbell of rank %d: %m", p->rank);
+            errno != EAGAIN && errno != EWOULDBLOCK) {
+            /* Refused: the socket is closed, so is the process (or its
+             * transport, which no one sends to after the final fence). */
+            if (errno == ECONNREFUSED)
+                mark_dead(xp, p, "doorbell closed");
+            else
+                ump_debug("shm: doorbell of rank %d: %m", p->rank);
+        }
     }
 }
 
@@ -343,12 +375,14 @@ static int shm_am_send(ump_xp_t *xp_, int peer, uint8_t am_id, const void *hdr, 
     shm_xp_t *xp = (shm_xp_t *)xp_;
     if (UMP_UNLIKELY(!shm_reaches(xp_, peer))) return UMP_ERR_INVALID;
     shm_peer_t *p = &xp->peers[xp->slot_of[peer]];
+    if (UMP_UNLIKELY(p->dead)) return UMP_ERR_PEER_DEAD;
     size_t total = hlen;
     for (int i = 0; i < iovcnt; i++)
         total += iov[i].iov_len;
     if (UMP_UNLIKELY(total > xp->base.caps.max_am)) return UMP_ERR_INVALID;
 
     int rc = ump_shm_pair_send(&p->tx, p->tx_fb, p->tx_seq, am_id, hdr, hlen, iov, iovcnt, total);
+    if (rc == UMP_ERR_NO_RESOURCE && peer_dead(xp, p)) return UMP_ERR_PEER_DEAD;
     if (rc != UMP_OK) return rc;
     p->tx_seq++;
     notify(xp, p);
@@ -395,6 +429,19 @@ static int shm_progress(ump_xp_t *xp_)
             ;
     }
     int events = 0;
+    if (UMP_UNLIKELY(xp->dead_pending)) {
+        xp->dead_pending = false;
+        for (int s = 0; s < xp->local_size; s++) {
+            shm_peer_t *p = &xp->peers[s];
+            if (p->dead && !p->dead_reported) {
+                p->dead_reported = true;
+                events++;
+                if (xp->base.params.peer_failed)
+                    xp->base.params.peer_failed(xp->base.params.arg, &xp->base, p->rank,
+                                                UMP_ERR_PEER_DEAD);
+            }
+        }
+    }
     int words = (xp->local_size + 63) / 64;
     for (int w = 0; w < words; w++) {
         _Atomic uint64_t *pw = &xp->my_ctl->pending[w];
@@ -458,7 +505,7 @@ static int shm_flush(ump_xp_t *xp_)
 
 const ump_xp_ops_t ump_xp_shm_ops = {
     .name = "shm",
-    .open = shm_open_,
+    .open = shm_xp_open,
     .wireup = shm_wireup,
     .close = shm_close,
     .reaches = shm_reaches,
