@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Buffered sends. MPI_Buffer_attach hands ump a user buffer; each buffered
+ * message takes MPI_BSEND_OVERHEAD bytes of bookkeeping (the block header
+ * below, kept inside the buffer) plus its packed data, placed first-fit
+ * between the blocks in flight, which are kept sorted by address. A block
+ * is given back when its core send completes (checked whenever space is
+ * needed). No room even after that is MPI_ERR_BUFFER, as MPI 3.1 3.6
+ * requires. MPI_Buffer_detach waits for every block to be sent.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/mpi_p2p.h"
+#include "util/util.h"
+
+typedef struct block {
+    struct block *next; /* next block in address order */
+    size_t size;        /* bytes taken, header included */
+    ump_req_t req;      /* the core send of the data after the header */
+} block_t;
+
+_Static_assert(sizeof(block_t) <= MPI_BSEND_OVERHEAD, "block header fits the overhead");
+
+enum { ALIGN = 16 };
+
+static struct {
+    char *buf;  /* the attached buffer as given */
+    int size;   /* its size as given */
+    char *base; /* first aligned byte */
+    char *end;
+    block_t *head; /* blocks in flight, by address */
+} bs;
+
+/* Gives back the blocks whose sends completed; `wait` waits for all. */
+static void reclaim(bool wait)
+{
+    block_t **pp = &bs.head;
+    while (*pp) {
+        block_t *b = *pp;
+        int done = 1;
+        if (wait)
+            ump_wait(&b->req, UMP_STATUS_IGNORE);
+        else
+            ump_test(&b->req, &done, UMP_STATUS_IGNORE);
+        if (done)
+            *pp = b->next;
+        else
+            pp = &b->next;
+    }
+}
+
+/* First-fit placement of `need` bytes; links the block in address order. */
+static block_t *place(size_t need)
+{
+    char *cursor = bs.base;
+    block_t **pp = &bs.head;
+    for (;;) {
+        char *limit = *pp ? (char *)*pp : bs.end;
+        if (limit >= cursor && (size_t)(limit - cursor) >= need) {
+            block_t *b = (block_t *)cursor;
+            b->next = *pp;
+            b->size = need;
+            b->req = UMP_REQ_NULL;
+            *pp = b;
+            return b;
+        }
+        if (!*pp) return NULL;
+        cursor = (char *)*pp + (*pp)->size;
+        pp = &(*pp)->next;
+    }
+}
+
+static void unlink_block(block_t *b)
+{
+    for (block_t **pp = &bs.head; *pp; pp = &(*pp)->next)
+        if (*pp == b) {
+            *pp = b->next;
+            return;
+        }
+}
+
+int ump_mpi_bsend(const char *call, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                  MPI_Comm comm)
+{
+    size_t len;
+    int rc = ump_mpi_msg_bytes(call, comm, count, dt, &len);
+    if (rc != MPI_SUCCESS) return rc;
+    size_t need = UMP_ALIGN_UP(MPI_BSEND_OVERHEAD + len, ALIGN);
+    ump_mpi_lock();
+    if (!bs.buf) {
+        ump_mpi_unlock();
+        return ump_mpi_error(comm, MPI_ERR_BUFFER, call,
+                             "no buffer is attached (MPI_Buffer_attach) for a buffered send");
+    }
+    block_t *b = place(need);
+    if (!b) {
+        reclaim(false);
+        b = place(need);
+    }
+    if (!b) {
+        size_t total = (size_t)(bs.end - bs.base);
+        ump_mpi_unlock();
+        return ump_mpi_error(comm, MPI_ERR_BUFFER, call,
+                             "the attached buffer has no room for %zu bytes (%zu data + "
+                             "MPI_BSEND_OVERHEAD); it holds %zu bytes",
+                             need, len, total);
+    }
+    char *data = (char *)b + MPI_BSEND_OVERHEAD;
+    rc = ump_mpi_pack_into(call, comm, buf, count, dt, data, len);
+    if (rc == MPI_SUCCESS) {
+        int urc = ump_isend(data, len, UMP_BYTE, ump_mpi_world_rank(comm, dest), tag, comm->ctx_p2p,
+                            &b->req);
+        if (urc != UMP_OK)
+            rc = ump_mpi_error(comm, ump_mpi_class_of(urc), call, "%s (destination rank %d)",
+                               ump_strerror(urc), dest);
+    }
+    if (rc != MPI_SUCCESS) unlink_block(b);
+    ump_mpi_unlock();
+    return rc;
+}
+
+void ump_mpi_bsend_fini(void)
+{
+    ump_mpi_lock();
+    reclaim(true);
+    memset(&bs, 0, sizeof(bs));
+    ump_mpi_unlock();
+}
+
+#pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
+int PMPI_Buffer_attach(void *buffer, int size)
+{
+    static const char call[] = "MPI_Buffer_attach";
+    UMP_MPI_CHECK_INIT(call);
+    if (size < 0)
+        return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "size %d is negative", size);
+    if (!buffer && size > 0)
+        return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_BUFFER, call, "buffer is NULL");
+    ump_mpi_lock();
+    if (bs.buf) {
+        ump_mpi_unlock();
+        return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_BUFFER, call,
+                             "a buffer is already attached; detach it first");
+    }
+    bs.buf = buffer ? buffer : (char *)"";
+    bs.size = size;
+    bs.base = (char *)UMP_ALIGN_UP((uintptr_t)buffer, ALIGN);
+    bs.end = (char *)buffer + size;
+    if (bs.base > bs.end) bs.base = bs.end;
+    bs.head = NULL;
+    ump_mpi_unlock();
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
+int PMPI_Buffer_detach(void *buffer_addr, int *size)
+{
+    static const char call[] = "MPI_Buffer_detach";
+    UMP_MPI_CHECK_INIT(call);
+    if (!buffer_addr || !size)
+        return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "buffer_addr or size is NULL");
+    ump_mpi_lock();
+    /* Detaching blocks until the buffered messages have left (MPI 3.1 3.6.1). */
+    reclaim(true);
+    *(void **)buffer_addr = bs.size ? bs.buf : NULL;
+    *size = bs.size;
+    memset(&bs, 0, sizeof(bs));
+    ump_mpi_unlock();
+    return MPI_SUCCESS;
+}
