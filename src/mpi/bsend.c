@@ -25,6 +25,7 @@ _Static_assert(sizeof(block_t) <= MPI_BSEND_OVERHEAD, "block header fits the ove
 enum { ALIGN = 16 };
 
 static struct {
+    bool attached;
     char *buf;  /* the attached buffer as given */
     int size;   /* its size as given */
     char *base; /* first aligned byte */
@@ -88,7 +89,7 @@ int ump_mpi_bsend(const char *call, const void *buf, int count, MPI_Datatype dt,
     if (rc != MPI_SUCCESS) return rc;
     size_t need = UMP_ALIGN_UP(MPI_BSEND_OVERHEAD + len, ALIGN);
     ump_mpi_lock();
-    if (!bs.buf) {
+    if (!bs.attached) {
         ump_mpi_unlock();
         return ump_mpi_error(comm, MPI_ERR_BUFFER, call,
                              "no buffer is attached (MPI_Buffer_attach) for a buffered send");
@@ -138,12 +139,13 @@ int PMPI_Buffer_attach(void *buffer, int size)
     if (!buffer && size > 0)
         return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_BUFFER, call, "buffer is NULL");
     ump_mpi_lock();
-    if (bs.buf) {
+    if (bs.attached) {
         ump_mpi_unlock();
         return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_BUFFER, call,
                              "a buffer is already attached; detach it first");
     }
-    bs.buf = buffer ? buffer : (char *)"";
+    bs.attached = true;
+    bs.buf = buffer;
     bs.size = size;
     bs.base = (char *)UMP_ALIGN_UP((uintptr_t)buffer, ALIGN);
     bs.end = (char *)buffer + size;
@@ -163,7 +165,7 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
     ump_mpi_lock();
     /* Detaching blocks until the buffered messages have left (MPI 3.1 3.6.1). */
     reclaim(true);
-    *(void **)buffer_addr = bs.size ? bs.buf : NULL;
+    *(void **)buffer_addr = bs.buf;
     *size = bs.size;
     memset(&bs, 0, sizeof(bs));
     ump_mpi_unlock();

@@ -44,7 +44,8 @@ bool ump_mpi_comm_ok(MPI_Comm c)
 
 int ump_mpi_comm_rank_of(MPI_Comm c, int world_rank)
 {
-    if (c == MPI_COMM_WORLD) return world_rank;
+    if (c == MPI_COMM_WORLD)
+        return world_rank >= 0 && world_rank < c->size ? world_rank : MPI_UNDEFINED;
     return ump_mpi_group_rank_of(c->group, world_rank);
 }
 
@@ -122,6 +123,7 @@ void ump_mpi_comm_fini(void)
     for (int i = 0; i < 2; i++) {
         if (ump_coll_comm_free && cs[i]->coll) ump_coll_comm_free(cs[i]);
         ump_mpi_errh_unref(cs[i]->errh);
+        cs[i]->errh = NULL;
         ump_mpi_group_unref(cs[i]->group);
         cs[i]->group = NULL;
     }

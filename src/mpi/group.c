@@ -59,28 +59,31 @@ void ump_mpi_group_unref(MPI_Group g)
 
 int ump_mpi_group_rank_of(MPI_Group g, int w)
 {
-    int wsize = ump_size();
-    if (w < 0 || w >= wsize || g->size == 0) return MPI_UNDEFINED;
+    if (w < 0 || g->size == 0) return MPI_UNDEFINED;
     if (!g->inverse) {
-        int *inv = malloc(sizeof(int) * (size_t)wsize);
+        int len = 0;
+        for (int i = 0; i < g->size; i++)
+            len = UMP_MAX(len, g->world[i] + 1);
+        int *inv = malloc(sizeof(int) * (size_t)len);
         if (!inv) {
             for (int i = 0; i < g->size; i++)
                 if (g->world[i] == w) return i;
             return MPI_UNDEFINED;
         }
-        for (int i = 0; i < wsize; i++)
+        for (int i = 0; i < len; i++)
             inv[i] = MPI_UNDEFINED;
         for (int i = 0; i < g->size; i++)
             inv[g->world[i]] = i;
         ump_mpi_lock();
         if (!g->inverse) {
+            g->inverse_len = len;
             g->inverse = inv;
             inv = NULL;
         }
         ump_mpi_unlock();
         free(inv);
     }
-    return g->inverse[w];
+    return w < g->inverse_len ? g->inverse[w] : MPI_UNDEFINED;
 }
 
 #define CHECK_GROUP(call, g)                                                                       \

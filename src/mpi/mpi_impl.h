@@ -42,6 +42,7 @@ struct ump_mpi_group {
     int rank;        /* this process's rank in the group, or MPI_UNDEFINED */
     int *world;      /* group rank -> rank in MPI_COMM_WORLD (ump_rank numbering) */
     int *inverse;    /* world rank -> group rank or MPI_UNDEFINED; built on first use */
+    int inverse_len; /* entries of inverse: largest world rank in the group + 1 */
 };
 
 typedef struct ump_mpi_attr {

@@ -276,6 +276,7 @@ static int isend_mode(const char *call, const void *buf, int count, MPI_Datatype
 {
     int rc = check_send(call, buf, count, dt, dest, tag, comm);
     if (rc != MPI_SUCCESS) return rc;
+    if (!request) return ump_mpi_error(comm, MPI_ERR_REQUEST, call, "request pointer is NULL");
     MPI_Request r = MPI_REQUEST_NULL;
     rc = new_req(call, UMP_MPI_REQ_SEND, buf, count, dt, dest, tag, comm, mode, false, &r);
     if (rc != MPI_SUCCESS) return rc;
@@ -406,6 +407,7 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_C
     static const char call[] = "MPI_Irecv";
     int rc = check_recv(call, buf, count, dt, source, tag, comm);
     if (rc != MPI_SUCCESS) return rc;
+    if (!request) return ump_mpi_error(comm, MPI_ERR_REQUEST, call, "request pointer is NULL");
     MPI_Request r = MPI_REQUEST_NULL;
     rc = new_req(call, UMP_MPI_REQ_RECV, buf, count, dt, source, tag, comm, 0, false, &r);
     if (rc != MPI_SUCCESS) return rc;
