@@ -26,7 +26,7 @@ __attribute__((weak)) struct ump_dt ump_dt_byte = {1, 1, true, "MPI_BYTE"};
 __attribute__((weak)) struct ump_dt ump_dt_double = {sizeof(double), sizeof(double), true,
                                                      "MPI_DOUBLE"};
 
-static int mpi_setup(void **state)
+__attribute__((unused)) static int mpi_setup(void **state)
 {
     (void)state;
     int flag;
@@ -38,7 +38,7 @@ static int mpi_setup(void **state)
     return 0;
 }
 
-static int mpi_teardown(void **state)
+__attribute__((unused)) static int mpi_teardown(void **state)
 {
     (void)state;
     return MPI_Finalize() == MPI_SUCCESS ? 0 : -1;
