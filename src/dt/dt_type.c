@@ -522,7 +522,7 @@ static int finish(struct ump_dt *t, const acc_t *a, const ump_dt_dl_t *dl, bool 
         free(hs.h);
         return UMP_ERR_NO_MEMORY;
     }
-    qsort(hs.h, hs.n, sizeof(*hs.h), cmp_hist);
+    if (hs.n) qsort(hs.h, hs.n, sizeof(*hs.h), cmp_hist);
     size_t total = 0, acc = 0;
     for (size_t k = 0; k < hs.n; k++)
         total += hs.h[k].w;
