@@ -81,6 +81,7 @@ typedef enum {
 
 typedef struct ump_dt_dl {
     uint8_t kind;                        /* ump_dt_dl_kind_t */
+    uint8_t depth;                       /* non-leaf levels, LEAF 0 (saturates) */
     size_t count;                        /* blocks (not LEAF) */
     size_t size;                         /* packed bytes of one instance */
     ptrdiff_t off, stride;               /* VEC */

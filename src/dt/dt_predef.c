@@ -102,6 +102,7 @@ extern const struct ump_dt ump_dt_byte_s __attribute__((alias("ump_dt_byte")));
     static const ump_dt_dl_t dl_##var = {                                                          \
         .kind = offsetof(struct pair_##var, i) == sizeof(vtype) ? UMP_DL_LEAF : UMP_DL_IDX,        \
         .count = offsetof(struct pair_##var, i) == sizeof(vtype) ? 0 : 2,                          \
+        .depth = offsetof(struct pair_##var, i) == sizeof(vtype) ? 0 : 1,                          \
         .size = sizeof(vtype) + sizeof(int),                                                       \
         .disps = disps_##var,                                                                      \
         .lens = lens_##var,                                                                        \
@@ -125,6 +126,7 @@ extern const struct ump_dt ump_dt_byte_s __attribute__((alias("ump_dt_byte")));
         .ub = sizeof(struct pair_##var),                                                           \
         .true_ub = offsetof(struct pair_##var, i) + sizeof(int),                                   \
         .nblocks = offsetof(struct pair_##var, i) == sizeof(vtype) ? 1 : 2,                        \
+        .depth = offsetof(struct pair_##var, i) == sizeof(vtype) ? 0 : 1,                          \
         .min_blk = offsetof(struct pair_##var, i) == sizeof(vtype) ? sizeof(vtype) + sizeof(int)   \
                    : sizeof(vtype) < sizeof(int)                   ? sizeof(vtype)                 \
                                                                    : sizeof(int),                                    \

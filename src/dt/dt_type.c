@@ -154,6 +154,12 @@ static ump_dt_dl_t *node_new(struct ump_dt *t, int kind, size_t count, size_t si
     return n;
 }
 
+/* The depth of a node above one of depth d, saturating past the limit. */
+static uint8_t deeper(uint8_t d)
+{
+    return d > UMP_DT_MAX_DEPTH ? d : (uint8_t)(d + 1);
+}
+
 static const ump_dt_dl_t *leaf_new(struct ump_dt *t, size_t len)
 {
     return node_new(t, UMP_DL_LEAF, 0, len, 0);
@@ -188,6 +194,7 @@ static const ump_dt_dl_t *mk_vec(struct ump_dt *t, size_t count, ptrdiff_t strid
     n->stride = stride;
     n->off = off;
     n->child = kid;
+    n->depth = deeper(kid->depth);
     return n;
 }
 
@@ -230,6 +237,7 @@ static const ump_dt_dl_t *compact_runs(struct ump_dt *t, size_t m, const ptrdiff
         memcpy(nd, d, m * sizeof(*nd));
         n->disps = nd;
         n->child = leaf;
+        n->depth = 1;
         return n;
     }
     ump_dt_dl_t *n = node_new(
@@ -244,6 +252,7 @@ static const ump_dt_dl_t *compact_runs(struct ump_dt *t, size_t m, const ptrdiff
         pfx[k + 1] = pfx[k] + len[k];
     n->size = pfx[m];
     n->disps = nd, n->lens = nl, n->pfx = pfx;
+    n->depth = 1;
     return n;
 }
 
@@ -330,6 +339,7 @@ static const ump_dt_dl_t *build_blocks(struct ump_dt *t, size_t n, const blk_t *
             memcpy(nd, d, j * sizeof(*nd));
             nn->disps = nd;
             nn->child = kids[0];
+            nn->depth = deeper(kids[0]->depth);
             res = nn;
         }
         goto out;
@@ -348,6 +358,8 @@ static const ump_dt_dl_t *build_blocks(struct ump_dt *t, size_t n, const blk_t *
         pfx[k + 1] = pfx[k] + kids[k]->size;
     nn->size = pfx[j];
     nn->disps = nd, nn->pfx = pfx, nn->kids = nk;
+    for (size_t k = 0; k < j; k++)
+        nn->depth = UMP_MAX(nn->depth, deeper(kids[k]->depth));
     res = nn;
 out:
     free(d);
@@ -436,7 +448,7 @@ static int cmp_hist(const void *a, const void *b)
  * with explicit (resized) bounds acting as MPI's lb/ub markers: when any
  * part carries one, the markers alone decide that bound. */
 typedef struct {
-    bool lb_set, ub_set, mlb_set, mub_set, data;
+    bool lb_set, ub_set, mlb_set, mub_set, data, overflow;
     ptrdiff_t lb, ub, mlb, mub, tlb, tub;
     size_t size, nbasic;
     uint64_t sig, pow;
@@ -457,6 +469,11 @@ static void acc_add2(acc_t *a, ump_dt_t c, size_t n_out, ptrdiff_t stride, size_
 {
     size_t n = n_out * n_in;
     if (n == 0) return;
+    if (n / n_out != n_in || (c->size && n > (SIZE_MAX - a->size) / c->size) ||
+        (c->nbasic && n > (SIZE_MAX - a->nbasic) / c->nbasic)) {
+        a->overflow = true; /* more bytes than memory can hold */
+        return;
+    }
     ptrdiff_t so = (ptrdiff_t)(n_out - 1) * stride, si = (ptrdiff_t)(n_in - 1) * step;
     ptrdiff_t lo = disp + UMP_MIN(0, so) + UMP_MIN(0, si);
     ptrdiff_t hi = disp + UMP_MAX(0, so) + UMP_MAX(0, si);
@@ -490,6 +507,7 @@ static void acc_add2(acc_t *a, ump_dt_t c, size_t n_out, ptrdiff_t stride, size_
 /* Sets t's facts from the accumulator and its layout. */
 static int finish(struct ump_dt *t, const acc_t *a, const ump_dt_dl_t *dl, bool pad)
 {
+    if (a->overflow) return UMP_ERR_COUNT;
     if (!dl) return UMP_ERR_NO_MEMORY;
     t->lb = a->mlb_set ? a->mlb : a->lb_set ? a->lb : 0;
     t->ub = a->mub_set ? a->mub : a->ub_set ? a->ub : 0;

@@ -298,6 +298,27 @@ static void test_big_counts(void **state)
     assert_int_equal(ump_dt_elements_bytes(b, (size_t)3 << 30), (long long)3 << 32);
     ump_dt_unref(a);
     ump_dt_unref(b);
+    /* sizes past what memory can address are refused, not wrapped */
+    MK(a, ump_dt_contiguous(0x7fffffff, MPI_CHAR, &a));
+    MK(b, ump_dt_contiguous(0x7fffffff, a, &b));
+    struct ump_dt *c = NULL;
+    assert_int_equal(ump_dt_contiguous(0x7fffffff, b, &c), UMP_ERR_COUNT);
+    assert_null(c);
+    ump_dt_unref(a);
+    ump_dt_unref(b);
+    /* nesting deeper than the cursor walks is refused */
+    struct ump_dt *cur = MPI_INT, *next = NULL;
+    int rc = UMP_OK, levels = 0;
+    for (; levels < 40; levels++) {
+        rc = ump_dt_vector(2, 1, 2, cur, &next);
+        if (rc != UMP_OK) break;
+        ump_dt_unref(cur);
+        cur = next;
+    }
+    assert_int_equal(rc, UMP_ERR_UNSUPPORTED);
+    assert_int_equal(levels, UMP_DT_MAX_DEPTH);
+    assert_int_equal(cur->depth, UMP_DT_MAX_DEPTH);
+    ump_dt_unref(cur);
 }
 
 static void test_refcount(void **state)
