@@ -84,6 +84,7 @@ typedef struct ump_dt_dl {
     uint8_t depth;                       /* non-leaf levels, LEAF 0 (saturates) */
     size_t count;                        /* blocks (not LEAF) */
     size_t size;                         /* packed bytes of one instance */
+    size_t nruns;                        /* contiguous runs in one instance */
     ptrdiff_t off, stride;               /* VEC */
     const ptrdiff_t *disps;              /* BLK, IDX, STRUCT */
     const size_t *lens;                  /* IDX */

@@ -27,7 +27,8 @@ const ump_dt_dl_t ump_dt_empty_leaf = {.kind = UMP_DL_LEAF, .size = 0};
 #define WKIND ((wchar_t)-1 < 0 ? SKIND(wchar_t) : UKIND(wchar_t))
 
 #define BASIC(var, mpiname, ctype, kind_)                                                          \
-    static const ump_dt_dl_t leaf_##var = {.kind = UMP_DL_LEAF, .size = sizeof(ctype)};            \
+    static const ump_dt_dl_t leaf_##var = {                                                        \
+        .kind = UMP_DL_LEAF, .size = sizeof(ctype), .nruns = 1};                                   \
     struct ump_dt ump_dt_##var = {                                                                 \
         .size = sizeof(ctype),                                                                     \
         .extent = sizeof(ctype),                                                                   \
@@ -103,6 +104,7 @@ extern const struct ump_dt ump_dt_byte_s __attribute__((alias("ump_dt_byte")));
         .kind = offsetof(struct pair_##var, i) == sizeof(vtype) ? UMP_DL_LEAF : UMP_DL_IDX,        \
         .count = offsetof(struct pair_##var, i) == sizeof(vtype) ? 0 : 2,                          \
         .depth = offsetof(struct pair_##var, i) == sizeof(vtype) ? 0 : 1,                          \
+        .nruns = offsetof(struct pair_##var, i) == sizeof(vtype) ? 1 : 2,                          \
         .size = sizeof(vtype) + sizeof(int),                                                       \
         .disps = disps_##var,                                                                      \
         .lens = lens_##var,                                                                        \

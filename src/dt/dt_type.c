@@ -162,7 +162,9 @@ static uint8_t deeper(uint8_t d)
 
 static const ump_dt_dl_t *leaf_new(struct ump_dt *t, size_t len)
 {
-    return node_new(t, UMP_DL_LEAF, 0, len, 0);
+    ump_dt_dl_t *n = node_new(t, UMP_DL_LEAF, 0, len, 0);
+    if (n) n->nruns = len ? 1 : 0;
+    return n;
 }
 
 /* count copies of kid at off + i*stride, merged where the copies touch. */
@@ -195,6 +197,7 @@ static const ump_dt_dl_t *mk_vec(struct ump_dt *t, size_t count, ptrdiff_t strid
     n->off = off;
     n->child = kid;
     n->depth = deeper(kid->depth);
+    n->nruns = count * kid->nruns;
     return n;
 }
 
@@ -238,6 +241,7 @@ static const ump_dt_dl_t *compact_runs(struct ump_dt *t, size_t m, const ptrdiff
         n->disps = nd;
         n->child = leaf;
         n->depth = 1;
+        n->nruns = m;
         return n;
     }
     ump_dt_dl_t *n = node_new(
@@ -253,6 +257,7 @@ static const ump_dt_dl_t *compact_runs(struct ump_dt *t, size_t m, const ptrdiff
     n->size = pfx[m];
     n->disps = nd, n->lens = nl, n->pfx = pfx;
     n->depth = 1;
+    n->nruns = m;
     return n;
 }
 
@@ -340,6 +345,7 @@ static const ump_dt_dl_t *build_blocks(struct ump_dt *t, size_t n, const blk_t *
             nn->disps = nd;
             nn->child = kids[0];
             nn->depth = deeper(kids[0]->depth);
+            nn->nruns = j * kids[0]->nruns;
             res = nn;
         }
         goto out;
@@ -358,8 +364,10 @@ static const ump_dt_dl_t *build_blocks(struct ump_dt *t, size_t n, const blk_t *
         pfx[k + 1] = pfx[k] + kids[k]->size;
     nn->size = pfx[j];
     nn->disps = nd, nn->pfx = pfx, nn->kids = nk;
-    for (size_t k = 0; k < j; k++)
+    for (size_t k = 0; k < j; k++) {
         nn->depth = UMP_MAX(nn->depth, deeper(kids[k]->depth));
+        nn->nruns += kids[k]->nruns;
+    }
     res = nn;
 out:
     free(d);
@@ -393,14 +401,24 @@ typedef struct {
     size_t len, w;
 } hist_t;
 
+/* Run lengths with multiplicities, for the min and median facts. The walk
+ * visits every STRUCT entry of every path, which can explode for structs
+ * of structs sharing a child, so it stops after a budget: the statistics
+ * then describe the first runs only (nblocks stays exact: nodes count
+ * their runs when they are built). */
 typedef struct {
     hist_t *h;
     size_t n, cap;
+    size_t budget;
     bool oom;
 } hists_t;
 
+#define HIST_BUDGET ((size_t)1 << 20)
+
 static void hist_add(hists_t *hs, size_t len, size_t w)
 {
+    if (!hs->budget) return;
+    hs->budget--;
     if (hs->n && hs->h[hs->n - 1].len == len) {
         hs->h[hs->n - 1].w += w;
         return;
@@ -419,6 +437,8 @@ static void hist_add(hists_t *hs, size_t len, size_t w)
 
 static void dl_hist(const ump_dt_dl_t *n, size_t mult, hists_t *hs)
 {
+    if (!hs->budget) return;
+    hs->budget--;
     switch (n->kind) {
     case UMP_DL_LEAF:
         if (n->size) hist_add(hs, n->size, mult);
@@ -534,7 +554,7 @@ static int finish(struct ump_dt *t, const acc_t *a, const ump_dt_dl_t *dl, bool 
         return UMP_ERR_UNSUPPORTED;
     }
     t->depth = (uint8_t)depth;
-    hists_t hs = {0};
+    hists_t hs = {.budget = HIST_BUDGET};
     dl_hist(dl, 1, &hs);
     if (hs.oom) {
         free(hs.h);
@@ -544,9 +564,9 @@ static int finish(struct ump_dt *t, const acc_t *a, const ump_dt_dl_t *dl, bool 
     size_t total = 0, acc = 0;
     for (size_t k = 0; k < hs.n; k++)
         total += hs.h[k].w;
-    t->nblocks = total;
+    t->nblocks = dl->nruns;
     t->min_blk = hs.n ? hs.h[0].len : 0;
-    t->avg_blk = total ? t->size / total : 0;
+    t->avg_blk = t->nblocks ? t->size / t->nblocks : 0;
     t->median_blk = 0;
     for (size_t k = 0; k < hs.n; k++) {
         acc += hs.h[k].w;
