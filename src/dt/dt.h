@@ -107,7 +107,8 @@ struct ump_dt {
     const char *name;
 
     uint32_t magic; /* UMP_DT_MAGIC, UMP_DT_MAGIC_DEAD once released */
-    int refs;       /* user handle + derived types + operations in flight */
+    int refs;       /* user handles + derived types + operations in flight */
+    int handles;    /* handles the user holds (creation, get_contents) */
     bool predefined, committed, user_freed;
     bool is_contig;      /* count elements are one range at buf + true_lb */
     bool has_lb, has_ub; /* explicit bounds (resized) propagate as MPI markers */
@@ -200,8 +201,10 @@ void ump_dt_ref(ump_dt_t dt);
 void ump_dt_unref(ump_dt_t dt);
 /* Marks the type usable for communication. Idempotent. */
 int ump_dt_commit(struct ump_dt *dt);
-/* The user's free: UMP_ERR_DATATYPE for a predefined or already freed type;
- * otherwise drops the user's reference and sets *dt to NULL. */
+/* The user's free: UMP_ERR_DATATYPE for a predefined type or one whose
+ * handles were all freed; otherwise drops one user handle (and its
+ * reference) and sets *dt to NULL. When the last handle goes the type is
+ * marked user_freed; it lives on while references remain. */
 int ump_dt_free(struct ump_dt **dt);
 /* Sets the name (truncated to 127 bytes). */
 int ump_dt_set_name(struct ump_dt *dt, const char *name);
@@ -241,9 +244,10 @@ int ump_dt_resized(ump_dt_t old, ptrdiff_t lb, ptrdiff_t extent, struct ump_dt *
 int ump_dt_dup(ump_dt_t old, struct ump_dt **out);
 
 /* MPI_Type_get_envelope / get_contents. Contents returns the recorded
- * arguments; every derived type in types[] gains a reference the caller
- * owns (MPI: the user frees them). UMP_ERR_INVALID when a max is too
- * small or the type is predefined. */
+ * arguments; every derived type in types[] counts one more user handle
+ * and reference, which the caller releases with ump_dt_free (MPI: the user
+ * frees them). UMP_ERR_INVALID when a max is too small or the type is
+ * predefined. */
 void ump_dt_envelope(ump_dt_t dt, int *ni, int *na, int *nd, int *combiner);
 int ump_dt_contents(ump_dt_t dt, int maxi, int maxa, int maxd, int ints[], ptrdiff_t aints[],
                     struct ump_dt *types[]);

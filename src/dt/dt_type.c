@@ -57,6 +57,7 @@ static struct ump_dt *new_type(int combiner)
     if (!t) return NULL;
     t->magic = UMP_DT_MAGIC;
     t->refs = 1;
+    t->handles = 1;
     t->combiner = (uint8_t)combiner;
     t->kind = UMP_DT_DERIVED;
     t->align = 1;
@@ -106,7 +107,7 @@ int ump_dt_free(struct ump_dt **dt)
     if (!dt || !ump_dt_valid(*dt) || (*dt)->predefined || (*dt)->user_freed)
         return UMP_ERR_DATATYPE;
     struct ump_dt *t = *dt;
-    t->user_freed = true;
+    if (__atomic_sub_fetch(&t->handles, 1, __ATOMIC_ACQ_REL) == 0) t->user_freed = true;
     *dt = NULL;
     ump_dt_unref(t);
     return UMP_OK;
@@ -633,6 +634,7 @@ static struct ump_dt *copy_of(int combiner, ump_dt_t old)
     t->name = nb;
     t->magic = UMP_DT_MAGIC;
     t->refs = 1;
+    t->handles = 1;
     t->predefined = t->committed = t->user_freed = false;
     t->kind = UMP_DT_DERIVED;
     t->combiner = (uint8_t)combiner;
@@ -1046,7 +1048,12 @@ int ump_dt_contents(ump_dt_t dt, int maxi, int maxa, int maxd, int ints[], ptrdi
     if (dt->na) memcpy(aints, dt->aints, sizeof(ptrdiff_t) * (size_t)dt->na);
     for (int k = 0; k < dt->nd; k++) {
         types[k] = dt->types[k];
+        if (types[k]->predefined) continue;
+        /* a new user handle: the type is usable again even if the user
+         * had freed the handle it was created with */
         ump_dt_ref(types[k]);
+        if (__atomic_add_fetch(&types[k]->handles, 1, __ATOMIC_ACQ_REL) == 1)
+            types[k]->user_freed = false;
     }
     return UMP_OK;
 }

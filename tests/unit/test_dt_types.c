@@ -383,9 +383,18 @@ static void test_contents(void **state)
     assert_int_equal(ump_dt_contents(r, 0, 2, 1, NULL, a, types), UMP_OK);
     assert_int_equal(a[1], 100);
     assert_true(types[0] == t);
-    ump_dt_unref(t);
-    ump_dt_unref(r);
-    ump_dt_unref(types[0]); /* the last reference: ASan checks nothing leaks or dangles */
+    /* freeing the returned handle leaves the user's own handle valid */
+    struct ump_dt *h = types[0];
+    assert_int_equal(ump_dt_free(&h), UMP_OK);
+    assert_false(t->user_freed);
+    assert_int_equal(ump_dt_contents(r, 0, 2, 1, NULL, a, types), UMP_OK);
+    assert_int_equal(ump_dt_free(&t), UMP_OK);
+    assert_false(types[0]->user_freed); /* one handle left */
+    t = types[0];
+    assert_int_equal(ump_dt_free(&t), UMP_OK);
+    assert_true(types[0]->user_freed); /* alive through r only */
+    assert_int_equal(ump_dt_free(&types[0]), UMP_ERR_DATATYPE);
+    ump_dt_unref(r); /* the last reference: ASan checks nothing leaks or dangles */
     int sz[2] = {4, 5}, sub[2] = {2, 3}, st[2] = {1, 1};
     MK(t, ump_dt_subarray(2, sz, sub, st, MPI_ORDER_C, MPI_INT, &t));
     ump_dt_envelope(t, &ni, &na, &nd, &comb);
