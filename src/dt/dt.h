@@ -309,7 +309,9 @@ size_t ump_dt_cursor_unpack(ump_dt_cursor_t *c, const void *in, size_t n);
 /* Describes the next bytes (at most `maxbytes`) as at most `maxiov` memory
  * ranges, adjacent ranges merged, and advances past them. Returns the
  * bytes described (less than maxbytes when the entries ran out); *niov
- * receives the entries used. */
+ * receives the entries used. With buf NULL the bases are the offsets from
+ * the origin (as uintptr_t, so negative ones wrap): the flat (offset,
+ * length) list a peer needs to write into this layout. */
 size_t ump_dt_cursor_iov(ump_dt_cursor_t *c, size_t maxbytes, struct iovec *iov, int maxiov,
                          int *niov);
 static inline bool ump_dt_cursor_done(const ump_dt_cursor_t *c)
