@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * flood: rank 0 sends NMSG x 1 KiB eager messages to rank 1 (the last rank),
+ * which sleeps 1 s before it receives any. The unexpected data rank 1 may
+ * hold is bounded by flow control, so its peak resident size (getrusage
+ * ru_maxrss) may grow by at most LIMIT_MB over its size before the flood,
+ * far below the NMSG KiB sent. Every message is checked, in order.
+ *
+ * usage: flood [NMSG [LIMIT_MB]]     (defaults 100000 and 64)
+ */
+#include <sys/resource.h>
+
+#include "mp_common.h"
+
+#define MSG 1024
+
+static long maxrss_kb(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss;
+}
+
+int main(int argc, char **argv)
+{
+    mp_init("flood", &argc, &argv);
+    int me = ump_rank(), np = ump_size();
+    long nmsg = argc > 1 ? atol(argv[1]) : 100000;
+    long limit_mb = argc > 2 ? atol(argv[2]) : 64;
+    MP_CHECK(np >= 2, "needs 2 ranks");
+    int R = np - 1;
+    unsigned char buf[MSG];
+
+    /* The barrier connects the pair both ways, so connection set-up is in
+     * the baseline, not in the growth. */
+    mp_barrier();
+    if (me == 0) {
+        double t0 = mp_now();
+        for (long i = 0; i < nmsg; i++) {
+            mp_fill(buf, MSG, 0, R, 1, (uint64_t)i);
+            MP_CALL(ump_send(buf, MSG, UMP_BYTE, R, 1, 0));
+        }
+        printf("flood: rank 0 sent %ld x %d bytes in %.2f s\n", nmsg, MSG, mp_now() - t0);
+    } else if (me == R) {
+        long base = maxrss_kb();
+        mp_sleep_ms(1000);
+        ump_status_t st;
+        for (long i = 0; i < nmsg; i++) {
+            MP_CALL(ump_recv(buf, MSG, UMP_BYTE, 0, 1, 0, &st));
+            MP_CHECK(st.count == MSG, "message %ld: %zu bytes", i, st.count);
+            MP_CHECK_DATA(buf, MSG, 0, R, 1, (uint64_t)i);
+        }
+        long peak = maxrss_kb();
+        printf("flood: rank %d received %ld messages; peak RSS %ld KiB, %ld KiB over the "
+               "baseline of %ld KiB (limit %ld MiB, %ld MiB sent)\n",
+               R, nmsg, peak, peak - base, base, limit_mb, nmsg * MSG >> 20);
+        MP_CHECK(peak - base < limit_mb * 1024,
+                 "unexpected messages grew RSS by %ld MiB (limit %ld MiB): no flow control",
+                 (peak - base) >> 10, limit_mb);
+    }
+    mp_barrier();
+    mp_finalize();
+    return 0;
+}
