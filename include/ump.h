@@ -31,9 +31,9 @@
 extern "C" {
 #endif
 
-#define UMP_VERSION_MAJOR 0
-#define UMP_VERSION_MINOR 1
-#define UMP_VERSION_PATCH 0
+#define UMP_VERSION_MAJOR  0
+#define UMP_VERSION_MINOR  1
+#define UMP_VERSION_PATCH  0
 #define UMP_VERSION_STRING "0.1.0"
 
 /*
@@ -100,11 +100,11 @@ typedef struct ump_request *ump_req_t;
 #define UMP_REQ_NULL ((ump_req_t)0)
 
 typedef struct {
-    int source;   /* rank that sent the matched message */
-    int tag;      /* tag of the matched message */
-    int error;    /* UMP_OK, UMP_ERR_TRUNCATE, UMP_ERR_PEER_DEAD, ... */
-    int cancelled;/* 1 when a receive was cancelled before it matched */
-    size_t count; /* bytes delivered into the receive buffer */
+    int source;     /* rank that sent the matched message */
+    int tag;        /* tag of the matched message */
+    int error;      /* UMP_OK, UMP_ERR_TRUNCATE, UMP_ERR_PEER_DEAD, ... */
+    int cancelled;  /* 1 when a receive was cancelled before it matched */
+    size_t count;   /* bytes delivered into the receive buffer */
     size_t msg_len; /* bytes the sender sent (count < msg_len when truncated) */
 } ump_status_t;
 
@@ -139,8 +139,7 @@ int ump_isend(const void *buf, size_t count, ump_dt_t dt, int dst, int tag, uint
 /* Synchronous send: completes only after the receiver matched the message. */
 int ump_issend(const void *buf, size_t count, ump_dt_t dt, int dst, int tag, uint32_t ctx,
                ump_req_t *req);
-int ump_irecv(void *buf, size_t count, ump_dt_t dt, int src, int tag, uint32_t ctx,
-              ump_req_t *req);
+int ump_irecv(void *buf, size_t count, ump_dt_t dt, int src, int tag, uint32_t ctx, ump_req_t *req);
 int ump_send(const void *buf, size_t count, ump_dt_t dt, int dst, int tag, uint32_t ctx);
 int ump_ssend(const void *buf, size_t count, ump_dt_t dt, int dst, int tag, uint32_t ctx);
 /* Returns the status error (UMP_ERR_TRUNCATE, ...) as its result too. */

@@ -28,8 +28,7 @@ struct ump_rt {
 int ump_rt_init(ump_rt_t **out)
 {
     ump_rt_t *rt = calloc(1, sizeof(*rt));
-    if (!rt)
-        return UMP_ERR_NO_MEMORY;
+    if (!rt) return UMP_ERR_NO_MEMORY;
     rt->info.rank = 0;
     rt->info.size = 1;
     rt->info.local_rank = 0;
@@ -50,8 +49,7 @@ int ump_rt_init(ump_rt_t **out)
 
 void ump_rt_fini(ump_rt_t *rt)
 {
-    if (!rt)
-        return;
+    if (!rt) return;
     while (rt->kvs) {
         struct kv *n = rt->kvs->next;
         free(rt->kvs);
@@ -60,15 +58,16 @@ void ump_rt_fini(ump_rt_t *rt)
     free(rt);
 }
 
-const ump_rt_info_t *ump_rt_info(const ump_rt_t *rt) { return &rt->info; }
+const ump_rt_info_t *ump_rt_info(const ump_rt_t *rt)
+{
+    return &rt->info;
+}
 
 int ump_rt_put(ump_rt_t *rt, const char *key, const void *val, size_t len)
 {
-    if (strlen(key) >= UMP_RT_KEY_MAX || len > UMP_RT_VAL_MAX)
-        return UMP_ERR_INVALID;
+    if (strlen(key) >= UMP_RT_KEY_MAX || len > UMP_RT_VAL_MAX) return UMP_ERR_INVALID;
     struct kv *kv = malloc(sizeof(*kv) + len);
-    if (!kv)
-        return UMP_ERR_NO_MEMORY;
+    if (!kv) return UMP_ERR_NO_MEMORY;
     kv->rank = rt->info.rank;
     strcpy(kv->key, key);
     kv->len = len;
@@ -78,13 +77,15 @@ int ump_rt_put(ump_rt_t *rt, const char *key, const void *val, size_t len)
     return UMP_OK;
 }
 
-int ump_rt_fence(ump_rt_t *rt) { return UMP_OK; }
+int ump_rt_fence(ump_rt_t *rt)
+{
+    return UMP_OK;
+}
 
 int ump_rt_get(ump_rt_t *rt, int rank, const char *key, void *val, size_t *len)
 {
     for (struct kv *kv = rt->kvs; kv; kv = kv->next) {
-        if (kv->rank != rank || strcmp(kv->key, key))
-            continue;
+        if (kv->rank != rank || strcmp(kv->key, key)) continue;
         if (kv->len > *len) {
             *len = kv->len;
             return UMP_ERR_NO_RESOURCE;
@@ -96,7 +97,10 @@ int ump_rt_get(ump_rt_t *rt, int rank, const char *key, void *val, size_t *len)
     return UMP_ERR_INVALID;
 }
 
-int ump_rt_node_of(const ump_rt_t *rt, int rank) { return 0; }
+int ump_rt_node_of(const ump_rt_t *rt, int rank)
+{
+    return 0;
+}
 
 void ump_rt_abort(ump_rt_t *rt, int code, const char *msg)
 {

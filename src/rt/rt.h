@@ -48,8 +48,8 @@ typedef struct ump_rt_info {
     int rank, size;
     int local_rank, local_size; /* among ranks on this node */
     int node_id, num_nodes;
-    char job_id[17];                       /* 16 hex digits + NUL */
-    uint8_t secret[UMP_RT_SECRET_LEN];     /* per-job secret (random for singletons) */
+    char job_id[17];                   /* 16 hex digits + NUL */
+    uint8_t secret[UMP_RT_SECRET_LEN]; /* per-job secret (random for singletons) */
     char hostname[256];
     const char *backend; /* "umprun", "singleton", "pmix" */
 } ump_rt_info_t;

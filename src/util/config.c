@@ -25,19 +25,29 @@ int ump_parse_size(const char *s, size_t *out)
     char *end;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 0);
-    if (errno || end == s || *s == '-')
-        return -1;
+    if (errno || end == s || *s == '-') return -1;
     unsigned long long mult = 1;
     switch (*end) {
-    case 'k': case 'K': mult = 1ull << 10; end++; break;
-    case 'm': case 'M': mult = 1ull << 20; end++; break;
-    case 'g': case 'G': mult = 1ull << 30; end++; break;
-    default: break;
-    }
-    if (*end == 'b' || *end == 'B')
+    case 'k':
+    case 'K':
+        mult = 1ull << 10;
         end++;
-    if (*end != '\0' || (v && mult > ~0ull / v))
-        return -1;
+        break;
+    case 'm':
+    case 'M':
+        mult = 1ull << 20;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        mult = 1ull << 30;
+        end++;
+        break;
+    default:
+        break;
+    }
+    if (*end == 'b' || *end == 'B') end++;
+    if (*end != '\0' || (v && mult > ~0ull / v)) return -1;
     *out = (size_t)(v * mult);
     return 0;
 }
@@ -47,8 +57,14 @@ static int parse_bool(const char *s, int *out)
     static const char *const yes[] = {"1", "y", "yes", "on", "true"};
     static const char *const no[] = {"0", "n", "no", "off", "false"};
     for (size_t i = 0; i < UMP_ARRAY_SIZE(yes); i++) {
-        if (!strcasecmp(s, yes[i])) { *out = 1; return 0; }
-        if (!strcasecmp(s, no[i])) { *out = 0; return 0; }
+        if (!strcasecmp(s, yes[i])) {
+            *out = 1;
+            return 0;
+        }
+        if (!strcasecmp(s, no[i])) {
+            *out = 0;
+            return 0;
+        }
     }
     return -1;
 }
@@ -64,8 +80,7 @@ static int parse_enum(const char *choices, const char *s, int *out)
             *out = idx;
             return 0;
         }
-        if (!bar)
-            break;
+        if (!bar) break;
         p = bar + 1;
     }
     return -1;
@@ -103,12 +118,10 @@ static int by_name(const void *a, const void *b)
 
 static void build_sorted(void)
 {
-    if (sorted || !__start_ump_cfg)
-        return;
+    if (sorted || !__start_ump_cfg) return;
     size_t n = (size_t)(__stop_ump_cfg - __start_ump_cfg);
     sorted = malloc(sizeof(*sorted) * (n ? n : 1));
-    if (!sorted)
-        return;
+    if (!sorted) return;
     for (size_t i = 0; i < n; i++)
         sorted[i] = __start_ump_cfg[i];
     qsort(sorted, n, sizeof(*sorted), by_name);
@@ -119,8 +132,7 @@ ump_cfg_t *ump_cfg_find(const char *name)
 {
     build_sorted();
     for (size_t i = 0; i < nsorted; i++)
-        if (!strcmp(sorted[i]->name, name))
-            return sorted[i];
+        if (!strcmp(sorted[i]->name, name)) return sorted[i];
     return NULL;
 }
 
@@ -132,8 +144,7 @@ const ump_cfg_t *ump_cfg_at(size_t i)
 
 int ump_cfg_load(bool force)
 {
-    if (loaded && !force)
-        return UMP_OK;
+    if (loaded && !force) return UMP_OK;
     build_sorted();
     for (size_t i = 0; i < nsorted; i++) {
         ump_cfg_t *c = sorted[i];
@@ -155,16 +166,13 @@ int ump_cfg_load(bool force)
     loaded = true;
     /* The log level is itself a tunable; apply it before warning further. */
     ump_cfg_t *lv = ump_cfg_find("UMP_LOG");
-    if (lv)
-        ump_log_level = lv->v.e;
+    if (lv) ump_log_level = lv->v.e;
     for (char **e = environ; e && *e; e++) {
-        if (strncmp(*e, "UMP_", 4) != 0 || !strncmp(*e, "UMP_JOB_", 8))
-            continue;
+        if (strncmp(*e, "UMP_", 4) != 0 || !strncmp(*e, "UMP_JOB_", 8)) continue;
         const char *eq = strchr(*e, '=');
         char name[128];
         size_t n = eq ? (size_t)(eq - *e) : strlen(*e);
-        if (n >= sizeof(name))
-            n = sizeof(name) - 1;
+        if (n >= sizeof(name)) n = sizeof(name) - 1;
         memcpy(name, *e, n);
         name[n] = '\0';
         if (!ump_cfg_find(name))
@@ -176,17 +184,26 @@ int ump_cfg_load(bool force)
 void ump_cfg_format(const ump_cfg_t *c, char *buf, size_t len)
 {
     switch (c->type) {
-    case UMP_CFG_INT: snprintf(buf, len, "%lld", c->v.i); break;
-    case UMP_CFG_SIZE: snprintf(buf, len, "%zu", c->v.sz); break;
-    case UMP_CFG_BOOL: snprintf(buf, len, "%s", c->v.b ? "yes" : "no"); break;
-    case UMP_CFG_DOUBLE: snprintf(buf, len, "%g", c->v.d); break;
-    case UMP_CFG_STRING: snprintf(buf, len, "%s", c->v.s ? c->v.s : ""); break;
+    case UMP_CFG_INT:
+        snprintf(buf, len, "%lld", c->v.i);
+        break;
+    case UMP_CFG_SIZE:
+        snprintf(buf, len, "%zu", c->v.sz);
+        break;
+    case UMP_CFG_BOOL:
+        snprintf(buf, len, "%s", c->v.b ? "yes" : "no");
+        break;
+    case UMP_CFG_DOUBLE:
+        snprintf(buf, len, "%g", c->v.d);
+        break;
+    case UMP_CFG_STRING:
+        snprintf(buf, len, "%s", c->v.s ? c->v.s : "");
+        break;
     case UMP_CFG_ENUM: {
         const char *p = c->choices;
         for (int i = 0; i < c->v.e && p; i++) {
             p = strchr(p, '|');
-            if (p)
-                p++;
+            if (p) p++;
         }
         size_t n = p ? strcspn(p, "|") : 0;
         snprintf(buf, len, "%.*s", (int)n, p ? p : "");

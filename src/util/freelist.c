@@ -28,8 +28,7 @@ void ump_freelist_destroy(ump_freelist_t *fl)
 static int grow(ump_freelist_t *fl)
 {
     char *chunk = malloc(CHUNK_HEAD + fl->obj_size * fl->per_chunk);
-    if (!chunk)
-        return UMP_ERR_NO_MEMORY;
+    if (!chunk) return UMP_ERR_NO_MEMORY;
     *(void **)chunk = fl->chunks;
     fl->chunks = chunk;
     /* Thread the new objects onto the free list, first object first. */
@@ -44,8 +43,7 @@ static int grow(ump_freelist_t *fl)
 
 void *ump_freelist_get(ump_freelist_t *fl)
 {
-    if (UMP_UNLIKELY(!fl->free) && grow(fl) != UMP_OK)
-        return NULL;
+    if (UMP_UNLIKELY(!fl->free) && grow(fl) != UMP_OK) return NULL;
     void *obj = fl->free;
     fl->free = *(void **)obj;
     fl->in_use++;

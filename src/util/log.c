@@ -15,7 +15,10 @@ static const char *const level_names[] = {"error", "warn", "info", "debug", "tra
 UMP_CFG_ENUM_(ump_cfg_log, "UMP_LOG", "warn", "error|warn|info|debug|trace",
               "log level: messages at or above it are written to stderr");
 
-void ump_log_set_rank(int rank) { log_rank = rank; }
+void ump_log_set_rank(int rank)
+{
+    log_rank = rank;
+}
 
 void ump_log_write(int level, const char *file, int line, const char *fmt, ...)
 {
@@ -23,14 +26,12 @@ void ump_log_write(int level, const char *file, int line, const char *fmt, ...)
     char msg[1024];
     va_list ap;
 
-    if (!log_host[0] && gethostname(log_host, sizeof(log_host) - 1) != 0)
-        strcpy(log_host, "?");
+    if (!log_host[0] && gethostname(log_host, sizeof(log_host) - 1) != 0) strcpy(log_host, "?");
     errno = saved;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    if (level < 0 || level > UMP_LOG_TRACE)
-        level = UMP_LOG_ERROR;
+    if (level < 0 || level > UMP_LOG_TRACE) level = UMP_LOG_ERROR;
     /* One write per line so lines of concurrent ranks do not interleave. */
     if (ump_log_level >= UMP_LOG_DEBUG)
         fprintf(stderr, "[ump %s:%d rank %d] %s: %s (%s:%d)\n", log_host, (int)getpid(), log_rank,

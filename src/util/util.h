@@ -14,14 +14,14 @@
 
 #include "ump.h"
 
-#define UMP_CACHELINE 64
-#define UMP_ALIGNED(n) __attribute__((aligned(n)))
-#define UMP_LIKELY(x)   __builtin_expect(!!(x), 1)
-#define UMP_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define UMP_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define UMP_MIN(a, b) ((a) < (b) ? (a) : (b))
-#define UMP_MAX(a, b) ((a) > (b) ? (a) : (b))
-#define UMP_ALIGN_UP(x, a) (((x) + ((a)-1)) & ~((size_t)(a)-1))
+#define UMP_CACHELINE                     64
+#define UMP_ALIGNED(n)                    __attribute__((aligned(n)))
+#define UMP_LIKELY(x)                     __builtin_expect(!!(x), 1)
+#define UMP_UNLIKELY(x)                   __builtin_expect(!!(x), 0)
+#define UMP_ARRAY_SIZE(a)                 (sizeof(a) / sizeof((a)[0]))
+#define UMP_MIN(a, b)                     ((a) < (b) ? (a) : (b))
+#define UMP_MAX(a, b)                     ((a) > (b) ? (a) : (b))
+#define UMP_ALIGN_UP(x, a)                (((x) + ((a)-1)) & ~((size_t)(a)-1))
 #define UMP_CONTAINER_OF(p, type, member) ((type *)((char *)(p)-offsetof(type, member)))
 
 /* --- logging ------------------------------------------------------------- */
@@ -77,7 +77,7 @@ typedef enum {
 } ump_cfg_type_t;
 
 typedef struct ump_cfg {
-    const char *name;    /* environment variable, UMP_<COMPONENT>_<NAME> */
+    const char *name; /* environment variable, UMP_<COMPONENT>_<NAME> */
     ump_cfg_type_t type;
     const char *defval;  /* default, as text */
     const char *choices; /* UMP_CFG_ENUM only */
@@ -95,7 +95,7 @@ typedef struct ump_cfg {
 } ump_cfg_t;
 
 #define UMP_CFG_SECTION "ump_cfg"
-#define UMP_CFG_DECLARE(var, envname, type, def, choices, doc)                                      \
+#define UMP_CFG_DECLARE(var, envname, type, def, choices, doc)                                     \
     ump_cfg_t var = {envname, type, def, choices, doc, {0}, false, false};                         \
     static ump_cfg_t *const var##_entry_ __attribute__((used, section(UMP_CFG_SECTION))) = &var
 #define UMP_CFG(var, envname, type, def, doc) UMP_CFG_DECLARE(var, envname, type, def, NULL, doc)
@@ -140,11 +140,11 @@ static inline void ump_cpu_relax(void)
  * core lock when running MULTIPLE.
  */
 typedef struct ump_freelist {
-    size_t obj_size;     /* rounded up to 16 */
+    size_t obj_size; /* rounded up to 16 */
     size_t per_chunk;
-    void *free;          /* singly linked through the first word */
-    void *chunks;        /* singly linked list of chunks */
-    size_t allocated;    /* objects ever carved */
+    void *free;       /* singly linked through the first word */
+    void *chunks;     /* singly linked list of chunks */
+    size_t allocated; /* objects ever carved */
     size_t in_use;
 } ump_freelist_t;
 

@@ -18,8 +18,7 @@ const ump_xp_ops_t *const *ump_xp_registry(void)
         const ump_xp_ops_t *all[] = {&ump_xp_self_ops, &ump_xp_shm_ops, &ump_xp_tcp_ops};
         int n = 0;
         for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-            if (all[i])
-                list[n++] = all[i];
+            if (all[i]) list[n++] = all[i];
         list[n] = NULL;
         built = 1;
     }

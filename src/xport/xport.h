@@ -38,14 +38,14 @@ typedef struct ump_xp ump_xp_t;
 
 /* Numbers the core's protocol choice reads; filled by open(). */
 typedef struct ump_xp_caps {
-    bool reliable;       /* no loss, no duplication, no corruption */
-    bool ordered;        /* AMs to one peer are delivered in send order */
-    bool rma_get;        /* get() works (possibly refused later per peer) */
-    size_t max_am;       /* largest hlen + payload of one AM */
-    size_t max_iov;      /* most iovec entries am_send/get accept */
-    size_t eager_limit;  /* largest payload the core should send eagerly */
-    size_t seg_size;     /* payload per DATA AM of a pipelined rendezvous */
-    size_t get_min;      /* smallest message worth a get(); SIZE_MAX = never */
+    bool reliable;      /* no loss, no duplication, no corruption */
+    bool ordered;       /* AMs to one peer are delivered in send order */
+    bool rma_get;       /* get() works (possibly refused later per peer) */
+    size_t max_am;      /* largest hlen + payload of one AM */
+    size_t max_iov;     /* most iovec entries am_send/get accept */
+    size_t eager_limit; /* largest payload the core should send eagerly */
+    size_t seg_size;    /* payload per DATA AM of a pipelined rendezvous */
+    size_t get_min;     /* smallest message worth a get(); SIZE_MAX = never */
 } ump_xp_caps_t;
 
 /* A piece of a peer's memory, as published by the peer (for CMA: its own

@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * core.h - requests, matching, protocols and progress.
+ *
+ * Path of a message: ump_isend (send.c) picks the protocol from the size and
+ * the peer's transport: eager (one AM), synchronous eager (the receiver
+ * acknowledges at match time), or rendezvous (RTS; the receiver then either
+ * reads the data with the transport's get() and answers FIN, or answers CTS
+ * and the sender streams DATA segments). Arriving AMs enter through
+ * ump_core_am_handler (proto.c), which matches them against posted receives
+ * (match.c) or keeps them as unexpected. Every AM that the receiver must be
+ * able to hold without a posted receive (EAGER, EAGER_SYNC, RTS) costs the
+ * sender credits, returned by the receiver once the message is consumed:
+ * a flood of unexpected messages slows the sender instead of exhausting the
+ * receiver's memory.
+ */
+#ifndef UMP_CORE_H
+#define UMP_CORE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+#include <uthash.h>
+
+#include "dt/dt.h"
+#include "rt/rt.h"
+#include "util/util.h"
+#include "xport/xport.h"
+
+/* Active-message ids of the core's protocols. */
+enum {
+    UMP_AM_EAGER = 1,  /* ump_hdr_match_t + payload */
+    UMP_AM_EAGER_SYNC, /* ump_hdr_match_t + payload; answer SYNC_ACK at match */
+    UMP_AM_RTS,        /* ump_hdr_rts_t */
+    UMP_AM_CTS,        /* ump_hdr_cts_t: receiver matched, send DATA */
+    UMP_AM_DATA,       /* ump_hdr_data_t + payload */
+    UMP_AM_FIN,        /* ump_hdr_ack_t: receiver read the data with get() */
+    UMP_AM_SYNC_ACK,   /* ump_hdr_ack_t: synchronous eager matched */
+    UMP_AM_CREDIT,     /* ump_hdr_credit_t */
+};
+
+/* Wire headers: host byte order (homogeneous jobs), at most 32 bytes. */
+typedef struct {
+    int32_t tag;
+    uint32_t ctx;
+    uint64_t len;  /* message bytes */
+    uint64_t sreq; /* sender's request id (synchronous and rendezvous) */
+} ump_hdr_match_t;
+
+typedef struct {
+    ump_hdr_match_t m;
+    uint64_t addr; /* sender buffer, for get() */
+} ump_hdr_rts_t;
+
+typedef struct {
+    uint64_t sreq;
+    uint64_t rreq;
+    uint64_t len; /* bytes the receiver takes (<= message length) */
+} ump_hdr_cts_t;
+
+typedef struct {
+    uint64_t rreq;
+    uint64_t offset;
+} ump_hdr_data_t;
+
+typedef struct {
+    uint64_t sreq;
+} ump_hdr_ack_t;
+
+typedef struct {
+    uint64_t bytes;
+} ump_hdr_credit_t;
+
+_Static_assert(sizeof(ump_hdr_rts_t) <= 32, "protocol headers are at most 32 bytes");
+
+typedef enum { UMP_REQ_SEND = 1, UMP_REQ_RECV } ump_req_kind_t;
+
+/* Request flags. */
+enum {
+    UMP_RF_COMPLETE = 1 << 0,
+    UMP_RF_SYNC = 1 << 1,      /* synchronous send */
+    UMP_RF_MATCHED = 1 << 2,   /* receive matched a message */
+    UMP_RF_IN_COMPLQ = 1 << 3, /* on the completion list for ump_peek */
+    UMP_RF_PEEKED = 1 << 4,    /* reported by ump_peek once */
+    UMP_RF_POSTED = 1 << 5,    /* on a posted-receive queue */
+    UMP_RF_ACTIVE = 1 << 6,    /* on the active list */
+};
+
+struct ump_request {
+    uint32_t flags;
+    uint8_t kind;
+    int peer; /* destination, or source (may be UMP_ANY_SOURCE) */
+    int tag;
+    uint32_t ctx;
+    void *buf;
+    size_t len;      /* send: message bytes; receive: buffer bytes */
+    size_t done;     /* bytes sent (pipelined send) or received (pipelined receive) */
+    size_t expected; /* receive: bytes that will arrive */
+    uint64_t rreq;   /* send: the receiver's request id from CTS */
+    ump_status_t status;
+    TAILQ_ENTRY(ump_request) link;   /* posted queue */
+    TAILQ_ENTRY(ump_request) active; /* active list (incomplete requests) */
+    TAILQ_ENTRY(ump_request) complq; /* completion list for ump_peek */
+};
+TAILQ_HEAD(ump_req_list, ump_request);
+
+/* A message that arrived before its receive was posted. */
+typedef struct ump_unexp {
+    TAILQ_ENTRY(ump_unexp) link;
+    int src;
+    uint8_t am_id; /* EAGER, EAGER_SYNC or RTS */
+    ump_hdr_rts_t h;
+    size_t cost; /* credits it holds until consumed */
+    size_t datalen;
+    size_t cls; /* size class (index into core.unexp_fl) or SIZE_MAX if malloc'd */
+    char data[];
+} ump_unexp_t;
+TAILQ_HEAD(ump_unexp_list, ump_unexp);
+
+/* Per-context matching queues. */
+typedef struct ump_ctxq {
+    uint32_t ctx;
+    struct ump_req_list posted;
+    struct ump_unexp_list unexp;
+    UT_hash_handle hh;
+} ump_ctxq_t;
+
+/* A send-side operation waiting for the transport or for credits. */
+typedef struct ump_op {
+    TAILQ_ENTRY(ump_op) link;
+    uint8_t am_id;
+    uint8_t hlen;
+    union {
+        ump_hdr_rts_t rts;
+        ump_hdr_match_t match;
+        ump_hdr_cts_t cts;
+        ump_hdr_ack_t ack;
+        ump_hdr_credit_t credit;
+        char bytes[32];
+    } h;
+    struct ump_request *req; /* payload source (EAGER from req->buf; DATA streams req) */
+} ump_op_t;
+TAILQ_HEAD(ump_op_list, ump_op);
+
+typedef struct ump_peer {
+    ump_xp_t *xp;
+    bool dead;
+    bool on_pending_list;
+    int64_t credits;          /* bytes of unexpected-able AMs we may still send */
+    size_t owed;              /* bytes of its messages we consumed, not yet returned */
+    struct ump_op_list ctrl;  /* replies and DATA: never wait for credits */
+    struct ump_op_list match; /* EAGER/RTS: wait for credits, in send order */
+    TAILQ_ENTRY(ump_peer) pending_link;
+} ump_peer_t;
+TAILQ_HEAD(ump_peer_list, ump_peer);
+
+typedef enum { UMP_WAIT_SPIN = 0, UMP_WAIT_BLOCK, UMP_WAIT_AUTO } ump_wait_mode_t;
+
+typedef struct ump_core {
+    bool initialized, finalized;
+    int rank, size;
+    int thread_level;
+    pthread_mutex_t lock; /* taken only at UMP_THREAD_MULTIPLE */
+    ump_rt_t *rt;
+    ump_xp_t *xps[8];
+    int nxps;
+    ump_peer_t *peers;
+    struct ump_peer_list pending_peers;
+    ump_ctxq_t *ctxqs;     /* uthash table */
+    ump_ctxq_t *last_ctxq; /* one-entry lookup cache */
+    struct ump_req_list active;
+    struct ump_req_list complq;
+    size_t outstanding; /* requests handed out and not yet released */
+    ump_freelist_t req_fl, op_fl;
+    ump_freelist_t unexp_fl[4];
+    int64_t credits_init;
+    bool block; /* wait by sleeping after the spin budget */
+    bool oversubscribed;
+    uint64_t spin_ns;
+    int epfd;          /* the transports' wait fds, for sleeping */
+    int blocked_sends; /* sends refused by a transport since last progress */
+} ump_core_t;
+
+extern ump_core_t ump_core;
+
+static inline void ump_core_lock(void)
+{
+    if (ump_core.thread_level == UMP_THREAD_MULTIPLE) pthread_mutex_lock(&ump_core.lock);
+}
+static inline void ump_core_unlock(void)
+{
+    if (ump_core.thread_level == UMP_THREAD_MULTIPLE) pthread_mutex_unlock(&ump_core.lock);
+}
+
+static inline uint64_t ump_req_id(struct ump_request *r)
+{
+    return (uint64_t)(uintptr_t)r;
+}
+static inline struct ump_request *ump_req_from_id(uint64_t id)
+{
+    return (struct ump_request *)(uintptr_t)id;
+}
+
+/* request.c */
+struct ump_request *ump_core_req_alloc(ump_req_kind_t kind);
+void ump_core_req_complete(struct ump_request *r, int error);
+/* Waits (progressing, spinning then sleeping by policy) until done(arg). */
+void ump_core_wait_until(bool (*done)(void *), void *arg);
+
+/* match.c */
+ump_ctxq_t *ump_core_ctxq(uint32_t ctx, bool create);
+void ump_core_ctxq_destroy_all(void);
+ump_unexp_t *ump_core_unexp_alloc(size_t datalen);
+void ump_core_unexp_free(ump_unexp_t *u);
+/* Finds and removes the first posted receive matching (src, tag), or NULL. */
+struct ump_request *ump_core_match_posted(ump_ctxq_t *q, int src, int tag);
+/* Finds the first unexpected message matching (src, tag); removes it if `take`. */
+ump_unexp_t *ump_core_match_unexp(ump_ctxq_t *q, int src, int tag, bool take);
+
+/* proto.c */
+void ump_core_am_handler(void *arg, ump_xp_t *xp, int peer, uint8_t am_id, const void *data,
+                         size_t len);
+void ump_core_peer_failed(void *arg, ump_xp_t *xp, int peer, int status);
+/* A receive `r` meets message `u` (or the arriving AM described the same way). */
+void ump_core_deliver_unexp(struct ump_request *r, ump_unexp_t *u);
+/* The receiver consumed `cost` bytes of `src`'s credit-holding messages. */
+void ump_core_consumed(int src, size_t cost);
+
+/* progress.c */
+int ump_core_progress(void);
+/* Queues an op for peer (control ops skip credits). Tries to send at once
+ * when nothing is queued ahead of it. */
+void ump_core_queue_op(int peer, ump_op_t *op, bool ctrl);
+ump_op_t *ump_core_op_alloc(uint8_t am_id, const void *hdr, size_t hlen, struct ump_request *r);
+/* Sends a reply AM (CTS, FIN, SYNC_ACK, CREDIT) now or queues it. */
+void ump_core_send_ctrl(int peer, uint8_t am_id, const void *hdr, size_t hlen);
+/* Fails every queued op and incomplete request involving `peer`. */
+void ump_core_fail_peer(int peer, int error);
+bool ump_core_sends_pending(void);
+/* Credit cost of a matching AM. */
+static inline size_t ump_core_cost(size_t hlen, size_t payload)
+{
+    return hlen + payload;
+}
+
+#endif /* UMP_CORE_H */

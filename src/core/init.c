@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Start-up and shut-down: the runtime, the transports, the choice of one
+ * transport per peer, and the wait policy.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "core/core.h"
+
+ump_core_t ump_core = {.epfd = -1};
+
+UMP_CFG(cfg_transports, "UMP_TRANSPORTS", UMP_CFG_STRING, "shm,tcp",
+        "transports ump may use, comma-separated, in order of preference (self is always used "
+        "for a rank's own messages)");
+UMP_CFG_ENUM_(cfg_wait, "UMP_WAIT", "auto", "spin|block|auto",
+              "how blocking calls wait: spin, block (spin briefly then sleep), or auto (block "
+              "when this node has more ranks than cores)");
+UMP_CFG(cfg_spin_us, "UMP_WAIT_SPIN_US", UMP_CFG_INT, "50",
+        "microseconds a blocking call polls before it sleeps (block mode)");
+UMP_CFG(cfg_credits, "UMP_CREDITS", UMP_CFG_SIZE, "256k",
+        "bytes of unexpected messages a sender may have outstanding at one receiver; bounds "
+        "the memory a flood of unmatched sends can take");
+
+static bool allowed(const char *name)
+{
+    if (!strcmp(name, "self")) return true;
+    const char *list = cfg_transports.v.s;
+    size_t n = strlen(name);
+    for (const char *p = list; p && *p;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if (len == n && !strncmp(p, name, n)) return true;
+        p = comma ? comma + 1 : NULL;
+    }
+    return false;
+}
+
+static void warn_unknown_transports(void)
+{
+    const ump_xp_ops_t *const *reg = ump_xp_registry();
+    char buf[256];
+    snprintf(buf, sizeof(buf), "%s", cfg_transports.v.s);
+    for (char *save, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        bool found = false;
+        for (int i = 0; reg[i]; i++)
+            found |= !strcmp(reg[i]->name, tok);
+        if (!found)
+            ump_warn("UMP_TRANSPORTS names '%s', which this build does not have (ump_info lists "
+                     "the built transports)",
+                     tok);
+    }
+}
+
+static int open_transports(void)
+{
+    const ump_xp_ops_t *const *reg = ump_xp_registry();
+    ump_xp_params_t params = {.rt = ump_core.rt,
+                              .am_handler = ump_core_am_handler,
+                              .peer_failed = ump_core_peer_failed,
+                              .arg = NULL};
+    warn_unknown_transports();
+    for (int i = 0; reg[i]; i++) {
+        if (!allowed(reg[i]->name)) continue;
+        if (ump_core.nxps == (int)UMP_ARRAY_SIZE(ump_core.xps)) break;
+        ump_xp_t *xp;
+        int rc = reg[i]->open(&params, &xp);
+        if (rc == UMP_ERR_UNSUPPORTED) {
+            ump_info("transport %s is not usable here; going on without it", reg[i]->name);
+            continue;
+        }
+        if (rc != UMP_OK) {
+            ump_error("transport %s failed to open: %s", reg[i]->name, ump_strerror(rc));
+            return rc;
+        }
+        ump_core.xps[ump_core.nxps++] = xp;
+    }
+    return UMP_OK;
+}
+
+/* Picks one transport per peer: self for our own rank, otherwise the first
+ * allowed transport (in registry order) that reaches it. */
+static void choose_transports(void)
+{
+    for (int peer = 0; peer < ump_core.size; peer++) {
+        ump_peer_t *p = &ump_core.peers[peer];
+        TAILQ_INIT(&p->ctrl);
+        TAILQ_INIT(&p->match);
+        p->credits = ump_core.credits_init;
+        for (int i = 0; i < ump_core.nxps && !p->xp; i++) {
+            ump_xp_t *xp = ump_core.xps[i];
+            bool is_self = !strcmp(xp->ops->name, "self");
+            if (is_self != (peer == ump_core.rank)) continue;
+            if (is_self || xp->ops->reaches(xp, peer)) p->xp = xp;
+        }
+        if (!p->xp)
+            ump_debug("no transport reaches rank %d", peer);
+        else
+            ump_trace("rank %d over %s", peer, p->xp->ops->name);
+    }
+}
+
+static void setup_waiting(const ump_rt_info_t *info)
+{
+    int cpus = ump_num_cpus();
+    ump_core.oversubscribed = info->local_size > cpus;
+    switch (cfg_wait.v.e) {
+    case UMP_WAIT_SPIN:
+        ump_core.block = false;
+        break;
+    case UMP_WAIT_BLOCK:
+        ump_core.block = true;
+        break;
+    default:
+        ump_core.block = ump_core.oversubscribed;
+        break;
+    }
+    ump_core.spin_ns = (uint64_t)(cfg_spin_us.v.i > 0 ? cfg_spin_us.v.i : 0) * 1000;
+    if (ump_core.oversubscribed && !cfg_spin_us.from_env)
+        ump_core.spin_ns = 5000; /* others want this core: give it up quickly */
+    ump_core.epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (ump_core.epfd < 0) {
+        ump_warn("epoll_create1: %m; waiting will poll");
+        return;
+    }
+    for (int i = 0; i < ump_core.nxps; i++) {
+        ump_xp_t *xp = ump_core.xps[i];
+        int fd = xp->ops->wait_fd(xp);
+        struct epoll_event ev = {.events = EPOLLIN, .data.u32 = (uint32_t)i};
+        if (fd >= 0 && epoll_ctl(ump_core.epfd, EPOLL_CTL_ADD, fd, &ev) != 0)
+            ump_warn("epoll_ctl on the %s transport's wait fd: %m", xp->ops->name);
+    }
+}
+
+int ump_init(int *argc, char ***argv, int thread_level, int *provided)
+{
+    int rc;
+    if (ump_core.initialized) return UMP_ERR_ALREADY_INIT;
+    ump_cfg_load(false);
+    pthread_mutex_init(&ump_core.lock, NULL);
+    TAILQ_INIT(&ump_core.active);
+    TAILQ_INIT(&ump_core.complq);
+    TAILQ_INIT(&ump_core.pending_peers);
+    ump_freelist_init(&ump_core.req_fl, sizeof(struct ump_request), 128);
+    ump_freelist_init(&ump_core.op_fl, sizeof(ump_op_t), 128);
+
+    rc = ump_rt_init(&ump_core.rt);
+    if (rc != UMP_OK) goto err;
+    const ump_rt_info_t *info = ump_rt_info(ump_core.rt);
+    ump_core.rank = info->rank;
+    ump_core.size = info->size;
+    ump_log_set_rank(info->rank);
+    ump_core.credits_init = (int64_t)cfg_credits.v.sz;
+
+    ump_core.peers = calloc((size_t)ump_core.size, sizeof(ump_peer_t));
+    if (!ump_core.peers) {
+        rc = UMP_ERR_NO_MEMORY;
+        goto err_rt;
+    }
+    rc = open_transports();
+    if (rc != UMP_OK) goto err_xps;
+    rc = ump_rt_fence(ump_core.rt);
+    if (rc != UMP_OK) goto err_xps;
+    for (int i = 0; i < ump_core.nxps; i++) {
+        ump_xp_t *xp = ump_core.xps[i];
+        if (xp->ops->wireup && (rc = xp->ops->wireup(xp)) != UMP_OK) {
+            ump_error("transport %s failed to connect: %s", xp->ops->name, ump_strerror(rc));
+            goto err_xps;
+        }
+        /* Every matching AM must fit in the credit window, or it would wait
+         * for credits forever. */
+        size_t need = 4 * (xp->caps.eager_limit + sizeof(ump_hdr_rts_t));
+        if ((size_t)ump_core.credits_init < need) {
+            ump_warn("UMP_CREDITS=%lld is too small for %s's eager limit; using %zu",
+                     (long long)ump_core.credits_init, xp->ops->name, need);
+            ump_core.credits_init = (int64_t)need;
+        }
+    }
+    choose_transports();
+    setup_waiting(info);
+    ump_core.thread_level = UMP_MIN(UMP_MAX(thread_level, UMP_THREAD_SINGLE), UMP_THREAD_MULTIPLE);
+    if (provided) *provided = ump_core.thread_level;
+    ump_core.initialized = true;
+    ump_debug("initialized: rank %d of %d over %d transport(s), %s waits", ump_core.rank,
+              ump_core.size, ump_core.nxps, ump_core.block ? "blocking" : "spinning");
+    return UMP_OK;
+
+err_xps:
+    while (ump_core.nxps > 0) {
+        ump_xp_t *xp = ump_core.xps[--ump_core.nxps];
+        xp->ops->close(xp);
+    }
+    free(ump_core.peers);
+    ump_core.peers = NULL;
+err_rt:
+    ump_rt_fini(ump_core.rt);
+    ump_core.rt = NULL;
+err:
+    ump_freelist_destroy(&ump_core.req_fl);
+    ump_freelist_destroy(&ump_core.op_fl);
+    ump_error("ump_init failed: %s", ump_strerror(rc));
+    return rc;
+}
+
+static bool quiet(void *arg)
+{
+    if (ump_core_sends_pending()) return false;
+    for (int i = 0; i < ump_core.nxps; i++) {
+        ump_xp_t *xp = ump_core.xps[i];
+        if (xp->ops->flush(xp) != UMP_OK) return false;
+    }
+    return true;
+}
+
+int ump_finalize(void)
+{
+    if (!ump_core.initialized || ump_core.finalized) return UMP_ERR_NOT_INIT;
+    ump_core_lock();
+    if (!TAILQ_EMPTY(&ump_core.active))
+        ump_warn("ump_finalize: operations are still outstanding; they will not complete");
+    /* Our queued messages must leave before the peers close their ends. */
+    ump_core_wait_until(quiet, NULL);
+    int rc = ump_rt_fence(ump_core.rt);
+    if (rc != UMP_OK) ump_warn("ump_finalize: final fence failed: %s", ump_strerror(rc));
+    for (int i = ump_core.nxps - 1; i >= 0; i--)
+        ump_core.xps[i]->ops->close(ump_core.xps[i]);
+    ump_core.nxps = 0;
+    if (ump_core.epfd >= 0) close(ump_core.epfd);
+    ump_core.epfd = -1;
+    ump_rt_fini(ump_core.rt);
+    ump_core.rt = NULL;
+    ump_core_ctxq_destroy_all();
+    free(ump_core.peers);
+    ump_core.peers = NULL;
+    ump_freelist_destroy(&ump_core.req_fl);
+    ump_freelist_destroy(&ump_core.op_fl);
+    for (size_t i = 0; i < UMP_ARRAY_SIZE(ump_core.unexp_fl); i++)
+        ump_freelist_destroy(&ump_core.unexp_fl[i]);
+    ump_core.finalized = true;
+    ump_core_unlock();
+    return rc;
+}
+
+int ump_initialized(void)
+{
+    return ump_core.initialized;
+}
+int ump_finalized(void)
+{
+    return ump_core.finalized;
+}
+int ump_rank(void)
+{
+    return ump_core.initialized ? ump_core.rank : -1;
+}
+int ump_size(void)
+{
+    return ump_core.initialized ? ump_core.size : -1;
+}
+
+const char *ump_hostname(void)
+{
+    return ump_core.rt ? ump_rt_info(ump_core.rt)->hostname : "";
+}
+
+double ump_wtime(void)
+{
+    return (double)ump_time_ns() * 1e-9;
+}
+
+void ump_abort(int code, const char *msg)
+{
+    if (ump_core.rt) ump_rt_abort(ump_core.rt, code, msg);
+    fprintf(stderr, "ump_abort (code %d): %s\n", code, msg ? msg : "");
+    _exit(code ? code : 1);
+}

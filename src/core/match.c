@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Matching queues. Each context has a posted-receive queue and an
+ * unexpected-message queue, both in arrival order, which is what gives MPI's
+ * non-overtaking rule: a message meets the earliest posted receive that
+ * matches it, and a receive meets the earliest unexpected message.
+ */
+#include <stdlib.h>
+
+#include "core/core.h"
+
+/* Unexpected payloads come from free lists by size class; larger ones (only
+ * when a transport's eager limit exceeds the last class) from malloc. */
+static const size_t unexp_class[] = {256, 2048, 16384, 65536 + 64};
+
+ump_ctxq_t *ump_core_ctxq(uint32_t ctx, bool create)
+{
+    ump_ctxq_t *q = ump_core.last_ctxq;
+    if (q && q->ctx == ctx) return q;
+    HASH_FIND(hh, ump_core.ctxqs, &ctx, sizeof(ctx), q);
+    if (!q && create) {
+        q = calloc(1, sizeof(*q));
+        if (!q) return NULL;
+        q->ctx = ctx;
+        TAILQ_INIT(&q->posted);
+        TAILQ_INIT(&q->unexp);
+        HASH_ADD(hh, ump_core.ctxqs, ctx, sizeof(q->ctx), q);
+    }
+    if (q) ump_core.last_ctxq = q;
+    return q;
+}
+
+void ump_core_ctxq_destroy_all(void)
+{
+    ump_ctxq_t *q, *tmp;
+    HASH_ITER(hh, ump_core.ctxqs, q, tmp)
+    {
+        while (!TAILQ_EMPTY(&q->unexp)) {
+            ump_unexp_t *u = TAILQ_FIRST(&q->unexp);
+            TAILQ_REMOVE(&q->unexp, u, link);
+            ump_core_unexp_free(u);
+        }
+        HASH_DEL(ump_core.ctxqs, q);
+        free(q);
+    }
+    ump_core.last_ctxq = NULL;
+}
+
+ump_unexp_t *ump_core_unexp_alloc(size_t datalen)
+{
+    ump_unexp_t *u;
+    for (size_t c = 0; c < UMP_ARRAY_SIZE(unexp_class); c++) {
+        if (datalen <= unexp_class[c]) {
+            ump_freelist_t *fl = &ump_core.unexp_fl[c];
+            if (!fl->obj_size) ump_freelist_init(fl, sizeof(ump_unexp_t) + unexp_class[c], 16);
+            u = ump_freelist_get(fl);
+            if (u) u->cls = c;
+            return u;
+        }
+    }
+    u = calloc(1, sizeof(*u) + datalen);
+    if (u) u->cls = SIZE_MAX;
+    return u;
+}
+
+void ump_core_unexp_free(ump_unexp_t *u)
+{
+    if (u->cls == SIZE_MAX)
+        free(u);
+    else
+        ump_freelist_put(&ump_core.unexp_fl[u->cls], u);
+}
+
+static inline bool matches(int want_src, int want_tag, int src, int tag)
+{
+    return (want_src == UMP_ANY_SOURCE || want_src == src) &&
+           (want_tag == UMP_ANY_TAG || want_tag == tag);
+}
+
+struct ump_request *ump_core_match_posted(ump_ctxq_t *q, int src, int tag)
+{
+    struct ump_request *r;
+    TAILQ_FOREACH(r, &q->posted, link)
+    {
+        if (matches(r->peer, r->tag, src, tag)) {
+            TAILQ_REMOVE(&q->posted, r, link);
+            r->flags &= ~UMP_RF_POSTED;
+            return r;
+        }
+    }
+    return NULL;
+}
+
+ump_unexp_t *ump_core_match_unexp(ump_ctxq_t *q, int src, int tag, bool take)
+{
+    ump_unexp_t *u;
+    TAILQ_FOREACH(u, &q->unexp, link)
+    {
+        if (matches(src, tag, u->src, u->h.m.tag)) {
+            if (take) TAILQ_REMOVE(&q->unexp, u, link);
+            return u;
+        }
+    }
+    return NULL;
+}

@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Point-to-point entry points of ump.h: argument checks and protocol choice. */
+#include "core/core.h"
+
+#define CHECK_INIT(call)                                                                           \
+    do {                                                                                           \
+        if (UMP_UNLIKELY(!ump_core.initialized || ump_core.finalized)) {                           \
+            ump_error("%s: ump is not initialized", call);                                         \
+            return UMP_ERR_NOT_INIT;                                                               \
+        }                                                                                          \
+    } while (0)
+
+/* Checks what every send and receive shares; logs the call and argument. */
+static int check_common(const char *call, const void *buf, size_t count, ump_dt_t dt, size_t *bytes,
+                        const void *req)
+{
+    long long rc = ump_dt_bytes(dt, count, bytes);
+    if (rc == UMP_ERR_DATATYPE) {
+        ump_error("%s: datatype is null (rank %d)", call, ump_core.rank);
+        return UMP_ERR_DATATYPE;
+    }
+    if (rc == UMP_ERR_UNSUPPORTED) {
+        ump_error("%s: datatype '%s' is not contiguous; the core moves contiguous types only", call,
+                  dt->name ? dt->name : "?");
+        return UMP_ERR_DATATYPE;
+    }
+    if (rc != UMP_OK) {
+        ump_error("%s: count %zu of datatype size %zu overflows (rank %d)", call, count, dt->size,
+                  ump_core.rank);
+        return UMP_ERR_COUNT;
+    }
+    if (!buf && *bytes) {
+        ump_error("%s: buffer is null with count %zu (rank %d)", call, count, ump_core.rank);
+        return UMP_ERR_BUFFER;
+    }
+    if (!req) {
+        ump_error("%s: request pointer is null (rank %d)", call, ump_core.rank);
+        return UMP_ERR_INVALID;
+    }
+    return UMP_OK;
+}
+
+static int isend(const char *call, const void *buf, size_t count, ump_dt_t dt, int dst, int tag,
+                 uint32_t ctx, bool sync, ump_req_t *req)
+{
+    size_t len;
+    CHECK_INIT(call);
+    int rc = check_common(call, buf, count, dt, &len, req);
+    if (rc != UMP_OK) return rc;
+    if (UMP_UNLIKELY(dst < 0 || dst >= ump_core.size)) {
+        ump_error("%s: destination rank %d is out of range [0, %d) (rank %d)", call, dst,
+                  ump_core.size, ump_core.rank);
+        return UMP_ERR_RANK;
+    }
+    if (UMP_UNLIKELY(tag < 0)) {
+        ump_error("%s: tag %d is invalid: send tags are 0..%d (rank %d)", call, tag, UMP_TAG_UB,
+                  ump_core.rank);
+        return UMP_ERR_TAG;
+    }
+    ump_core_lock();
+    ump_peer_t *p = &ump_core.peers[dst];
+    if (UMP_UNLIKELY(!p->xp)) {
+        ump_core_unlock();
+        ump_error("%s: no transport reaches rank %d (UMP_TRANSPORTS?)", call, dst);
+        return UMP_ERR_NO_TRANSPORT;
+    }
+    struct ump_request *r = ump_core_req_alloc(UMP_REQ_SEND);
+    if (UMP_UNLIKELY(!r)) {
+        ump_core_unlock();
+        return UMP_ERR_NO_MEMORY;
+    }
+    r->peer = dst;
+    r->tag = tag;
+    r->ctx = ctx;
+    r->buf = (void *)buf;
+    r->len = len;
+    r->status.source = ump_core.rank;
+    r->status.tag = tag;
+    r->status.count = len;
+    r->status.msg_len = len;
+    if (sync) r->flags |= UMP_RF_SYNC;
+    *req = r;
+
+    ump_op_t op = {.req = r};
+    op.h.match.tag = tag;
+    op.h.match.ctx = ctx;
+    op.h.match.len = len;
+    op.h.match.sreq = ump_req_id(r);
+    if (len <= p->xp->caps.eager_limit) {
+        op.am_id = sync ? UMP_AM_EAGER_SYNC : UMP_AM_EAGER;
+        op.hlen = sizeof(ump_hdr_match_t);
+    } else {
+        op.am_id = UMP_AM_RTS;
+        op.hlen = sizeof(ump_hdr_rts_t);
+        op.h.rts.addr = (uint64_t)(uintptr_t)buf;
+    }
+    ump_core_queue_op(dst, &op, false);
+    ump_core_unlock();
+    return UMP_OK;
+}
+
+int ump_isend(const void *buf, size_t count, ump_dt_t dt, int dst, int tag, uint32_t ctx,
+              ump_req_t *req)
+{
+    return isend("ump_isend", buf, count, dt, dst, tag, ctx, false, req);
+}
+
+int ump_issend(const void *buf, size_t count, ump_dt_t dt, int dst, int tag, uint32_t ctx,
+               ump_req_t *req)
+{
+    return isend("ump_issend", buf, count, dt, dst, tag, ctx, true, req);
+}
+
+static int check_source(const char *call, int src, int tag)
+{
+    if (src != UMP_ANY_SOURCE && (src < 0 || src >= ump_core.size)) {
+        ump_error("%s: source rank %d is out of range [0, %d) (rank %d)", call, src, ump_core.size,
+                  ump_core.rank);
+        return UMP_ERR_RANK;
+    }
+    if (tag != UMP_ANY_TAG && tag < 0) {
+        ump_error("%s: tag %d is invalid: receive tags are 0..%d or UMP_ANY_TAG (rank %d)", call,
+                  tag, UMP_TAG_UB, ump_core.rank);
+        return UMP_ERR_TAG;
+    }
+    return UMP_OK;
+}
+
+int ump_irecv(void *buf, size_t count, ump_dt_t dt, int src, int tag, uint32_t ctx, ump_req_t *req)
+{
+    static const char call[] = "ump_irecv";
+    size_t len;
+    CHECK_INIT(call);
+    int rc = check_common(call, buf, count, dt, &len, req);
+    if (rc == UMP_OK) rc = check_source(call, src, tag);
+    if (rc != UMP_OK) return rc;
+    ump_core_lock();
+    ump_ctxq_t *q = ump_core_ctxq(ctx, true);
+    struct ump_request *r = q ? ump_core_req_alloc(UMP_REQ_RECV) : NULL;
+    if (UMP_UNLIKELY(!r)) {
+        ump_core_unlock();
+        return UMP_ERR_NO_MEMORY;
+    }
+    r->peer = src;
+    r->tag = tag;
+    r->ctx = ctx;
+    r->buf = buf;
+    r->len = len;
+    *req = r;
+    ump_unexp_t *u = ump_core_match_unexp(q, src, tag, true);
+    if (u) {
+        ump_core_deliver_unexp(r, u);
+    } else if (src != UMP_ANY_SOURCE && ump_core.peers[src].dead) {
+        r->status.source = src;
+        ump_core_req_complete(r, UMP_ERR_PEER_DEAD);
+    } else {
+        TAILQ_INSERT_TAIL(&q->posted, r, link);
+        r->flags |= UMP_RF_POSTED;
+    }
+    ump_core_unlock();
+    return UMP_OK;
+}
+
+int ump_send(const void *buf, size_t count, ump_dt_t dt, int dst, int tag, uint32_t ctx)
+{
+    ump_req_t r;
+    int rc = isend("ump_send", buf, count, dt, dst, tag, ctx, false, &r);
+    return rc == UMP_OK ? ump_wait(&r, UMP_STATUS_IGNORE) : rc;
+}
+
+int ump_ssend(const void *buf, size_t count, ump_dt_t dt, int dst, int tag, uint32_t ctx)
+{
+    ump_req_t r;
+    int rc = isend("ump_ssend", buf, count, dt, dst, tag, ctx, true, &r);
+    return rc == UMP_OK ? ump_wait(&r, UMP_STATUS_IGNORE) : rc;
+}
+
+int ump_recv(void *buf, size_t count, ump_dt_t dt, int src, int tag, uint32_t ctx, ump_status_t *st)
+{
+    ump_req_t r;
+    int rc = ump_irecv(buf, count, dt, src, tag, ctx, &r);
+    return rc == UMP_OK ? ump_wait(&r, st) : rc;
+}
+
+struct probe {
+    int src, tag;
+    uint32_t ctx;
+    ump_unexp_t *found;
+};
+
+static bool probe_found(void *arg)
+{
+    struct probe *p = arg;
+    ump_ctxq_t *q = ump_core_ctxq(p->ctx, false);
+    p->found = q ? ump_core_match_unexp(q, p->src, p->tag, false) : NULL;
+    return p->found != NULL;
+}
+
+static void describe(const ump_unexp_t *u, ump_status_t *st)
+{
+    if (!st) return;
+    st->source = u->src;
+    st->tag = u->h.m.tag;
+    st->error = UMP_OK;
+    st->cancelled = 0;
+    st->msg_len = u->h.m.len;
+    st->count = u->h.m.len;
+}
+
+int ump_iprobe(int src, int tag, uint32_t ctx, int *flag, ump_status_t *st)
+{
+    static const char call[] = "ump_iprobe";
+    CHECK_INIT(call);
+    if (!flag) return UMP_ERR_INVALID;
+    int rc = check_source(call, src, tag);
+    if (rc != UMP_OK) return rc;
+    struct probe p = {src, tag, ctx, NULL};
+    ump_core_lock();
+    if (!probe_found(&p)) {
+        ump_core_progress();
+        probe_found(&p);
+    }
+    *flag = p.found != NULL;
+    if (p.found) describe(p.found, st);
+    ump_core_unlock();
+    return UMP_OK;
+}
+
+int ump_probe(int src, int tag, uint32_t ctx, ump_status_t *st)
+{
+    static const char call[] = "ump_probe";
+    CHECK_INIT(call);
+    int rc = check_source(call, src, tag);
+    if (rc != UMP_OK) return rc;
+    struct probe p = {src, tag, ctx, NULL};
+    ump_core_lock();
+    ump_core_wait_until(probe_found, &p);
+    describe(p.found, st);
+    ump_core_unlock();
+    return UMP_OK;
+}

@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The progress engine and the send queues.
+ *
+ * Each peer has two FIFO queues of operations a transport refused for now:
+ * `match` (EAGER, EAGER_SYNC, RTS: they also wait for credits and must keep
+ * their order, which is MPI's order) and `ctrl` (CTS, DATA, FIN, SYNC_ACK,
+ * CREDIT: replies that never wait for credits, so that two peers out of
+ * credits can always return them to each other).
+ */
+#include <string.h>
+
+#include "core/core.h"
+
+enum { OP_DONE, OP_BLOCKED };
+
+static inline ump_peer_t *peer_of(int peer)
+{
+    return &ump_core.peers[peer];
+}
+static inline int rank_of(ump_peer_t *p)
+{
+    return (int)(p - ump_core.peers);
+}
+
+/* Tries to hand `op` to the peer's transport. OP_DONE when the op is
+ * finished with (sent, or failed and its request completed with the error). */
+static int try_op(int peer, ump_peer_t *p, ump_op_t *op)
+{
+    ump_xp_t *xp = p->xp;
+    struct ump_request *r = op->req;
+    struct iovec iov;
+    int rc;
+
+    switch (op->am_id) {
+    case UMP_AM_EAGER:
+    case UMP_AM_EAGER_SYNC:
+    case UMP_AM_RTS: {
+        size_t plen = op->am_id == UMP_AM_RTS ? 0 : r->len;
+        int64_t cost = (int64_t)ump_core_cost(op->hlen, plen);
+        if (p->credits < cost) return OP_BLOCKED;
+        iov.iov_base = r->buf;
+        iov.iov_len = plen;
+        rc = xp->ops->am_send(xp, peer, op->am_id, &op->h, op->hlen, &iov, plen ? 1 : 0);
+        if (rc == UMP_ERR_NO_RESOURCE) {
+            ump_core.blocked_sends++;
+            return OP_BLOCKED;
+        }
+        if (rc != UMP_OK) {
+            ump_core_req_complete(r, rc);
+            return OP_DONE;
+        }
+        p->credits -= cost;
+        /* A standard eager send is complete once its bytes are taken; the
+         * synchronous one waits for SYNC_ACK, the rendezvous for CTS/FIN. */
+        if (op->am_id == UMP_AM_EAGER) ump_core_req_complete(r, UMP_OK);
+        return OP_DONE;
+    }
+    case UMP_AM_DATA: {
+        size_t seg = xp->caps.seg_size;
+        while (r->done < r->expected) {
+            size_t n = UMP_MIN(seg, r->expected - r->done);
+            ump_hdr_data_t h = {.rreq = r->rreq, .offset = r->done};
+            iov.iov_base = (char *)r->buf + r->done;
+            iov.iov_len = n;
+            rc = xp->ops->am_send(xp, peer, UMP_AM_DATA, &h, sizeof(h), &iov, 1);
+            if (rc == UMP_ERR_NO_RESOURCE) {
+                ump_core.blocked_sends++;
+                return OP_BLOCKED;
+            }
+            if (rc != UMP_OK) {
+                ump_core_req_complete(r, rc);
+                return OP_DONE;
+            }
+            r->done += n;
+        }
+        ump_core_req_complete(r, UMP_OK);
+        return OP_DONE;
+    }
+    default:
+        rc = xp->ops->am_send(xp, peer, op->am_id, &op->h, op->hlen, NULL, 0);
+        if (rc == UMP_ERR_NO_RESOURCE) {
+            ump_core.blocked_sends++;
+            return OP_BLOCKED;
+        }
+        /* A reply to a dead peer has nobody to reach: drop it. */
+        return OP_DONE;
+    }
+}
+
+static void mark_pending(ump_peer_t *p)
+{
+    if (!p->on_pending_list) {
+        TAILQ_INSERT_TAIL(&ump_core.pending_peers, p, pending_link);
+        p->on_pending_list = true;
+    }
+}
+
+void ump_core_queue_op(int peer, ump_op_t *tmpl, bool ctrl)
+{
+    ump_peer_t *p = peer_of(peer);
+    struct ump_op_list *q = ctrl ? &p->ctrl : &p->match;
+
+    if (UMP_UNLIKELY(p->dead)) {
+        if (tmpl->req) ump_core_req_complete(tmpl->req, UMP_ERR_PEER_DEAD);
+        return;
+    }
+    /* Fast path: nothing queued ahead, so order allows sending now. */
+    if (TAILQ_EMPTY(q) && try_op(peer, p, tmpl) == OP_DONE) return;
+    ump_op_t *op = ump_freelist_get(&ump_core.op_fl);
+    if (UMP_UNLIKELY(!op)) {
+        ump_error("out of memory queueing a message to rank %d", peer);
+        if (tmpl->req) ump_core_req_complete(tmpl->req, UMP_ERR_NO_MEMORY);
+        return;
+    }
+    memcpy(op, tmpl, sizeof(*op));
+    TAILQ_INSERT_TAIL(q, op, link);
+    mark_pending(p);
+}
+
+void ump_core_send_ctrl(int peer, uint8_t am_id, const void *hdr, size_t hlen)
+{
+    ump_op_t op = {.am_id = am_id, .hlen = (uint8_t)hlen};
+    memcpy(&op.h, hdr, hlen);
+    ump_core_queue_op(peer, &op, true);
+}
+
+static bool drain(int peer, ump_peer_t *p, struct ump_op_list *q)
+{
+    while (!TAILQ_EMPTY(q)) {
+        ump_op_t *op = TAILQ_FIRST(q);
+        if (try_op(peer, p, op) != OP_DONE) return false;
+        TAILQ_REMOVE(q, op, link);
+        ump_freelist_put(&ump_core.op_fl, op);
+    }
+    return true;
+}
+
+static void progress_pending(void)
+{
+    ump_peer_t *p = TAILQ_FIRST(&ump_core.pending_peers);
+    while (p) {
+        ump_peer_t *next = TAILQ_NEXT(p, pending_link);
+        int peer = rank_of(p);
+        bool empty = drain(peer, p, &p->ctrl);
+        empty = drain(peer, p, &p->match) && empty;
+        if (empty) {
+            TAILQ_REMOVE(&ump_core.pending_peers, p, pending_link);
+            p->on_pending_list = false;
+        }
+        p = next;
+    }
+}
+
+int ump_core_progress(void)
+{
+    int events = 0;
+    ump_core.blocked_sends = 0;
+    for (int i = 0; i < ump_core.nxps; i++) {
+        ump_xp_t *xp = ump_core.xps[i];
+        int n = xp->ops->progress(xp);
+        if (n > 0) events += n;
+    }
+    if (!TAILQ_EMPTY(&ump_core.pending_peers)) progress_pending();
+    return events;
+}
+
+bool ump_core_sends_pending(void)
+{
+    return !TAILQ_EMPTY(&ump_core.pending_peers);
+}
+
+static bool involves(struct ump_request *r, int peer)
+{
+    if (r->kind == UMP_REQ_SEND) return r->peer == peer;
+    if (r->flags & UMP_RF_MATCHED) return r->status.source == peer;
+    return r->peer == peer; /* posted for that source; ANY_SOURCE may still match others */
+}
+
+void ump_core_fail_peer(int peer, int error)
+{
+    ump_peer_t *p = peer_of(peer);
+    size_t failed = 0;
+    p->dead = true;
+    struct ump_op_list *lists[] = {&p->ctrl, &p->match};
+    for (int i = 0; i < 2; i++) {
+        while (!TAILQ_EMPTY(lists[i])) {
+            ump_op_t *op = TAILQ_FIRST(lists[i]);
+            TAILQ_REMOVE(lists[i], op, link);
+            ump_freelist_put(&ump_core.op_fl, op);
+        }
+    }
+    if (p->on_pending_list) {
+        TAILQ_REMOVE(&ump_core.pending_peers, p, pending_link);
+        p->on_pending_list = false;
+    }
+    struct ump_request *r = TAILQ_FIRST(&ump_core.active);
+    while (r) {
+        struct ump_request *next = TAILQ_NEXT(r, active);
+        if (involves(r, peer)) {
+            if (r->flags & UMP_RF_POSTED) {
+                ump_ctxq_t *q = ump_core_ctxq(r->ctx, false);
+                TAILQ_REMOVE(&q->posted, r, link);
+                r->flags &= ~UMP_RF_POSTED;
+            }
+            r->status.source = peer;
+            ump_core_req_complete(r, error);
+            failed++;
+        }
+        r = next;
+    }
+    if (failed)
+        ump_error("rank %d is unreachable (%s): %zu operation(s) with it failed", peer,
+                  ump_strerror(error), failed);
+}

@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The receiving side of every protocol: what the core does with each AM a
+ * transport hands it. See core.h for the protocols' shape.
+ */
+#include <string.h>
+
+#include "core/core.h"
+
+static size_t match_hlen(uint8_t am_id)
+{
+    return am_id == UMP_AM_RTS ? sizeof(ump_hdr_rts_t) : sizeof(ump_hdr_match_t);
+}
+
+void ump_core_consumed(int src, size_t cost)
+{
+    ump_peer_t *p = &ump_core.peers[src];
+    p->owed += cost;
+    /* Return credits in batches: one CREDIT per quarter of the window keeps
+     * the sender streaming without an AM per message. */
+    if ((int64_t)p->owed >= ump_core.credits_init / 4) {
+        ump_hdr_credit_t h = {.bytes = p->owed};
+        p->owed = 0;
+        ump_core_send_ctrl(src, UMP_AM_CREDIT, &h, sizeof(h));
+    }
+}
+
+/* Receive `r` meets a message described by (src, am_id, h) whose eager
+ * payload, if any, is `payload`. */
+static void deliver(struct ump_request *r, int src, uint8_t am_id, const ump_hdr_rts_t *h,
+                    const void *payload, size_t plen)
+{
+    size_t take = UMP_MIN((size_t)h->m.len, r->len);
+    int err = h->m.len > r->len ? UMP_ERR_TRUNCATE : UMP_OK;
+
+    r->flags |= UMP_RF_MATCHED;
+    r->status.source = src;
+    r->status.tag = h->m.tag;
+    r->status.msg_len = h->m.len;
+    r->status.count = take;
+
+    if (am_id != UMP_AM_RTS) {
+        if (take) memcpy(r->buf, payload, UMP_MIN(take, plen));
+        if (am_id == UMP_AM_EAGER_SYNC) {
+            ump_hdr_ack_t ack = {.sreq = h->m.sreq};
+            ump_core_send_ctrl(src, UMP_AM_SYNC_ACK, &ack, sizeof(ack));
+        }
+        ump_core_req_complete(r, err);
+        return;
+    }
+
+    /* Rendezvous: read the data ourselves when the transport can, else ask
+     * the sender to stream it. */
+    ump_xp_t *xp = ump_core.peers[src].xp;
+    r->expected = take;
+    r->done = 0;
+    r->status.error = err;
+    if (take > 0 && xp->caps.rma_get && take >= xp->caps.get_min) {
+        struct iovec l = {.iov_base = r->buf, .iov_len = take};
+        ump_riov_t rem = {.addr = h->addr, .len = take};
+        int rc = xp->ops->get(xp, src, &l, 1, &rem, 1);
+        if (rc == UMP_OK) {
+            ump_hdr_ack_t fin = {.sreq = h->m.sreq};
+            ump_core_send_ctrl(src, UMP_AM_FIN, &fin, sizeof(fin));
+            ump_core_req_complete(r, err);
+            return;
+        }
+        if (rc == UMP_ERR_PEER_DEAD) {
+            ump_core_req_complete(r, rc);
+            return;
+        }
+        ump_debug("get from rank %d failed (%s); streaming instead", src, ump_strerror(rc));
+    }
+    if (take == 0) {
+        /* Nothing to move: release the sender at once. */
+        ump_hdr_ack_t fin = {.sreq = h->m.sreq};
+        ump_core_send_ctrl(src, UMP_AM_FIN, &fin, sizeof(fin));
+        ump_core_req_complete(r, err);
+        return;
+    }
+    ump_hdr_cts_t cts = {.sreq = h->m.sreq, .rreq = ump_req_id(r), .len = take};
+    ump_core_send_ctrl(src, UMP_AM_CTS, &cts, sizeof(cts));
+}
+
+void ump_core_deliver_unexp(struct ump_request *r, ump_unexp_t *u)
+{
+    int src = u->src;
+    size_t cost = u->cost;
+    deliver(r, src, u->am_id, &u->h, u->data, u->datalen);
+    ump_core_unexp_free(u);
+    ump_core_consumed(src, cost);
+}
+
+static void on_match_am(int peer, uint8_t am_id, const char *data, size_t len)
+{
+    size_t hlen = match_hlen(am_id);
+    ump_hdr_rts_t h = {0};
+    if (len < hlen) {
+        ump_error("protocol: short message header (%zu bytes) from rank %d dropped", len, peer);
+        return;
+    }
+    memcpy(&h, data, hlen);
+    const char *payload = data + hlen;
+    size_t plen = len - hlen;
+    if (am_id != UMP_AM_RTS && plen != h.m.len) {
+        ump_error("protocol: eager message from rank %d says %llu bytes but carries %zu; dropped",
+                  peer, (unsigned long long)h.m.len, plen);
+        return;
+    }
+
+    ump_ctxq_t *q = ump_core_ctxq(h.m.ctx, true);
+    if (UMP_UNLIKELY(!q)) {
+        ump_error("out of memory for the queues of context %u", h.m.ctx);
+        return;
+    }
+    struct ump_request *r = ump_core_match_posted(q, peer, h.m.tag);
+    size_t cost = ump_core_cost(hlen, plen);
+    if (r) {
+        deliver(r, peer, am_id, &h, payload, plen);
+        ump_core_consumed(peer, cost);
+        return;
+    }
+    ump_unexp_t *u = ump_core_unexp_alloc(plen);
+    if (UMP_UNLIKELY(!u)) {
+        /* Credits bound what can arrive here, so this is real exhaustion. */
+        ump_error("out of memory for an unexpected message of %zu bytes from rank %d", plen, peer);
+        return;
+    }
+    u->src = peer;
+    u->am_id = am_id;
+    u->h = h;
+    u->cost = cost;
+    u->datalen = plen;
+    if (plen) memcpy(u->data, payload, plen);
+    TAILQ_INSERT_TAIL(&q->unexp, u, link);
+}
+
+static void on_cts(int peer, const char *data, size_t len)
+{
+    ump_hdr_cts_t h;
+    if (len < sizeof(h)) {
+        ump_error("protocol: short CTS from rank %d dropped", peer);
+        return;
+    }
+    memcpy(&h, data, sizeof(h));
+    struct ump_request *s = ump_req_from_id(h.sreq);
+    s->rreq = h.rreq;
+    s->expected = UMP_MIN((size_t)h.len, s->len);
+    s->done = 0;
+    ump_op_t op = {.am_id = UMP_AM_DATA, .req = s};
+    ump_core_queue_op(peer, &op, true);
+}
+
+static void on_data(int peer, const char *data, size_t len)
+{
+    ump_hdr_data_t h;
+    if (len < sizeof(h)) {
+        ump_error("protocol: short DATA from rank %d dropped", peer);
+        return;
+    }
+    memcpy(&h, data, sizeof(h));
+    struct ump_request *r = ump_req_from_id(h.rreq);
+    size_t n = len - sizeof(h);
+    if (h.offset + n > r->expected) {
+        ump_error("protocol: DATA from rank %d beyond the message (offset %llu + %zu > %zu)", peer,
+                  (unsigned long long)h.offset, n, r->expected);
+        return;
+    }
+    memcpy((char *)r->buf + h.offset, data + sizeof(h), n);
+    r->done += n;
+    if (r->done == r->expected) ump_core_req_complete(r, r->status.error);
+}
+
+static void on_ack(int peer, const char *data, size_t len)
+{
+    ump_hdr_ack_t h;
+    if (len < sizeof(h)) {
+        ump_error("protocol: short acknowledgement from rank %d dropped", peer);
+        return;
+    }
+    memcpy(&h, data, sizeof(h));
+    ump_core_req_complete(ump_req_from_id(h.sreq), UMP_OK);
+}
+
+static void on_credit(int peer, const char *data, size_t len)
+{
+    ump_hdr_credit_t h;
+    if (len < sizeof(h)) {
+        ump_error("protocol: short CREDIT from rank %d dropped", peer);
+        return;
+    }
+    memcpy(&h, data, sizeof(h));
+    ump_peer_t *p = &ump_core.peers[peer];
+    p->credits += (int64_t)h.bytes;
+    if (!TAILQ_EMPTY(&p->match) && !p->on_pending_list) {
+        TAILQ_INSERT_TAIL(&ump_core.pending_peers, p, pending_link);
+        p->on_pending_list = true;
+    }
+}
+
+void ump_core_am_handler(void *arg, ump_xp_t *xp, int peer, uint8_t am_id, const void *data,
+                         size_t len)
+{
+    if (UMP_UNLIKELY(peer < 0 || peer >= ump_core.size)) {
+        ump_error("protocol: message from unknown rank %d dropped", peer);
+        return;
+    }
+    switch (am_id) {
+    case UMP_AM_EAGER:
+    case UMP_AM_EAGER_SYNC:
+    case UMP_AM_RTS:
+        on_match_am(peer, am_id, data, len);
+        break;
+    case UMP_AM_CTS:
+        on_cts(peer, data, len);
+        break;
+    case UMP_AM_DATA:
+        on_data(peer, data, len);
+        break;
+    case UMP_AM_FIN:
+    case UMP_AM_SYNC_ACK:
+        on_ack(peer, data, len);
+        break;
+    case UMP_AM_CREDIT:
+        on_credit(peer, data, len);
+        break;
+    default:
+        ump_error("protocol: unknown message type %u from rank %d dropped", am_id, peer);
+    }
+}
+
+void ump_core_peer_failed(void *arg, ump_xp_t *xp, int peer, int status)
+{
+    if (peer < 0 || peer >= ump_core.size || ump_core.peers[peer].dead) return;
+    ump_debug("rank %d is unreachable over %s: %s", peer, xp->ops->name, ump_strerror(status));
+    ump_core_fail_peer(peer, status);
+}
