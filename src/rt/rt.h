@@ -61,6 +61,11 @@ int ump_rt_init(ump_rt_t **rt);
 /* Clean: tells the launcher this rank finalized. Frees rt. */
 void ump_rt_fini(ump_rt_t *rt);
 const ump_rt_info_t *ump_rt_info(const ump_rt_t *rt);
+/* Writes the numeric IP address of this host's interface that reaches the
+ * launcher ("127.0.0.1" for a singleton or an all-local job) into buf: the
+ * address a network transport should publish. UMP_ERR_NO_RESOURCE if buf is
+ * too small. */
+int ump_rt_local_addr(const ump_rt_t *rt, char *buf, size_t len);
 
 /* Publishes key=val for this rank (key <= UMP_RT_KEY_MAX-1 chars, val <=
  * UMP_RT_VAL_MAX bytes, binary allowed). Visible to others after the next

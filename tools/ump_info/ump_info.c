@@ -15,12 +15,18 @@
 static const char *type_name(ump_cfg_type_t t)
 {
     switch (t) {
-    case UMP_CFG_INT: return "int";
-    case UMP_CFG_SIZE: return "size";
-    case UMP_CFG_BOOL: return "bool";
-    case UMP_CFG_DOUBLE: return "double";
-    case UMP_CFG_STRING: return "string";
-    case UMP_CFG_ENUM: return "enum";
+    case UMP_CFG_INT:
+        return "int";
+    case UMP_CFG_SIZE:
+        return "size";
+    case UMP_CFG_BOOL:
+        return "bool";
+    case UMP_CFG_DOUBLE:
+        return "double";
+    case UMP_CFG_STRING:
+        return "string";
+    case UMP_CFG_ENUM:
+        return "enum";
     }
     return "?";
 }
@@ -83,16 +89,15 @@ int main(int argc, char **argv)
     }
     ump_cfg_load(false);
     printf("ump %s\n", UMP_VERSION_STRING);
-    if (show_transports)
-        transports();
+    if (show_transports) transports();
     printf("\nTunables (environment variables):\n");
     for (size_t i = 0; ump_cfg_at(i); i++) {
         const ump_cfg_t *c = ump_cfg_at(i);
         char cur[256];
         ump_cfg_format(c, cur, sizeof(cur));
         printf("  %s (%s%s%s)\n      default %s, current %s%s\n      %s\n", c->name,
-               type_name(c->type), c->choices ? ": " : "", c->choices ? c->choices : "",
-               c->defval, cur, c->from_env ? " (from environment)" : "", c->doc);
+               type_name(c->type), c->choices ? ": " : "", c->choices ? c->choices : "", c->defval,
+               cur, c->from_env ? " (from environment)" : "", c->doc);
     }
     return 0;
 }

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * kvs_proto.h - the wire protocol between a rank (src/rt/rt_umprun.c) and
+ * the umprun key-value server (tools/umprun/kvs.c). Private to those two.
+ *
+ * A connection carries frames: u32 length (big endian, counts the type byte
+ * and the payload) then u8 type then the payload. Integers are big endian.
+ * A rank opens one connection for its whole life and sends HELLO first; the
+ * server refuses (REFUSED, then close) a bad secret, version, or rank.
+ *
+ *   HELLO     c->s  u32 magic, u32 version, secret[16], u32 rank, u32 pid
+ *                   answer: OK or REFUSED
+ *   PUT       c->s  u32 n, n x { u8 klen, key, u32 vlen, val }   (no answer)
+ *   FENCE     c->s  empty. Answer FENCE_DONE once every rank has fenced:
+ *                   u32 n, n x { u32 rank, u8 klen, key, u32 vlen, val } =
+ *                   everything put by any rank since the previous fence, so
+ *                   gets after a fence are local lookups. FENCE_FAIL (u32
+ *                   len, text) if the fence can never complete.
+ *   FINALIZE  c->s  empty; answer OK. The rank then closes the connection.
+ *   ABORT     c->s  i32 code, u32 len, text; answer OK (the rank exits).
+ *
+ * Keys are 1..UMP_RT_KEY_MAX-1 bytes, values 0..UMP_RT_VAL_MAX bytes.
+ */
+#ifndef UMP_RT_KVS_PROTO_H
+#define UMP_RT_KVS_PROTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define UMP_KVS_MAGIC     0x554d504bu /* "UMPK" */
+#define UMP_KVS_VERSION   1u
+#define UMP_KVS_MAX_FRAME (256u << 20) /* larger frames are a protocol error */
+#define UMP_KVS_MAX_HELLO 64u          /* the only frame size accepted before HELLO */
+#define UMP_KVS_HDR       4u           /* the length prefix */
+
+enum ump_kvs_type {
+    UMP_KVS_HELLO = 1,
+    UMP_KVS_PUT = 2,
+    UMP_KVS_FENCE = 3,
+    UMP_KVS_FINALIZE = 4,
+    UMP_KVS_ABORT = 5,
+    UMP_KVS_OK = 0x81,
+    UMP_KVS_REFUSED = 0x82,
+    UMP_KVS_FENCE_DONE = 0x83,
+    UMP_KVS_FENCE_FAIL = 0x84,
+};
+
+/* A growable byte buffer that frames are encoded into. Appends never fail:
+ * on allocation failure `oom` is set and later appends are dropped, so an
+ * encoder checks once at the end. */
+typedef struct ump_kvs_buf {
+    uint8_t *p;
+    size_t len, cap;
+    size_t off; /* consumer position (bytes already sent or parsed) */
+    bool oom;
+} ump_kvs_buf_t;
+
+void ump_kvs_buf_free(ump_kvs_buf_t *b);
+/* Drops the consumed prefix [0, off). */
+void ump_kvs_buf_compact(ump_kvs_buf_t *b);
+/* Makes room for n more bytes; false when out of memory. */
+bool ump_kvs_buf_reserve(ump_kvs_buf_t *b, size_t n);
+void ump_kvs_put_u8(ump_kvs_buf_t *b, uint8_t v);
+void ump_kvs_put_u32(ump_kvs_buf_t *b, uint32_t v);
+void ump_kvs_put_bytes(ump_kvs_buf_t *b, const void *p, size_t n);
+/* Starts a frame of `type`; returns the offset to pass to frame_end. */
+size_t ump_kvs_frame_begin(ump_kvs_buf_t *b, uint8_t type);
+/* Patches the frame's length. */
+void ump_kvs_frame_end(ump_kvs_buf_t *b, size_t start);
+
+/* A bounds-checked reader over one frame's payload: reads past the end set
+ * `bad` and return zeros, so a decoder checks once at the end. */
+typedef struct ump_kvs_rd {
+    const uint8_t *p;
+    size_t len, off;
+    bool bad;
+} ump_kvs_rd_t;
+
+uint8_t ump_kvs_get_u8(ump_kvs_rd_t *r);
+uint32_t ump_kvs_get_u32(ump_kvs_rd_t *r);
+/* Returns a pointer to n bytes inside the frame, or NULL (and bad). */
+const void *ump_kvs_get_bytes(ump_kvs_rd_t *r, size_t n);
+
+static inline uint32_t ump_kvs_load_u32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+#endif /* UMP_RT_KVS_PROTO_H */

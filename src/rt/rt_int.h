@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* rt_int.h - shared between the runtime front (rt.c) and its backends. */
+#ifndef UMP_RT_INT_H
+#define UMP_RT_INT_H
+
+#include "rt/kvs_proto.h"
+#include "rt/rt.h"
+
+/* The local copy of the key-value space: (rank, key) -> value. Chained
+ * hash; it only grows during init, so it never shrinks or rehashes down. */
+typedef struct ump_rt_kv {
+    struct ump_rt_kv *next;
+    int rank;
+    size_t len;
+    char key[UMP_RT_KEY_MAX];
+    unsigned char val[];
+} ump_rt_kv_t;
+
+typedef struct ump_rt_store {
+    ump_rt_kv_t **buckets;
+    size_t nbuckets, count;
+} ump_rt_store_t;
+
+/* Inserts or replaces. key is klen bytes (not NUL-terminated). */
+int ump_rt_store_set(ump_rt_store_t *s, int rank, const char *key, size_t klen, const void *val,
+                     size_t len);
+const ump_rt_kv_t *ump_rt_store_find(const ump_rt_store_t *s, int rank, const char *key);
+void ump_rt_store_fini(ump_rt_store_t *s);
+
+struct ump_rt {
+    ump_rt_info_t info;
+    ump_rt_store_t store;
+    int *node_of;          /* per rank; NULL until the first fence (umprun) */
+    int fd;                /* connection to umprun; -1 for the singleton */
+    ump_kvs_buf_t pending; /* PUT entries not yet sent */
+    uint32_t npending;
+};
+
+/* umprun backend (rt_umprun.c). init fills rt->info from UMP_JOB_* and
+ * connects; the rest mirror the public calls. */
+int ump_rt_umprun_init(ump_rt_t *rt);
+void ump_rt_umprun_fini(ump_rt_t *rt);
+int ump_rt_umprun_fence(ump_rt_t *rt);
+/* Returns only when the launcher cannot be told. */
+void ump_rt_umprun_abort(ump_rt_t *rt, int code, const char *msg);
+
+#endif /* UMP_RT_INT_H */

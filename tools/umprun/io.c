@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Output forwarding: each rank's stdout and stderr arrive on pipes and are
+ * written to umprun's own by whole lines, so lines of different ranks never
+ * mix mid-line (--tag-output prefixes each with "[rank] "). stdin goes to
+ * rank 0 only.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "umprun.h"
+
+int io_pipe(struct outpipe *p, int dest, int child_fd[2])
+{
+    if (pipe2(child_fd, O_CLOEXEC)) {
+        fprintf(stderr, "umprun: pipe: %s\n", strerror(errno));
+        return -1;
+    }
+    p->buf = malloc(UMPRUN_LINE_MAX);
+    if (!p->buf) {
+        close(child_fd[0]);
+        close(child_fd[1]);
+        return -1;
+    }
+    fcntl(child_fd[0], F_SETFL, O_NONBLOCK);
+    p->fd = child_fd[0];
+    p->dest = dest;
+    p->len = 0;
+    return 0;
+}
+
+static void write_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR) /* nothing written: retry */
+                continue;
+            return; /* our stdout is gone (EPIPE): drop the output, keep running */
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+static void emit(struct rank *r, struct outpipe *p, const char *s, size_t n)
+{
+    if (job.tag_output) {
+        char tag[32];
+        int t = snprintf(tag, sizeof(tag), "[%d] ", r->rank);
+        /* One write() per line keeps the tag and the line together even when
+         * umprun's stdout is shared with other writers. */
+        char *line = malloc((size_t)t + n);
+        if (line) {
+            memcpy(line, tag, (size_t)t);
+            memcpy(line + t, s, n);
+            write_all(p->dest, line, (size_t)t + n);
+            free(line);
+            return;
+        }
+        write_all(p->dest, tag, (size_t)t);
+    }
+    write_all(p->dest, s, n);
+}
+
+/* Writes every complete line in the buffer; keeps the partial tail. */
+static void emit_lines(struct rank *r, struct outpipe *p)
+{
+    size_t start = 0;
+    for (;;) {
+        char *nl = memchr(p->buf + start, '\n', p->len - start);
+        if (!nl) break;
+        size_t end = (size_t)(nl - p->buf) + 1;
+        emit(r, p, p->buf + start, end - start);
+        start = end;
+    }
+    if (start == 0 && p->len == UMPRUN_LINE_MAX) { /* a huge line: pass a piece on */
+        emit(r, p, p->buf, p->len);
+        if (job.tag_output) write_all(p->dest, "\n", 1);
+        start = p->len;
+    }
+    memmove(p->buf, p->buf + start, p->len - start);
+    p->len -= start;
+}
+
+void io_flush(struct rank *r, struct outpipe *p)
+{
+    if (p->len) {
+        emit(r, p, p->buf, p->len);
+        if (job.tag_output) /* keep the next tagged line at a line start */
+            write_all(p->dest, "\n", 1);
+        p->len = 0;
+    }
+    if (p->fd >= 0) close(p->fd);
+    p->fd = -1;
+    free(p->buf);
+    p->buf = NULL;
+}
+
+void io_read(struct rank *r, struct outpipe *p)
+{
+    /* Bounded: a chatty rank must not starve the key-value server. */
+    for (int i = 0; i < 16; i++) {
+        ssize_t n = read(p->fd, p->buf + p->len, UMPRUN_LINE_MAX - p->len);
+        if (n > 0) {
+            p->len += (size_t)n;
+            emit_lines(r, p);
+            continue;
+        }
+        if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+        io_flush(r, p); /* EOF or error: the rank closed this stream */
+        return;
+    }
+}
+
+void io_stdin_close(void)
+{
+    if (job.in_pipe >= 0) close(job.in_pipe);
+    job.in_pipe = -1;
+    if (job.in_fd >= 0 && job.in_fd != 0) close(job.in_fd);
+    job.in_fd = -1;
+}
+
+void io_stdin_read(void)
+{
+    ssize_t n = read(job.in_fd, job.in_buf, sizeof(job.in_buf));
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+    if (n <= 0) { /* EOF: rank 0 sees EOF too */
+        io_stdin_close();
+        return;
+    }
+    job.in_len = (size_t)n;
+    job.in_off = 0;
+    io_stdin_write();
+}
+
+void io_stdin_write(void)
+{
+    while (job.in_off < job.in_len) {
+        ssize_t w = write(job.in_pipe, job.in_buf + job.in_off, job.in_len - job.in_off);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            if (errno == EAGAIN) /* rank 0 is not reading: poll for POLLOUT */
+                return;
+            io_stdin_close(); /* rank 0 closed its stdin or exited */
+            return;
+        }
+        job.in_off += (size_t)w;
+    }
+    job.in_len = job.in_off = 0;
+}

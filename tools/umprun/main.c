@@ -1,0 +1,445 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * umprun: starts N ranks of a program (locally by fork+exec, elsewhere
+ * through an rsh agent), serves them the key-value/fence store, forwards
+ * their output, and ends the job as soon as any rank fails: one line names
+ * the rank, its host and pid and why; the others are stopped (SIGTERM, then
+ * SIGKILL after a second); the job's shared-memory files are removed; and
+ * umprun exits non-zero. No daemon, no leftover process, no hang.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "umprun.h"
+#include "util/util.h"
+
+struct job job = {
+    .rsh = "ssh",
+    .bind = BIND_AUTO,
+    .lfd = -1,
+    .in_fd = -1,
+    .in_pipe = -1,
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: umprun [options] program [args...]\n"
+               "  -n, -np N              number of ranks (default: the hosts' slots)\n"
+               "  -H, --host h1[:slots],h2[:slots],...\n"
+               "                         hosts to use, filled in order (default: localhost)\n"
+               "  --hostfile F           one host per line: 'name', 'name:slots' or\n"
+               "                         'name slots=N'; '#' starts a comment\n"
+               "  --rsh CMD              agent that starts ranks on other hosts (default: ssh);\n"
+               "                         run as CMD... host env UMP_JOB_...=... program args\n"
+               "  --bind-to core|none    pin each local rank to one core (default: core when\n"
+               "                         a host has no more ranks than cores, else none)\n"
+               "  --tag-output           prefix each output line with \"[rank] \"\n"
+               "  --timeout S            stop the job after S seconds (exit status 124)\n"
+               "  -x VAR[=VAL]           export VAR (from umprun's environment, or set to VAL)\n"
+               "  -v, --verbose          say what umprun does\n"
+               "  -h, --help             this text\n"
+               "Exit status: 0 when every rank exited 0 (and finalized if it initialized);\n"
+               "otherwise the failing rank's exit code, 128+signal if it was killed, its\n"
+               "abort code, 124 on --timeout, 128+signal if umprun was interrupted,\n"
+               "1 if the job could not start, 2 for a bad command line.\n");
+}
+
+static int bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int bad_usage(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("umprun: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputs(" (see umprun --help)\n", stderr);
+    va_end(ap);
+    return -1;
+}
+
+static int push(char ***v, int *n, char *s)
+{
+    char **nv = realloc(*v, sizeof(char *) * (size_t)(*n + 1));
+    if (!nv) return -1;
+    *v = nv;
+    nv[(*n)++] = s;
+    return 0;
+}
+
+static int parse_args(int argc, char **argv)
+{
+    int i;
+    for (i = 1; i < argc; i++) {
+        char *a = argv[i], *val = NULL;
+        if (a[0] != '-') break;
+        if (!strcmp(a, "--")) {
+            i++;
+            break;
+        }
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            exit(0);
+        }
+        if (!strcmp(a, "--tag-output")) {
+            job.tag_output = true;
+            continue;
+        }
+        if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+            job.verbose = true;
+            continue;
+        }
+        /* Options with a value: "--opt value" or "--opt=value". */
+        static const char *const with_val[] = {"-n",        "-np",       "--np",       "--n",
+                                               "-H",        "--host",    "--hostfile", "--rsh",
+                                               "--bind-to", "--timeout", "-x"};
+        char *eq = a[1] == '-' ? strchr(a, '=') : NULL;
+        size_t nlen = eq ? (size_t)(eq - a) : strlen(a);
+        const char *opt = NULL;
+        for (size_t k = 0; k < UMP_ARRAY_SIZE(with_val); k++) {
+            if (strlen(with_val[k]) == nlen && !strncmp(a, with_val[k], nlen)) opt = with_val[k];
+        }
+        if (!opt) return bad_usage("unknown option '%s'", a);
+        if (eq) {
+            val = eq + 1;
+        } else if (i + 1 < argc) {
+            val = argv[++i];
+        } else {
+            return bad_usage("option %s needs a value", a);
+        }
+        if (!strcmp(opt, "-n") || !strcmp(opt, "-np") || !strcmp(opt, "--np") ||
+            !strcmp(opt, "--n")) {
+            char *end;
+            long n = strtol(val, &end, 10);
+            if (*end || end == val || n < 1 || n > 1 << 20)
+                return bad_usage("bad rank count '%s'", val);
+            job.n = (int)n;
+        } else if (!strcmp(opt, "-H") || !strcmp(opt, "--host")) {
+            if (push(&job.hostspecs, &job.nhostspecs, val)) return -1;
+        } else if (!strcmp(opt, "--hostfile")) {
+            job.hostfile = val;
+        } else if (!strcmp(opt, "--rsh")) {
+            if (!val[strspn(val, " \t")]) return bad_usage("--rsh needs a command");
+            job.rsh = val;
+        } else if (!strcmp(opt, "--bind-to")) {
+            if (!strcmp(val, "core"))
+                job.bind = BIND_CORE;
+            else if (!strcmp(val, "none"))
+                job.bind = BIND_NONE;
+            else
+                return bad_usage("--bind-to takes core or none, not '%s'", val);
+        } else if (!strcmp(opt, "--timeout")) {
+            char *end;
+            double t = strtod(val, &end);
+            if (*end || end == val || !(t > 0) || !isfinite(t) || t > 1e9)
+                return bad_usage("bad timeout '%s' (seconds > 0)", val);
+            job.timeout_s = t;
+        } else if (!strcmp(opt, "-x")) {
+            size_t k = strcspn(val, "=");
+            if (k == 0) return bad_usage("-x needs VAR or VAR=VALUE, not '%s'", val);
+            if (!val[k] && !getenv(val))
+                fprintf(stderr, "umprun: warning: -x %s: not set here, not exported\n", val);
+            if (push(&job.xvars, &job.nxvars, val)) return -1;
+        }
+    }
+    if (i >= argc) return bad_usage("no program to run");
+    job.argv = &argv[i];
+    return 0;
+}
+
+const char *rank_desc(const struct rank *r, char *buf, size_t len)
+{
+    snprintf(buf, len, "rank %d (host %s, pid %d)", r->rank, r->host->name,
+             (int)(r->hello && r->rpid > 0 ? r->rpid : r->pid));
+    return buf;
+}
+
+void job_signal_all(int sig)
+{
+    for (int r = 0; r < job.n; r++) {
+        /* Reaped ranks too: their process group may hold children. */
+        if (job.ranks[r].pid > 0) kill(-job.ranks[r].pid, sig);
+    }
+}
+
+static void job_end(int code)
+{
+    job.ending = true;
+    job.exit_code = code;
+    job_signal_all(SIGTERM);
+    job.kill_deadline = ump_time_ns() + UMPRUN_KILL_GRACE_NS;
+    /* Closing the connections also wakes ranks whose agent (ssh) does not
+     * pass signals on: their pending fence fails at once. */
+    kvs_close_all();
+    io_stdin_close();
+}
+
+void job_fail(int code, const char *fmt, ...)
+{
+    if (job.ending) return;
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "umprun: %s; stopping the job\n", msg);
+    job_end(code ? code : 1);
+}
+
+static const char *signame(int sig, char *buf, size_t len)
+{
+    const char *abbrev = sigabbrev_np(sig);
+    if (abbrev)
+        snprintf(buf, len, "SIG%s", abbrev);
+    else
+        snprintf(buf, len, "signal %d", sig);
+    return buf;
+}
+
+static void on_exit_status(struct rank *r, int st)
+{
+    char who[160], sn[32];
+    r->running = false;
+    job.nrunning--;
+    job.last_exit = ump_time_ns();
+    r->eof_deadline = 0;
+    kvs_drain(r); /* a FINALIZE or ABORT it sent just before exiting */
+    if (r->rank == 0) io_stdin_close();
+    if (!job.ending) {
+        rank_desc(r, who, sizeof(who));
+        if (WIFSIGNALED(st)) {
+            int sig = WTERMSIG(st);
+            job_fail(128 + sig, "%s was killed by %s", who, signame(sig, sn, sizeof(sn)));
+        } else if (WEXITSTATUS(st) != 0) {
+            job_fail(WEXITSTATUS(st), "%s exited with code %d", who, WEXITSTATUS(st));
+        } else if (r->hello && !r->finalized) {
+            job_fail(1, "%s exited with code 0 after initializing ump without finalizing", who);
+        }
+    }
+    kvs_rank_gone(r);
+}
+
+static void reap(void)
+{
+    for (;;) {
+        int st;
+        pid_t pid = waitpid(-1, &st, WNOHANG);
+        if (pid <= 0) return;
+        for (int r = 0; r < job.n; r++) {
+            if (job.ranks[r].pid == pid && job.ranks[r].running) {
+                on_exit_status(&job.ranks[r], st);
+                break;
+            }
+        }
+    }
+}
+
+static void on_signal(int sig)
+{
+    char sn[32];
+    if (job.ending) { /* asked twice: no more grace */
+        job_signal_all(SIGKILL);
+        return;
+    }
+    fprintf(stderr, "umprun: got %s; passing it to the ranks and stopping the job\n",
+            signame(sig, sn, sizeof(sn)));
+    job_signal_all(sig);
+    job_end(128 + sig);
+}
+
+/* Removes /dev/shm/ump-<jobid>*: the shm transport's files, whatever state
+ * the ranks died in. */
+static void clean_shm(void)
+{
+    char prefix[32];
+    int n = snprintf(prefix, sizeof(prefix), "ump-%s", job.id);
+    DIR *d = opendir("/dev/shm");
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!strncmp(e->d_name, prefix, (size_t)n)) {
+            if (unlinkat(dirfd(d), e->d_name, 0) == 0 && job.verbose)
+                fprintf(stderr, "umprun: removed /dev/shm/%s\n", e->d_name);
+        }
+    }
+    closedir(d);
+}
+
+enum slot_kind { SLOT_SIGNAL, SLOT_LISTEN, SLOT_CONN, SLOT_OUT, SLOT_STDIN, SLOT_STDIN_PIPE };
+struct slot {
+    enum slot_kind kind;
+    void *p;
+    struct rank *r;
+};
+
+static bool pipes_open(void)
+{
+    for (int r = 0; r < job.n; r++) {
+        if (job.ranks[r].out.fd >= 0 || job.ranks[r].err.fd >= 0) return true;
+    }
+    return false;
+}
+
+static void event_loop(int sfd, uint64_t start)
+{
+    size_t cap = 0;
+    struct pollfd *pfd = NULL;
+    struct slot *slots = NULL;
+    for (;;) {
+        kvs_reap_conns();
+        uint64_t now = ump_time_ns();
+        if (job.nrunning == 0 && (!pipes_open() || now >= job.last_exit + UMPRUN_DRAIN_NS)) break;
+
+        size_t need = 4 + (size_t)job.nconns + 2 * (size_t)job.n;
+        if (need > cap) {
+            cap = need * 2;
+            pfd = realloc(pfd, cap * sizeof(*pfd));
+            slots = realloc(slots, cap * sizeof(*slots));
+            if (!pfd || !slots) {
+                fprintf(stderr, "umprun: out of memory\n");
+                job_signal_all(SIGKILL);
+                exit(UMPRUN_EXIT_SETUP);
+            }
+        }
+        size_t n = 0;
+#define ADD(fd_, ev_, kind_, p_, r_)                                                               \
+    do {                                                                                           \
+        pfd[n] = (struct pollfd){.fd = (fd_), .events = (ev_)};                                    \
+        slots[n++] = (struct slot){(kind_), (p_), (r_)};                                           \
+    } while (0)
+        ADD(sfd, POLLIN, SLOT_SIGNAL, NULL, NULL);
+        if (job.lfd >= 0) ADD(job.lfd, POLLIN, SLOT_LISTEN, NULL, NULL);
+        for (int i = 0; i < job.nconns; i++) {
+            struct conn *c = job.conns[i];
+            ADD(c->fd, POLLIN | (c->out.len > c->out.off ? POLLOUT : 0), SLOT_CONN, c, NULL);
+        }
+        for (int r = 0; r < job.n; r++) {
+            struct rank *rk = &job.ranks[r];
+            if (rk->out.fd >= 0) ADD(rk->out.fd, POLLIN, SLOT_OUT, &rk->out, rk);
+            if (rk->err.fd >= 0) ADD(rk->err.fd, POLLIN, SLOT_OUT, &rk->err, rk);
+        }
+        if (job.in_pipe >= 0 && job.in_len == 0 && job.in_fd >= 0)
+            ADD(job.in_fd, POLLIN, SLOT_STDIN, NULL, NULL);
+        if (job.in_pipe >= 0 && job.in_len > 0)
+            ADD(job.in_pipe, POLLOUT, SLOT_STDIN_PIPE, NULL, NULL);
+#undef ADD
+
+        uint64_t next = UINT64_MAX;
+        if (job.nrunning == 0) next = job.last_exit + UMPRUN_DRAIN_NS;
+        if (job.kill_deadline) next = UMP_MIN(next, job.kill_deadline);
+        if (job.end_deadline && !job.ending) next = UMP_MIN(next, job.end_deadline);
+        kvs_timers(now, &next);
+        int tmo = next == UINT64_MAX
+                      ? -1
+                      : (int)UMP_MIN((next - UMP_MIN(next, now)) / 1000000 + 1, 60000);
+
+        int nready = poll(pfd, n, tmo);
+        if (nready < 0 && errno != EINTR) {
+            fprintf(stderr, "umprun: poll: %s\n", strerror(errno));
+            job_fail(UMPRUN_EXIT_SETUP, "internal error");
+        }
+        for (size_t i = 0; nready > 0 && i < n; i++) {
+            if (!pfd[i].revents) continue;
+            switch (slots[i].kind) {
+            case SLOT_SIGNAL: {
+                struct signalfd_siginfo si;
+                while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+                    if (si.ssi_signo == SIGCHLD)
+                        reap();
+                    else
+                        on_signal((int)si.ssi_signo);
+                }
+                reap(); /* SIGCHLDs coalesce: always look */
+                break;
+            }
+            case SLOT_LISTEN:
+                if (job.lfd >= 0) kvs_accept();
+                break;
+            case SLOT_CONN:
+                if (!((struct conn *)slots[i].p)->dead) kvs_conn_io(slots[i].p, pfd[i].revents);
+                break;
+            case SLOT_OUT:
+                if (((struct outpipe *)slots[i].p)->fd >= 0) io_read(slots[i].r, slots[i].p);
+                break;
+            case SLOT_STDIN:
+                if (job.in_fd >= 0 && job.in_pipe >= 0) io_stdin_read();
+                break;
+            case SLOT_STDIN_PIPE:
+                if (job.in_pipe >= 0) io_stdin_write();
+                break;
+            }
+        }
+
+        now = ump_time_ns();
+        if (job.end_deadline && !job.ending && now >= job.end_deadline) {
+            fprintf(stderr, "umprun: job timed out after %g s\n", job.timeout_s);
+            job_end(UMPRUN_EXIT_TIMEOUT);
+        }
+        if (job.kill_deadline && now >= job.kill_deadline) {
+            job_signal_all(SIGKILL);
+            job.kill_deadline = 0;
+        }
+        (void)start;
+    }
+    free(pfd);
+    free(slots);
+}
+
+int main(int argc, char **argv)
+{
+    if (parse_args(argc, argv) || hosts_setup()) return UMPRUN_EXIT_USAGE;
+
+    uint8_t id[8];
+    if (ump_random_bytes(id, sizeof(id)) || ump_random_bytes(job.secret, sizeof(job.secret))) {
+        fprintf(stderr, "umprun: no random bytes: %s\n", strerror(errno));
+        return UMPRUN_EXIT_SETUP;
+    }
+    ump_hex_encode(id, sizeof(id), job.id);
+    ump_hex_encode(job.secret, sizeof(job.secret), job.secret_hex);
+
+    /* Signals arrive through a signalfd so the loop sees them in order with
+     * everything else. */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGCHLD);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    sigprocmask(SIG_BLOCK, &set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    int sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+    if (sfd < 0) {
+        fprintf(stderr, "umprun: signalfd: %s\n", strerror(errno));
+        return UMPRUN_EXIT_SETUP;
+    }
+    if (kvs_listen()) return UMPRUN_EXIT_SETUP;
+    if (fcntl(0, F_GETFL) >= 0) job.in_fd = 0;
+
+    uint64_t start = ump_time_ns();
+    if (job.timeout_s > 0) job.end_deadline = start + (uint64_t)(job.timeout_s * 1e9);
+    if (spawn_all()) job_fail(UMPRUN_EXIT_SETUP, "could not start all ranks");
+    if (job.nrunning == 0) job.last_exit = ump_time_ns();
+    event_loop(sfd, start);
+
+    for (int r = 0; r < job.n; r++) {
+        if (job.ranks[r].out.fd >= 0 || job.ranks[r].out.buf)
+            io_flush(&job.ranks[r], &job.ranks[r].out);
+        if (job.ranks[r].err.fd >= 0 || job.ranks[r].err.buf)
+            io_flush(&job.ranks[r], &job.ranks[r].err);
+    }
+    if (job.ending) /* nothing of a failed job may linger */
+        job_signal_all(SIGKILL);
+    kvs_close_all();
+    kvs_reap_conns();
+    clean_shm();
+    return job.exit_code;
+}

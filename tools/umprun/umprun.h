@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * umprun.h - the launcher's state, shared by its files:
+ *   main.c    options, the event loop, failure handling, exit status
+ *   hosts.c   --host / --hostfile parsing, rank placement, locality
+ *   spawn.c   starting ranks (fork+exec locally, the rsh agent remotely)
+ *   kvs.c     the key-value/fence server ranks connect to (kvs_proto.h)
+ *   io.c      forwarding the ranks' stdout/stderr by whole lines, and stdin
+ * umprun is single-threaded: one poll() loop drives everything.
+ */
+#ifndef UMPRUN_H
+#define UMPRUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "rt/kvs_proto.h"
+#include "rt/rt.h"
+
+/* Exit statuses of umprun itself (a failing rank's own code wins otherwise). */
+#define UMPRUN_EXIT_USAGE   2   /* bad command line */
+#define UMPRUN_EXIT_SETUP   1   /* could not start the job */
+#define UMPRUN_EXIT_TIMEOUT 124 /* --timeout expired */
+
+#define UMPRUN_LINE_MAX      (64 * 1024)    /* longer lines are forwarded in pieces */
+#define UMPRUN_KILL_GRACE_NS 1000000000ull  /* SIGTERM -> SIGKILL */
+#define UMPRUN_EOF_GRACE_NS  1000000000ull  /* connection lost -> failure */
+#define UMPRUN_HELLO_WAIT_NS 10000000000ull /* unauthenticated connections */
+#define UMPRUN_DRAIN_NS      1000000000ull  /* pipes held open after exits */
+
+enum bind_mode { BIND_AUTO, BIND_CORE, BIND_NONE };
+
+struct host {
+    char *name;
+    int slots;
+    bool local;
+    int nranks; /* ranks placed here */
+};
+
+struct outpipe {
+    int fd;   /* -1 once closed */
+    int dest; /* 1 or 2 */
+    size_t len;
+    char *buf; /* UMPRUN_LINE_MAX */
+};
+
+struct conn;
+
+struct rank {
+    int rank, node, local_rank, local_size;
+    struct host *host;
+    pid_t pid;    /* the forked child (the rank, or its rsh agent) */
+    pid_t rpid;   /* pid the rank reported in HELLO (remote pid) */
+    bool running; /* not reaped yet */
+    bool hello, finalized, fenced, gone;
+    struct outpipe out, err;
+    struct conn *conn;
+    uint64_t eof_deadline; /* connection lost without finalize: fail then */
+};
+
+struct conn {
+    int fd;
+    ump_kvs_buf_t in, out;
+    struct rank *rank; /* NULL until HELLO is accepted */
+    char peer[64];
+    uint64_t hello_deadline;
+    bool dead;
+};
+
+struct job {
+    /* options */
+    int n;
+    char **hostspecs; /* --host, may repeat */
+    int nhostspecs;
+    const char *hostfile;
+    const char *rsh;
+    enum bind_mode bind;
+    bool tag_output;
+    double timeout_s;
+    char **xvars; /* -x */
+    int nxvars;
+    char **argv; /* program and its arguments */
+    bool verbose;
+
+    /* placement */
+    struct host *hosts;
+    int nhosts;
+    struct rank *ranks;
+    bool all_local;
+
+    /* identity */
+    char id[17];
+    uint8_t secret[UMP_RT_SECRET_LEN];
+    char secret_hex[2 * UMP_RT_SECRET_LEN + 1];
+    char kvs_addr[96]; /* host:port the ranks are told */
+
+    /* kvs server */
+    int lfd;
+    struct conn **conns;
+    int nconns, capconns;
+    ump_kvs_buf_t epoch; /* PUT entries since the last fence, with ranks */
+    uint32_t nepoch;
+    int nfenced;
+
+    /* stdin forwarding to rank 0 */
+    int in_fd, in_pipe; /* our stdin, the write end of rank 0's stdin */
+    char in_buf[4096];
+    size_t in_len, in_off;
+
+    /* life */
+    int nrunning;
+    bool ending; /* failure, timeout or signal: everything is being stopped */
+    int exit_code;
+    uint64_t kill_deadline, end_deadline, last_exit;
+};
+
+extern struct job job;
+
+/* main.c */
+/* Ends the job: prints "umprun: <msg>" (once, first failure only), sets the
+ * exit status, and stops every rank (SIGTERM, SIGKILL after a grace). */
+void job_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Stops every rank's process group with sig. */
+void job_signal_all(int sig);
+const char *rank_desc(const struct rank *r, char *buf, size_t len);
+
+/* hosts.c */
+int hosts_setup(void);
+
+/* spawn.c */
+int spawn_all(void);
+
+/* kvs.c */
+int kvs_listen(void);
+void kvs_accept(void);
+void kvs_conn_io(struct conn *c, short revents);
+/* Reads whatever a rank's connection already holds (before judging its exit). */
+void kvs_drain(struct rank *r);
+/* A rank left without being able to fence again: fail fences that cannot finish. */
+void kvs_rank_gone(struct rank *r);
+void kvs_close_all(void);
+void kvs_reap_conns(void);
+void kvs_timers(uint64_t now, uint64_t *next);
+
+/* io.c */
+int io_pipe(struct outpipe *p, int dest, int child_fd[2]);
+void io_read(struct rank *r, struct outpipe *p);
+void io_flush(struct rank *r, struct outpipe *p);
+void io_stdin_read(void);
+void io_stdin_write(void);
+void io_stdin_close(void);
+
+#endif /* UMPRUN_H */
