@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * flood: rank 0 sends NMSG x 1 KiB eager messages to rank 1 (the last rank),
- * which sleeps 1 s before it receives any. The unexpected data rank 1 may
- * hold is bounded by flow control, so its peak resident size (getrusage
- * ru_maxrss) may grow by at most LIMIT_MB over its size before the flood,
- * far below the NMSG KiB sent. Every message is checked, in order.
+ * which for 1 s drives progress (ump_progress and an ump_iprobe for a tag
+ * nobody sends) without posting a receive, so everything that arrives is
+ * unexpected; then it receives them all. A receiver that merely slept would
+ * not read its rings or sockets and would prove nothing. The unexpected data
+ * rank 1 may hold is bounded by credit flow control, so its peak resident
+ * size (getrusage ru_maxrss) may grow by at most LIMIT_MB over its size
+ * before the flood, far below the NMSG KiB sent. Every message is checked,
+ * in order.
  *
  * usage: flood [NMSG [LIMIT_MB]]     (defaults 100000 and 64)
  */
@@ -43,8 +47,13 @@ int main(int argc, char **argv)
         printf("flood: rank 0 sent %ld x %d bytes in %.2f s\n", nmsg, MSG, mp_now() - t0);
     } else if (me == R) {
         long base = maxrss_kb();
-        mp_sleep_ms(1000);
         ump_status_t st;
+        int flag = 0;
+        for (double t0 = mp_now(); mp_now() - t0 < 1.0;) {
+            mp_progress_for(0.001);
+            MP_CALL(ump_iprobe(0, 999, 0, &flag, &st));
+            MP_CHECK(!flag, "iprobe matched tag 999, which nobody sends");
+        }
         for (long i = 0; i < nmsg; i++) {
             MP_CALL(ump_recv(buf, MSG, UMP_BYTE, 0, 1, 0, &st));
             MP_CHECK(st.count == MSG, "message %ld: %zu bytes", i, st.count);

@@ -37,7 +37,7 @@ static void run(int me, int recv_first)
                      sts[i].error);
     } else if (me == 1) {
         mp_barrier();
-        if (!recv_first) mp_sleep_ms(200); /* let the sends arrive unexpected */
+        if (!recv_first) mp_progress_for(0.2); /* let the sends arrive unexpected */
         for (int i = 0; i < N; i++)
             MP_CALL(ump_irecv(bufs[i], size_of(i), UMP_BYTE, 0, i % 100, 0, &reqs[i]));
         if (recv_first) mp_send_go(0);

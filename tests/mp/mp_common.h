@@ -140,6 +140,18 @@ static inline double mp_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Drives ump's progress for `sec` seconds without posting anything, so what
+ * arrives meanwhile is really taken in (as unexpected) rather than left in
+ * a ring or a socket buffer, as it would be if we just slept. */
+static inline void mp_progress_for(double sec)
+{
+    for (double t0 = mp_now(); mp_now() - t0 < sec;) {
+        int rc = ump_progress();
+        if (rc < 0) MP_FAIL("ump_progress returned %d (%s)", rc, ump_status_name(rc));
+        usleep(100);
+    }
+}
+
 /* Every rank reports to rank 0, rank 0 releases everyone: a barrier on the
  * control context, built only from point-to-point calls under test. */
 static inline void mp_barrier(void)

@@ -73,7 +73,7 @@ static void test_order(int me)
             MP_CALL(ump_irecv(bufs[i], msg_size(i) + 64, UMP_BYTE, 0, TAG, 1, &reqs[i]));
         mp_barrier();
         /* Let part of the burst arrive unexpected before the rest is posted. */
-        mp_sleep_ms(50);
+        mp_progress_for(0.05);
         for (int i = NMSG / 2; i < NMSG; i++)
             MP_CALL(ump_irecv(bufs[i], msg_size(i) + 64, UMP_BYTE, i % 2 ? UMP_ANY_SOURCE : 0, TAG,
                               1, &reqs[i]));

@@ -60,14 +60,16 @@ foreach(t shm tcp)
   ump_mp_test(init.${t} init 3 30 ARGS 3 ENV ${env})
 endforeach()
 
-# Every protocol path with small data: shrunken thresholds.
+# Every protocol path with small data: shrunken thresholds. UMP_SHM_CMA=0
+# with a CMA threshold set is the "CMA not permitted" fallback.
 ump_mp_test(sizes.shm.small-cma sizes 2 90 ARGS --max 1m
             ENV UMP_TRANSPORTS=shm UMP_SHM_EAGER_LIMIT=256 UMP_SHM_SEG_SIZE=1k
                 UMP_SHM_CMA_MIN=4096 UMP_SHM_CMA=1)
 ump_mp_test(sizes.shm.small-nocma sizes 2 90 ARGS --max 1m
             ENV UMP_TRANSPORTS=shm UMP_SHM_EAGER_LIMIT=256 UMP_SHM_SEG_SIZE=1k
                 UMP_SHM_CMA_MIN=4096 UMP_SHM_CMA=0)
-ump_mp_test(sizes.shm.nocma sizes 2 90 ENV UMP_TRANSPORTS=shm UMP_SHM_CMA=0)
+# Single-copy (process_vm_readv) for every message from 256 KiB up, to 16 MiB.
+ump_mp_test(sizes.shm.cma sizes 2 90 ENV UMP_TRANSPORTS=shm UMP_SHM_CMA_MIN=256k UMP_SHM_CMA=1)
 ump_mp_test(sizes.tcp.small sizes 2 90 ARGS --max 1m
             ENV UMP_TRANSPORTS=tcp UMP_TCP_EAGER_LIMIT=1k UMP_TCP_SEG_SIZE=4k)
 ump_mp_test(order.shm.small order 2 60
