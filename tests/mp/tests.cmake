@@ -5,7 +5,8 @@
 # launcher, and two-"host" runs in network namespaces (mp.<prog>.netns, skipped
 # with code 77 where namespaces cannot be made).
 set(UMP_MP_DIR ${CMAKE_CURRENT_LIST_DIR})
-set(UMP_MP_PROGS sizes wildcards order many self truncate ssend probe cancel alltoall flood init)
+set(UMP_MP_PROGS sizes wildcards order many self truncate ssend probe cancel alltoall flood init
+                 storm)
 
 foreach(prog ${UMP_MP_PROGS})
   add_executable(mp_${prog} ${UMP_MP_DIR}/${prog}.c)
@@ -58,6 +59,8 @@ foreach(t shm tcp)
   ump_mp_test(alltoall.${t} alltoall 8 60 ENV ${env} UMP_WAIT=auto)
   ump_mp_test(flood.${t} flood 2 90 ENV ${env})
   ump_mp_test(init.${t} init 3 30 ARGS 3 ENV ${env})
+  # Random all-to-all traffic, wildcard receives, completions through ump_peek.
+  ump_mp_test(storm.${t} storm 4 60 ENV ${env})
 endforeach()
 
 # Every protocol path with small data: shrunken thresholds. UMP_SHM_CMA=0
@@ -86,3 +89,4 @@ set_tests_properties(mp.init.singleton PROPERTIES TIMEOUT 30 LABELS mp)
 ump_mp_netns(sizes 120 --max 4m)
 ump_mp_netns(wildcards 60)
 ump_mp_netns(order 60)
+ump_mp_netns(storm 60)
