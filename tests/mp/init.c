@@ -56,6 +56,16 @@ int main(int argc, char **argv)
         free(s);
         free(r);
     }
+    /* the largest tag is a valid tag */
+    {
+        int v = 77, w = 0;
+        ump_req_t q;
+        ump_status_t st;
+        MP_CALL(ump_isend(&v, sizeof(v), UMP_BYTE, me, UMP_TAG_UB, 0, &q));
+        MP_CALL(ump_recv(&w, sizeof(w), UMP_BYTE, me, UMP_ANY_TAG, 0, &st));
+        MP_CALL(ump_wait(&q, UMP_STATUS_IGNORE));
+        MP_CHECK(w == 77 && st.tag == UMP_TAG_UB, "tag UB: value %d tag %d", w, st.tag);
+    }
     /* bad arguments are refused, not crashed on */
     rc = ump_send("x", 1, UMP_BYTE, np, 0, 0);
     MP_CHECK(rc == UMP_ERR_RANK, "send to rank %d returned %d (%s)", np, rc, ump_status_name(rc));

@@ -8,6 +8,9 @@
  * request exactly once (never one that was not posted); they are released
  * afterwards with ump_waitall; with nothing outstanding ump_peek returns
  * UMP_ERR_INVALID.
+ * testany: says "nothing" (index -1, done 0) while no posted receive can
+ * have matched, then finds the one that did, with its status, and releases
+ * only that one.
  */
 #include "mp_common.h"
 
@@ -131,6 +134,47 @@ static void test_peek_held(int me, int R)
     }
 }
 
+static void test_testany(int me, int R)
+{
+    if (me == 0) {
+        mp_recv_go(R);
+        int v = 4242;
+        MP_CALL(ump_send(&v, sizeof(v), UMP_BYTE, R, 72, 0));
+        mp_recv_go(R);
+        v = 4343;
+        MP_CALL(ump_send(&v, sizeof(v), UMP_BYTE, R, 70, 0));
+    } else if (me == R) {
+        int vals[3] = {0, 0, 0}, idx = 7, done = 7;
+        ump_req_t reqs[4] = {UMP_REQ_NULL, UMP_REQ_NULL, UMP_REQ_NULL, UMP_REQ_NULL};
+        ump_status_t st;
+        MP_CALL(ump_testany(4, reqs, &idx, &done, &st));
+        MP_CHECK(idx == -1, "testany over null handles: index %d", idx);
+        for (int i = 0; i < 3; i++)
+            MP_CALL(ump_irecv(&vals[i], sizeof(int), UMP_BYTE, 0, 70 + i, 0, &reqs[i]));
+        for (int k = 0; k < 20; k++) {
+            MP_CALL(ump_testany(4, reqs, &idx, &done, &st));
+            MP_CHECK(!done && idx == -1, "testany before any send: done %d index %d", done, idx);
+            mp_sleep_ms(1);
+        }
+        mp_send_go(0);
+        double t0 = mp_now();
+        do {
+            MP_CALL(ump_testany(4, reqs, &idx, &done, &st));
+            MP_CHECK(mp_now() - t0 < 20, "testany never saw the message");
+        } while (!done);
+        MP_CHECK(idx == 2 && reqs[2] == UMP_REQ_NULL && reqs[0] && reqs[1] && vals[2] == 4242 &&
+                     st.tag == 72 && st.source == 0 && st.count == sizeof(int),
+                 "testany: index %d tag %d value %d", idx, st.tag, vals[2]);
+        mp_send_go(0);
+        MP_CALL(ump_waitany(4, reqs, &idx, &st));
+        MP_CHECK(idx == 0 && vals[0] == 4343 && st.tag == 70, "waitany: index %d value %d", idx,
+                 vals[0]);
+        MP_CALL(ump_cancel(&reqs[1]));
+        MP_CALL(ump_wait(&reqs[1], &st));
+        MP_CHECK(st.cancelled, "receive for tag 71 not cancelled");
+    }
+}
+
 int main(int argc, char **argv)
 {
     mp_init("probe", &argc, &argv);
@@ -143,7 +187,9 @@ int main(int argc, char **argv)
     mp_barrier();
     test_peek_held(me, R);
     mp_barrier();
-    if (me == R) printf("probe: probe, iprobe and peek ok\n");
+    test_testany(me, R);
+    mp_barrier();
+    if (me == R) printf("probe: probe, iprobe, peek and testany ok\n");
     mp_finalize();
     return 0;
 }

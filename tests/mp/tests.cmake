@@ -80,6 +80,12 @@ ump_mp_test(order.shm.small order 2 60
 ump_mp_test(order.tcp.small order 2 60
             ENV UMP_TRANSPORTS=tcp UMP_TCP_EAGER_LIMIT=1k UMP_TCP_SEG_SIZE=4k)
 
+# Sleeping waits (no lost wake-ups), and oversubscribed random traffic.
+ump_mp_test(storm.shm.block storm 4 60 ENV UMP_TRANSPORTS=shm UMP_WAIT=block)
+ump_mp_test(storm.tcp.block storm 4 60 ENV UMP_TRANSPORTS=tcp UMP_WAIT=block)
+ump_mp_test(storm.shm.8 storm 8 60 ARGS 150 ENV UMP_TRANSPORTS=shm UMP_WAIT=auto)
+ump_mp_test(sizes.shm.block sizes 2 90 ARGS --max 1m ENV UMP_TRANSPORTS=shm UMP_WAIT=block)
+
 # Without the launcher: a one-rank job.
 add_test(NAME mp.init.singleton COMMAND $<TARGET_FILE:mp_init> 1)
 set_tests_properties(mp.init.singleton PROPERTIES TIMEOUT 30 LABELS mp)

@@ -6,7 +6,9 @@
  * and nothing past the receive buffer is written. Eager and rendezvous sizes;
  * blocking receive, irecv posted before the send, and receive posted after
  * the message arrived (unexpected). After each truncation a full-size message
- * must still arrive intact: the job goes on.
+ * must still arrive intact: the job goes on. Last, ump_waitall over three
+ * receives of which the middle one truncates returns UMP_ERR_TRUNCATE and
+ * each status holds its own result.
  */
 #include "mp_common.h"
 
@@ -92,7 +94,34 @@ int main(int argc, char **argv)
         }
     }
     mp_barrier();
-    if (me == R) printf("truncate: %d cases ok\n", cases);
+    if (me == 0) {
+        mp_recv_go(R);
+        for (int t = 0; t < 3; t++) {
+            mp_fill(buf, 50000, 0, R, 900 + t, 0);
+            MP_CALL(ump_send(buf, 50000, UMP_BYTE, R, 900 + t, 0));
+        }
+    } else if (me == R) {
+        ump_req_t q[3];
+        ump_status_t sts[3];
+        const size_t room[3] = {50000, 20000, 60000};
+        for (int t = 0; t < 3; t++)
+            MP_CALL(ump_irecv(buf + (size_t)t * 60000, room[t], UMP_BYTE, 0, 900 + t, 0, &q[t]));
+        mp_send_go(0);
+        int rc = ump_waitall(3, q, sts);
+        MP_CHECK(rc == UMP_ERR_TRUNCATE, "waitall with a truncated receive returned %d (%s)", rc,
+                 ump_status_name(rc));
+        MP_CHECK(sts[0].error == UMP_OK && sts[0].count == 50000 &&
+                     sts[1].error == UMP_ERR_TRUNCATE && sts[1].count == 20000 &&
+                     sts[2].error == UMP_OK && sts[2].count == 50000,
+                 "waitall statuses: %d/%zu %d/%zu %d/%zu", sts[0].error, sts[0].count, sts[1].error,
+                 sts[1].count, sts[2].error, sts[2].count);
+        for (int t = 0; t < 3; t++) {
+            MP_CHECK(q[t] == UMP_REQ_NULL, "waitall left handle %d", t);
+            MP_CHECK_DATA(buf + (size_t)t * 60000, sts[t].count, 0, R, 900 + t, 0);
+        }
+    }
+    mp_barrier();
+    if (me == R) printf("truncate: %d cases and waitall ok\n", cases);
     free(buf);
     mp_finalize();
     return 0;
