@@ -16,9 +16,9 @@
 # Before and after each run, bench/mpi/cacheline.c measures a one-cache-line
 # hop between CPUs 0 and 1: below --near-ns (60) both times the run is
 # labelled "near", above both times "far", else "mixed" (on a VM the vCPUs
-# may move between runs). Prints, per placement, the median of each
-# configuration per size and the ratios ump / Open MPI, and writes the same
-# as Markdown to --out. Installs openmpi-bin and libopenmpi-dev if missing.
+# may move between runs). Prints the median of each configuration per size,
+# over all runs and per placement, with the ratios ump / Open MPI, and
+# writes the same as Markdown to --out. Installs openmpi-bin and libopenmpi-dev if missing.
 # --only takes a comma list of configuration names to run.
 set -euo pipefail
 
@@ -109,13 +109,15 @@ index, out, near = sys.argv[1], sys.argv[2], sys.argv[3]
 runs = [l.split() for l in open(index) if l.strip()]
 data = {}   # placement -> cfg -> size -> [(lat, bw)]
 probes = {}
+# Every run counts in "all"; the placement groups split them by the probe.
 for rep, cfg, place, before, after, path in runs:
-    probes.setdefault(place, []).extend([float(before), float(after)])
-    with open(path) as f:
-        for row in csv.DictReader(f):
-            d = data.setdefault(place, {}).setdefault(cfg, {})
-            d.setdefault(int(row["size"]), []).append(
-                (float(row["latency_us"]), float(row["bandwidth_MBps"])))
+    for group in ("all", place):
+        probes.setdefault(group, []).extend([float(before), float(after)])
+        with open(path) as f:
+            for row in csv.DictReader(f):
+                d = data.setdefault(group, {}).setdefault(cfg, {})
+                d.setdefault(int(row["size"]), []).append(
+                    (float(row["latency_us"]), float(row["bandwidth_MBps"])))
 order = ["ump-shm", "ompi-vader", "ompi-nocma", "ump-tcp", "ompi-tcp"]
 pairs = [("ump-shm", "ompi-vader"), ("ump-shm", "ompi-nocma"), ("ump-tcp", "ompi-tcp")]
 lines = ["# ump vs Open MPI: ping-pong, 2 ranks on CPUs 0 and 1", "",
@@ -125,9 +127,12 @@ lines = ["# ump vs Open MPI: ping-pong, 2 ranks on CPUs 0 and 1", "",
          f"between the CPUs before and after each run (near < {near} ns).", ""]
 def fmt(x):
     return "-" if x is None else (f"{x:.2f}" if x < 100 else f"{x:.0f}")
-for place in sorted(data):
+groups = ["all"] + [g for g in ("near", "far", "mixed") if g in data]
+for place in groups:
+    if place not in data:
+        continue
     cfgs = [c for c in order if c in data[place]]
-    nruns = {c: sum(1 for r in runs if r[1] == c and r[2] == place) for c in cfgs}
+    nruns = {c: sum(1 for r in runs if r[1] == c and place in ("all", r[2])) for c in cfgs}
     ps = probes[place]
     lines += [f"## placement: {place} (cache-line hop {min(ps):.0f}-{max(ps):.0f} ns; runs: "
               + ", ".join(f"{c} x{nruns[c]}" for c in cfgs) + ")", ""]
