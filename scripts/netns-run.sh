@@ -46,6 +46,11 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+# Namespaces left by a run that was killed outright (SIGKILL skips traps).
+for old in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E '^ump[AB][0-9]+$'); do
+    kill -0 "${old#ump?}" 2>/dev/null || ip netns del "$old" 2>/dev/null
+done
+
 ip netns add "$ns1" 2>/dev/null || skip "cannot create a network namespace (ip netns add failed)"
 ip netns add "$ns2" || skip "cannot create a second network namespace"
 ip link add "$va" type veth peer name "$vb" 2>/dev/null || skip "cannot create a veth pair"
