@@ -32,6 +32,7 @@ struct ump_rt {
     ump_rt_store_t store;
     int *node_of;          /* per rank; NULL until the first fence (umprun) */
     int fd;                /* connection to umprun; -1 for the singleton */
+    bool lost;             /* the connection failed: umprun is gone or ending the job */
     ump_kvs_buf_t pending; /* PUT entries not yet sent */
     uint32_t npending;
 };

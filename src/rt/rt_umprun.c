@@ -320,6 +320,7 @@ int ump_rt_umprun_fence(ump_rt_t *rt)
 {
     ump_kvs_buf_t b = {0};
     int rc;
+    if (rt->lost) return UMP_ERR_BOOTSTRAP;
     if (rt->npending) {
         size_t f = ump_kvs_frame_begin(&b, UMP_KVS_PUT);
         ump_kvs_put_u32(&b, rt->npending);
@@ -353,12 +354,15 @@ int ump_rt_umprun_fence(ump_rt_t *rt)
     }
 out:
     ump_kvs_buf_free(&b);
+    if (rc == UMP_ERR_BOOTSTRAP || rc == UMP_ERR_PROTOCOL)
+        rt->lost = true; /* the stream is no longer in step: no more exchanges */
     return rc;
 }
 
 void ump_rt_umprun_fini(ump_rt_t *rt)
 {
     ump_kvs_buf_t b = {0};
+    if (rt->lost) goto out;
     ump_kvs_frame_end(&b, ump_kvs_frame_begin(&b, UMP_KVS_FINALIZE));
     uint8_t type = 0;
     ump_kvs_rd_t rd;
@@ -368,6 +372,7 @@ void ump_rt_umprun_fini(ump_rt_t *rt)
     if (!rc) rc = recv_frame(rt->fd, &b, 10000, &type, &rd);
     if (rc || type != UMP_KVS_OK)
         ump_warn("rt: umprun did not acknowledge this rank's finalize (%s)", ump_strerror(rc));
+out:
     ump_kvs_buf_free(&b);
     close(rt->fd);
     rt->fd = -1;
@@ -376,6 +381,7 @@ void ump_rt_umprun_fini(ump_rt_t *rt)
 void ump_rt_umprun_abort(ump_rt_t *rt, int code, const char *msg)
 {
     if (!msg) msg = "";
+    if (rt->lost) return;
     size_t n = strnlen(msg, 4096);
     ump_kvs_buf_t b = {0};
     size_t f = ump_kvs_frame_begin(&b, UMP_KVS_ABORT);

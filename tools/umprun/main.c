@@ -213,6 +213,9 @@ static void on_exit_status(struct rank *r, int st)
     job.last_exit = ump_time_ns();
     r->eof_deadline = 0;
     kvs_drain(r); /* a FINALIZE or ABORT it sent just before exiting */
+    /* Its last words (an exec error, an assertion) before our verdict. */
+    if (r->out.fd >= 0) io_read(r, &r->out);
+    if (r->err.fd >= 0) io_read(r, &r->err);
     if (r->rank == 0) io_stdin_close();
     if (!job.ending) {
         rank_desc(r, who, sizeof(who));
@@ -289,7 +292,7 @@ static bool pipes_open(void)
     return false;
 }
 
-static void event_loop(int sfd, uint64_t start)
+static void event_loop(int sfd)
 {
     size_t cap = 0;
     struct pollfd *pfd = NULL;
@@ -388,7 +391,6 @@ static void event_loop(int sfd, uint64_t start)
             job_signal_all(SIGKILL);
             job.kill_deadline = 0;
         }
-        (void)start;
     }
     free(pfd);
     free(slots);
@@ -414,6 +416,10 @@ int main(int argc, char **argv)
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGHUP);
+    /* A shell starts background jobs with SIGINT ignored; umprun must still
+     * see it to stop the ranks. (An ignored SIGHUP, from nohup, stays so.) */
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
     sigprocmask(SIG_BLOCK, &set, NULL);
     signal(SIGPIPE, SIG_IGN);
     int sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
@@ -428,7 +434,7 @@ int main(int argc, char **argv)
     if (job.timeout_s > 0) job.end_deadline = start + (uint64_t)(job.timeout_s * 1e9);
     if (spawn_all()) job_fail(UMPRUN_EXIT_SETUP, "could not start all ranks");
     if (job.nrunning == 0) job.last_exit = ump_time_ns();
-    event_loop(sfd, start);
+    event_loop(sfd);
 
     for (int r = 0; r < job.n; r++) {
         if (job.ranks[r].out.fd >= 0 || job.ranks[r].out.buf)

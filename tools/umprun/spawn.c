@@ -100,9 +100,19 @@ static void job_env(const struct rank *r, struct strv *env)
     }
 }
 
-static void remote_argv(const struct rank *r, struct strv *env, struct strv *av)
+static int count_args(void)
+{
+    int n = 0;
+    while (job.argv[n])
+        n++;
+    return n;
+}
+
+static void remote_argv(const struct rank *r, struct strv *env, struct strv *av, struct strv *owned)
 {
     char *rsh = strdup(job.rsh), *save = NULL;
+    if (!rsh) exit(UMPRUN_EXIT_SETUP);
+    sv_push(owned, rsh);
     const char *first = NULL;
     for (char *w = strtok_r(rsh, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
         if (!first) first = w;
@@ -114,11 +124,29 @@ static void remote_argv(const struct rank *r, struct strv *env, struct strv *av)
      * Other agents (ip netns exec, a test wrapper) take a plain argv. */
     bool quote = !strcmp(base, "ssh");
     sv_push(av, r->host->name);
-    sv_push(av, quote ? shell_quote("env") : "env");
+    sv_push(av, "env");
     for (int i = 0; i < env->n; i++)
-        sv_push(av, quote ? shell_quote(env->v[i]) : env->v[i]);
+        sv_push(av, env->v[i]);
     for (char **a = job.argv; *a; a++)
-        sv_push(av, quote ? shell_quote(*a) : *a);
+        sv_push(av, *a);
+    if (quote) {
+        for (int i = av->n - env->n - 1 - count_args(); i < av->n; i++) {
+            av->v[i] = shell_quote(av->v[i]);
+            sv_push(owned, av->v[i]);
+        }
+    }
+}
+
+/* Frees the strings job_env and remote_argv allocated, and the vectors. */
+static void free_argv(struct strv *env, struct strv *av, struct strv *owned)
+{
+    for (int i = 0; i < env->n; i++)
+        free(env->v[i]);
+    for (int i = 0; i < owned->n; i++)
+        free(owned->v[i]);
+    free(env->v);
+    free(av->v);
+    free(owned->v);
 }
 
 /* Which CPU rank r is pinned to, or -1 for none. */
@@ -149,11 +177,11 @@ static int spawn_one(struct rank *r, const sigset_t *oldmask, int devnull)
         fcntl(in[1], F_SETFL, O_NONBLOCK);
         job.in_pipe = in[1];
     }
-    struct strv env = {0}, av = {0};
+    struct strv env = {0}, av = {0}, owned = {0};
     job_env(r, &env);
     char *const *argv = job.argv;
     if (!r->host->local) {
-        remote_argv(r, &env, &av);
+        remote_argv(r, &env, &av, &owned);
         argv = av.v;
     }
     int cpu = pick_cpu(r);
@@ -162,6 +190,7 @@ static int spawn_one(struct rank *r, const sigset_t *oldmask, int devnull)
     pid_t pid = fork();
     if (pid < 0) {
         fprintf(stderr, "umprun: fork: %s\n", strerror(errno));
+        free_argv(&env, &av, &owned);
         return -1;
     }
     if (pid == 0) {
@@ -199,9 +228,7 @@ static int spawn_one(struct rank *r, const sigset_t *oldmask, int devnull)
     close(out[1]);
     close(err[1]);
     if (in[0] != devnull) close(in[0]);
-    /* env/av strings are small and live until exit: not worth freeing. */
-    free(env.v);
-    free(av.v);
+    free_argv(&env, &av, &owned);
     return 0;
 }
 
