@@ -7,6 +7,21 @@
 set(UMP_MP_DIR ${CMAKE_CURRENT_LIST_DIR})
 set(UMP_MP_PROGS sizes wildcards order many self truncate ssend probe cancel alltoall flood init
                  storm)
+# ext tests the calls ump.h gained for the MPI layer (matched probe, greq,
+# hooks, node ids); it is built once the core defines them.
+file(GLOB_RECURSE ump_mp_core_src ${CMAKE_SOURCE_DIR}/src/core/*.c)
+set(UMP_MP_HAVE_EXT FALSE)
+foreach(f ${ump_mp_core_src})
+  file(STRINGS ${f} hit REGEX "^int ump_improbe\\(")
+  if(hit)
+    set(UMP_MP_HAVE_EXT TRUE)
+  endif()
+endforeach()
+if(UMP_MP_HAVE_EXT)
+  list(APPEND UMP_MP_PROGS ext)
+else()
+  message(STATUS "core has no ump_improbe yet: mp.ext.* not built")
+endif()
 
 foreach(prog ${UMP_MP_PROGS})
   add_executable(mp_${prog} ${UMP_MP_DIR}/${prog}.c)
@@ -61,6 +76,10 @@ foreach(t shm tcp)
   ump_mp_test(init.${t} init 3 30 ARGS 3 ENV ${env})
   # Random all-to-all traffic, wildcard receives, completions through ump_peek.
   ump_mp_test(storm.${t} storm 4 60 ENV ${env})
+  # Matched probe, request status, generalized requests, hooks, node ids.
+  if(UMP_MP_HAVE_EXT)
+    ump_mp_test(ext.${t} ext 4 30 ENV ${env})
+  endif()
 endforeach()
 
 # Every protocol path with small data: shrunken thresholds. UMP_SHM_CMA=0
@@ -96,3 +115,6 @@ ump_mp_netns(sizes 120 --max 4m)
 ump_mp_netns(wildcards 60)
 ump_mp_netns(order 60)
 ump_mp_netns(storm 60)
+if(UMP_MP_HAVE_EXT)
+  ump_mp_netns(ext 30 0,0,1,1)
+endif()
