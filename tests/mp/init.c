@@ -73,7 +73,11 @@ int main(int argc, char **argv)
     MP_CHECK(rc == UMP_ERR_TAG, "send with tag -5 returned %d (%s)", rc, ump_status_name(rc));
     ump_req_t nq = UMP_REQ_NULL;
     ump_status_t st;
+    memset(&st, 0x55, sizeof(st));
     MP_CALL(ump_wait(&nq, &st));
+    MP_CHECK(st.count == 0 && st.error == UMP_OK && !st.cancelled,
+             "wait on a null request: status count %zu error %d cancelled %d", st.count, st.error,
+             st.cancelled);
 
     if (np > 1) mp_barrier();
     printf("init: rank %d of %d on %s ok\n", me, np, h);

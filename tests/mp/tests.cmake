@@ -6,7 +6,7 @@
 # with code 77 where namespaces cannot be made).
 set(UMP_MP_DIR ${CMAKE_CURRENT_LIST_DIR})
 set(UMP_MP_PROGS sizes wildcards order many self truncate ssend probe cancel alltoall flood init
-                 storm)
+                 storm finalize)
 # ext tests the calls ump.h gained for the MPI layer (matched probe, greq,
 # hooks, node ids); it is built once the core defines them.
 file(GLOB_RECURSE ump_mp_core_src ${CMAKE_SOURCE_DIR}/src/core/*.c)
@@ -74,6 +74,7 @@ foreach(t shm tcp)
   ump_mp_test(alltoall.${t} alltoall 8 60 ENV ${env} UMP_WAIT=auto)
   ump_mp_test(flood.${t} flood 2 90 ENV ${env})
   ump_mp_test(init.${t} init 3 30 ARGS 3 ENV ${env})
+  ump_mp_test(finalize.${t} finalize 2 20 ENV ${env})
   # Random all-to-all traffic, wildcard receives, completions through ump_peek.
   ump_mp_test(storm.${t} storm 4 60 ENV ${env})
   # Matched probe, request status, generalized requests, hooks, node ids.
@@ -104,6 +105,20 @@ ump_mp_test(storm.shm.block storm 4 60 ENV UMP_TRANSPORTS=shm UMP_WAIT=block)
 ump_mp_test(storm.tcp.block storm 4 60 ENV UMP_TRANSPORTS=tcp UMP_WAIT=block)
 ump_mp_test(storm.shm.8 storm 8 60 ARGS 150 ENV UMP_TRANSPORTS=shm UMP_WAIT=auto)
 ump_mp_test(sizes.shm.block sizes 2 90 ARGS --max 1m ENV UMP_TRANSPORTS=shm UMP_WAIT=block)
+
+# Tight resources: the smallest shm rings, minimal credits, tiny socket
+# buffers and send queues, so back-pressure paths run all the time.
+ump_mp_test(storm.shm.tight storm 4 60 ARGS 300
+            ENV UMP_TRANSPORTS=shm UMP_SHM_RING_SIZE=16k UMP_CREDITS=1 UMP_SHM_EAGER_LIMIT=1k
+                UMP_SHM_SEG_SIZE=2k)
+ump_mp_test(storm.tcp.tight storm 4 60 ARGS 300
+            ENV UMP_TRANSPORTS=tcp UMP_TCP_SNDBUF=4k UMP_TCP_RCVBUF=4k UMP_TCP_QUEUE_MAX=8k
+                UMP_CREDITS=1 UMP_TCP_EAGER_LIMIT=2k UMP_TCP_SEG_SIZE=8k)
+ump_mp_test(sizes.shm.tight sizes 2 90 ARGS --max 4m
+            ENV UMP_TRANSPORTS=shm UMP_SHM_RING_SIZE=16k UMP_CREDITS=1)
+ump_mp_test(sizes.tcp.tight sizes 2 90 ARGS --max 4m
+            ENV UMP_TRANSPORTS=tcp UMP_TCP_SNDBUF=4k UMP_TCP_RCVBUF=4k UMP_TCP_QUEUE_MAX=8k
+                UMP_CREDITS=1)
 
 # Without the launcher: a one-rank job.
 add_test(NAME mp.init.singleton COMMAND $<TARGET_FILE:mp_init> 1)
