@@ -6,7 +6,7 @@
 # with code 77 where namespaces cannot be made).
 set(UMP_MP_DIR ${CMAKE_CURRENT_LIST_DIR})
 set(UMP_MP_PROGS sizes wildcards order many self truncate ssend probe cancel alltoall flood init
-                 storm finalize)
+                 storm finalize threads)
 # ext tests the calls ump.h gained for the MPI layer (matched probe, greq,
 # hooks, node ids); it is built once the core defines them.
 file(GLOB_RECURSE ump_mp_core_src ${CMAKE_SOURCE_DIR}/src/core/*.c)
@@ -30,6 +30,7 @@ foreach(prog ${UMP_MP_PROGS})
   set_target_properties(mp_${prog} PROPERTIES OUTPUT_NAME ${prog}
                         RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/mp)
 endforeach()
+target_link_libraries(mp_threads PRIVATE Threads::Threads)
 
 # ump_mp_test(<test name> <prog> <ranks> <timeout s> [ARGS ...] [ENV ...])
 # The launcher kills the job after <timeout>; ctest's own timeout is a little
@@ -75,6 +76,7 @@ foreach(t shm tcp)
   ump_mp_test(flood.${t} flood 2 90 ENV ${env})
   ump_mp_test(init.${t} init 3 30 ARGS 3 ENV ${env})
   ump_mp_test(finalize.${t} finalize 2 20 ENV ${env})
+  ump_mp_test(threads.${t} threads 2 60 ENV ${env})
   # Random all-to-all traffic, wildcard receives, completions through ump_peek.
   ump_mp_test(storm.${t} storm 4 60 ENV ${env})
   # Matched probe, request status, generalized requests, hooks, node ids.
