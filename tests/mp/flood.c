@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * flood: rank 0 sends NMSG x 1 KiB eager messages to rank 1 (the last rank),
+ * flood: the other ranks send NMSG x 1 KiB eager messages in all (an equal
+ * share each) to the last rank, R,
  * which for 1 s drives progress (ump_progress and an ump_iprobe for a tag
  * nobody sends) without posting a receive, so everything that arrives is
  * unexpected; then it receives them all. A receiver that merely slept would
@@ -8,7 +9,8 @@
  * rank 1 may hold is bounded by credit flow control, so its peak resident
  * size (getrusage ru_maxrss) may grow by at most LIMIT_MB over its size
  * before the flood, far below the NMSG KiB sent. Every message is checked,
- * in order.
+ * in order. With more than two ranks this is a fan-in: the bound must hold
+ * for the sum of what every sender may have outstanding.
  *
  * usage: flood [NMSG [LIMIT_MB]]     (defaults 100000 and 64)
  */
@@ -38,14 +40,15 @@ int main(int argc, char **argv)
     /* The barrier connects the pair both ways, so connection set-up is in
      * the baseline, not in the growth. */
     mp_barrier();
-    if (me == 0) {
+    long per = nmsg / (np - 1);
+    if (me != R) {
         double t0 = mp_now();
-        for (long i = 0; i < nmsg; i++) {
-            mp_fill(buf, MSG, 0, R, 1, (uint64_t)i);
+        for (long i = 0; i < per; i++) {
+            mp_fill(buf, MSG, me, R, 1, (uint64_t)i);
             MP_CALL(ump_send(buf, MSG, UMP_BYTE, R, 1, 0));
         }
-        printf("flood: rank 0 sent %ld x %d bytes in %.2f s\n", nmsg, MSG, mp_now() - t0);
-    } else if (me == R) {
+        printf("flood: rank %d sent %ld x %d bytes in %.2f s\n", me, per, MSG, mp_now() - t0);
+    } else {
         long base = maxrss_kb();
         ump_status_t st;
         int flag = 0;
@@ -54,15 +57,16 @@ int main(int argc, char **argv)
             MP_CALL(ump_iprobe(0, 999, 0, &flag, &st));
             MP_CHECK(!flag, "iprobe matched tag 999, which nobody sends");
         }
-        for (long i = 0; i < nmsg; i++) {
-            MP_CALL(ump_recv(buf, MSG, UMP_BYTE, 0, 1, 0, &st));
-            MP_CHECK(st.count == MSG, "message %ld: %zu bytes", i, st.count);
-            MP_CHECK_DATA(buf, MSG, 0, R, 1, (uint64_t)i);
-        }
+        for (long i = 0; i < per; i++)
+            for (int src = 0; src < R; src++) {
+                MP_CALL(ump_recv(buf, MSG, UMP_BYTE, src, 1, 0, &st));
+                MP_CHECK(st.count == MSG, "message %ld from %d: %zu bytes", i, src, st.count);
+                MP_CHECK_DATA(buf, MSG, src, R, 1, (uint64_t)i);
+            }
         long peak = maxrss_kb();
         printf("flood: rank %d received %ld messages; peak RSS %ld KiB, %ld KiB over the "
                "baseline of %ld KiB (limit %ld MiB, %ld MiB sent)\n",
-               R, nmsg, peak, peak - base, base, limit_mb, nmsg * MSG >> 20);
+               R, per * R, peak, peak - base, base, limit_mb, per * R * MSG >> 20);
         MP_CHECK(peak - base < limit_mb * 1024,
                  "unexpected messages grew RSS by %ld MiB (limit %ld MiB): no flow control",
                  (peak - base) >> 10, limit_mb);

@@ -102,6 +102,10 @@ ump_mp_test(order.shm.small order 2 60
 ump_mp_test(order.tcp.small order 2 60
             ENV UMP_TRANSPORTS=tcp UMP_TCP_EAGER_LIMIT=1k UMP_TCP_SEG_SIZE=4k)
 
+# Fan-in flood: three senders, one receiver.
+ump_mp_test(flood.shm.fanin flood 4 90 ENV UMP_TRANSPORTS=shm)
+ump_mp_test(flood.tcp.fanin flood 4 90 ENV UMP_TRANSPORTS=tcp)
+
 # Sleeping waits (no lost wake-ups), and oversubscribed random traffic.
 ump_mp_test(storm.shm.block storm 4 60 ENV UMP_TRANSPORTS=shm UMP_WAIT=block)
 ump_mp_test(storm.tcp.block storm 4 60 ENV UMP_TRANSPORTS=tcp UMP_WAIT=block)
