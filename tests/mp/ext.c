@@ -22,13 +22,19 @@ static const size_t szs[3] = {100, 100000, 2 << 20};
 static void test_mprobe(int me, int R)
 {
     if (me == 0) {
-        unsigned char *b = mp_malloc(2 << 20);
+        /* non-blocking: a rendezvous send completes only when the receiver
+         * takes it, which it does after probing all three */
+        unsigned char *b[3];
+        ump_req_t q[3];
         mp_recv_go(R);
         for (int t = 0; t < 3; t++) {
-            mp_fill(b, szs[t], 0, R, 1 + t, 0);
-            MP_CALL(ump_send(b, szs[t], UMP_BYTE, R, 1 + t, 0));
+            b[t] = mp_malloc(szs[t]);
+            mp_fill(b[t], szs[t], 0, R, 1 + t, 0);
+            MP_CALL(ump_isend(b[t], szs[t], UMP_BYTE, R, 1 + t, 0, &q[t]));
         }
-        free(b);
+        MP_CALL(ump_waitall(3, q, UMP_STATUS_IGNORE));
+        for (int t = 0; t < 3; t++)
+            free(b[t]);
         return;
     }
     if (me != R) return;
