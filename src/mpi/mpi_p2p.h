@@ -8,13 +8,6 @@
 
 #include "mpi/mpi_impl.h"
 
-/* Datatype packing of src/dt. Declared weak until src/dt provides it, so a
- * build without it still moves contiguous types. */
-int ump_dt_pack(const void *buf, size_t count, ump_dt_t dt, size_t first, void *out, size_t len)
-    __attribute__((weak));
-int ump_dt_unpack(void *buf, size_t count, ump_dt_t dt, size_t first, const void *in, size_t len)
-    __attribute__((weak));
-
 /* A message in contiguous bytes: the user's buffer itself for contiguous
  * types, otherwise a packed copy (tmp, to be freed). */
 typedef struct {

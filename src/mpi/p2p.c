@@ -30,7 +30,15 @@ struct ump_mpi_message ump_mpi_message_no_proc = {.magic = UMP_MPI_MAGIC_MSG};
 
 static bool dt_contig(MPI_Datatype dt)
 {
-    return dt->contiguous;
+    return ump_dt_is_contig(dt);
+}
+
+/* First data byte of a contiguous message: the type's data may start
+ * before or after buf (true_lb), e.g. resized types or MPI_BOTTOM with
+ * absolute addresses. */
+static void *data_start(const void *buf, MPI_Datatype dt)
+{
+    return (char *)buf + dt->true_lb;
 }
 
 int ump_mpi_msg_bytes(const char *call, MPI_Comm comm, int count, MPI_Datatype dt, size_t *len)
@@ -43,21 +51,14 @@ int ump_mpi_msg_bytes(const char *call, MPI_Comm comm, int count, MPI_Datatype d
     return MPI_SUCCESS;
 }
 
-static int no_pack(const char *call, MPI_Comm comm)
-{
-    return ump_mpi_error(comm, MPI_ERR_TYPE, call,
-                         "non-contiguous datatypes need the datatype engine, not in this build");
-}
-
 int ump_mpi_pack_into(const char *call, MPI_Comm comm, const void *buf, int count, MPI_Datatype dt,
                       void *out, size_t len)
 {
     if (!len) return MPI_SUCCESS;
     if (dt_contig(dt)) {
-        memcpy(out, buf, len);
+        memcpy(out, data_start(buf, dt), len);
         return MPI_SUCCESS;
     }
-    if (!ump_dt_pack) return no_pack(call, comm);
     int rc = ump_dt_pack(buf, (size_t)count, dt, 0, out, len);
     if (rc < 0)
         return ump_mpi_error(comm, ump_mpi_class_of(rc), call, "packing the message failed: %s",
@@ -71,11 +72,14 @@ int ump_mpi_msg_pack(const char *call, MPI_Comm comm, const void *buf, int count
     mb->tmp = NULL;
     int rc = ump_mpi_msg_bytes(call, comm, count, dt, &mb->len);
     if (rc != MPI_SUCCESS) return rc;
-    if (dt_contig(dt) || !mb->len) {
+    if (!mb->len) {
         mb->p = buf;
         return MPI_SUCCESS;
     }
-    if (!ump_dt_pack) return no_pack(call, comm);
+    if (dt_contig(dt)) {
+        mb->p = data_start(buf, dt);
+        return MPI_SUCCESS;
+    }
     mb->tmp = malloc(mb->len);
     if (!mb->tmp)
         return ump_mpi_error(comm, MPI_ERR_NO_MEM, call, "no memory to pack %zu bytes", mb->len);
@@ -95,11 +99,14 @@ int ump_mpi_msg_recvbuf(const char *call, MPI_Comm comm, void *buf, int count, M
     mb->tmp = NULL;
     int rc = ump_mpi_msg_bytes(call, comm, count, dt, &mb->len);
     if (rc != MPI_SUCCESS) return rc;
-    if (dt_contig(dt) || !mb->len) {
+    if (!mb->len) {
         mb->p = buf;
         return MPI_SUCCESS;
     }
-    if (!ump_dt_unpack) return no_pack(call, comm);
+    if (dt_contig(dt)) {
+        mb->p = data_start(buf, dt);
+        return MPI_SUCCESS;
+    }
     mb->tmp = malloc(mb->len);
     if (!mb->tmp)
         return ump_mpi_error(comm, MPI_ERR_NO_MEM, call, "no memory to receive %zu bytes", mb->len);
@@ -263,6 +270,7 @@ static int new_req(const char *call, int kind, const void *buf, int count, MPI_D
     r->buf = buf;
     r->count = count;
     r->dt = dt;
+    ump_dt_ref(dt); /* the type stays alive while the request may use it */
     r->peer = peer;
     r->tag = tag;
     r->mode = mode;

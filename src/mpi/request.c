@@ -44,6 +44,7 @@ MPI_Request ump_mpi_req_new(int kind, MPI_Comm comm)
 void ump_mpi_req_release(MPI_Request r)
 {
     if (r->free_fn) r->free_fn(r->free_arg);
+    if (r->dt) ump_dt_unref(r->dt);
     free(r->packbuf);
     MPI_Comm c = r->comm;
     r->magic = UMP_MPI_MAGIC_DEAD;

@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Shared by the MPI unit tests (tests/unit/test_mpi_*.c): cmocka headers,
- * a one-rank MPI job (singleton init) for each test program, and weak
- * stand-ins for the predefined datatypes the tests use, which the datatype
- * engine's real objects replace once it is in the library.
+ * and a one-rank MPI job (singleton init) for each test program.
  */
 #ifndef UMP_TEST_MPI_COMMON_H
 #define UMP_TEST_MPI_COMMON_H
@@ -19,12 +17,6 @@
 
 #include "mpi.h"
 #include "mpi/mpi_impl.h"
-
-__attribute__((weak)) struct ump_dt ump_dt_int = {sizeof(int), sizeof(int), true, "MPI_INT"};
-__attribute__((weak)) struct ump_dt ump_dt_char = {1, 1, true, "MPI_CHAR"};
-__attribute__((weak)) struct ump_dt ump_dt_byte = {1, 1, true, "MPI_BYTE"};
-__attribute__((weak)) struct ump_dt ump_dt_double = {sizeof(double), sizeof(double), true,
-                                                     "MPI_DOUBLE"};
 
 __attribute__((unused)) static int mpi_setup(void **state)
 {

@@ -3,17 +3,6 @@
 #include <mpi.h>
 #include <stdio.h>
 
-#ifdef UMP_TEST_DT_SHIM
-/* Libraries built before the datatype engine lack the predefined types. */
-#include <stdbool.h>
-struct ump_dt {
-    size_t size, extent;
-    bool contiguous;
-    const char *name;
-};
-struct ump_dt ump_dt_int = {sizeof(int), sizeof(int), true, "MPI_INT"};
-#endif
-
 int main(int argc, char **argv)
 {
     int rank, size, got = -1;

@@ -17,10 +17,6 @@ for f in bin/umprun bin/umpcc bin/ump_info include/ump.h include/mpi.h lib/libum
     [ -e "$prefix/$f" ] || { echo "FAIL: $f is not installed"; exit 1; }
 done
 
-# Until the datatype engine is in the library, the program brings MPI_INT itself.
-shim=
-if ! nm -D "$prefix/lib/libump.so" | grep -q ' ump_dt_int$'; then shim=-DUMP_TEST_DT_SHIM; fi
-
 run() { # name, program
     # No LD_LIBRARY_PATH: programs find libump through their rpath.
     out=$(env -u LD_LIBRARY_PATH timeout 60 "$prefix/bin/umprun" -n 2 "$2" 2>&1) || {
@@ -36,9 +32,9 @@ case "$show" in
 *"-I$prefix/include"*"-L$prefix/lib -lump"*) ;;
 *) echo "FAIL: umpcc -show: $show"; exit 1 ;;
 esac
-"$prefix/bin/umpcc" $shim -o "$tmp/hello_cc" "$src/hello_mpi.c"
+"$prefix/bin/umpcc" -o "$tmp/hello_cc" "$src/hello_mpi.c"
 run umpcc "$tmp/hello_cc"
-"$prefix/bin/umpcc" $shim -c -o "$tmp/hello.o" "$src/hello_mpi.c"
+"$prefix/bin/umpcc" -c -o "$tmp/hello.o" "$src/hello_mpi.c"
 "$prefix/bin/umpcc" -o "$tmp/hello_2step" "$tmp/hello.o"
 run umpcc-two-step "$tmp/hello_2step"
 
@@ -48,7 +44,7 @@ if command -v pkg-config >/dev/null 2>&1; then
     # so hand it a path through a symlink without one.
     ln -s "$prefix" "$tmp/p"
     flags=$(PKG_CONFIG_PATH="$tmp/p/lib/pkgconfig" pkg-config --cflags --libs ump)
-    cc $shim -o "$tmp/hello_pc" "$src/hello_mpi.c" $flags
+    cc -o "$tmp/hello_pc" "$src/hello_mpi.c" $flags
     run pkg-config "$tmp/hello_pc"
 else
     echo "skip: pkg-config is not installed"
@@ -56,7 +52,7 @@ fi
 
 # 3. find_package(ump) in a user's CMake project.
 "$cmake" -S "$src/findpkg" -B "$tmp/fp" -DCMAKE_PREFIX_PATH="$prefix" \
-    -DHELLO_SRC="$src/hello_mpi.c" -DUMP_TEST_DT_SHIM=$([ -n "$shim" ] && echo ON || echo OFF) \
+    -DHELLO_SRC="$src/hello_mpi.c" \
     >"$tmp/fp.log" 2>&1 || { cat "$tmp/fp.log"; echo "FAIL: configuring with find_package(ump)"; exit 1; }
 "$cmake" --build "$tmp/fp" >>"$tmp/fp.log" 2>&1 || { cat "$tmp/fp.log"; echo "FAIL: building"; exit 1; }
 run find_package "$tmp/fp/hello_mpi"
