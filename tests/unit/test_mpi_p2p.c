@@ -465,6 +465,114 @@ static void test_comm_isolation(void **state)
     assert_int_equal(got, 1);
 }
 
+static void test_derived_types(void **state)
+{
+    /* A vector of 4 blocks of 2 ints, stride 3: a non-contiguous type. */
+    MPI_Datatype vec, shifted;
+    assert_int_equal(MPI_Type_vector(4, 2, 3, MPI_INT, &vec), MPI_SUCCESS);
+    int x;
+    /* Uncommitted types are refused. */
+    assert_int_equal(MPI_Send(&x, 1, vec, 0, 0, MPI_COMM_WORLD), MPI_ERR_TYPE);
+    assert_error_names(MPI_ERR_TYPE, "MPI_Send");
+    assert_int_equal(MPI_Type_commit(&vec), MPI_SUCCESS);
+    int src[24], dst[24], packed[16];
+    fill(src, 24, 5);
+    /* vector -> contiguous: the receiver sees the packed elements. */
+    MPI_Status st;
+    assert_int_equal(MPI_Send(src, 2, vec, 0, 1, MPI_COMM_WORLD), MPI_SUCCESS);
+    assert_int_equal(MPI_Recv(packed, 16, MPI_INT, 0, 1, MPI_COMM_WORLD, &st), MPI_SUCCESS);
+    assert_int_equal(st.ump_count, 16 * (MPI_Count)sizeof(int));
+    int count;
+    assert_int_equal(MPI_Get_count(&st, MPI_INT, &count), MPI_SUCCESS);
+    assert_int_equal(count, 16);
+    /* Element e of the stream is int (e/2)*3 + e%2 of the first vector,
+     * the second vector starting at the extent (11 ints). */
+    for (int e = 0; e < 16; e++) {
+        int v = e / 8, k = e % 8;
+        assert_int_equal(packed[e], src[v * 11 + (k / 2) * 3 + k % 2]);
+    }
+    /* contiguous -> vector through a request: holes stay untouched. */
+    for (int i = 0; i < 24; i++)
+        dst[i] = -1;
+    MPI_Request r;
+    assert_int_equal(MPI_Irecv(dst, 2, vec, 0, 2, MPI_COMM_WORLD, &r), MPI_SUCCESS);
+    assert_int_equal(MPI_Send(packed, 16, MPI_INT, 0, 2, MPI_COMM_WORLD), MPI_SUCCESS);
+    assert_int_equal(MPI_Wait(&r, &st), MPI_SUCCESS);
+    assert_int_equal(MPI_Get_count(&st, vec, &count), MPI_SUCCESS);
+    assert_int_equal(count, 2);
+    for (int i = 0; i < 22; i++) {
+        int k = i % 11;
+        bool data = k % 3 < 2;
+        assert_int_equal(dst[i], data ? src[i] : -1);
+    }
+    /* Truncation into a vector: the data that fit are unpacked. */
+    for (int i = 0; i < 24; i++)
+        dst[i] = -1;
+    assert_int_equal(MPI_Send(src, 2, vec, 0, 3, MPI_COMM_WORLD), MPI_SUCCESS);
+    assert_int_equal(MPI_Recv(dst, 1, vec, 0, 3, MPI_COMM_WORLD, &st), MPI_ERR_TRUNCATE);
+    assert_int_equal(dst[0], src[0]);
+    assert_int_equal(dst[7], src[7]);
+    assert_int_equal(dst[11], -1);
+    /* Freeing the type while a request uses it is fine. */
+    MPI_Datatype tmp;
+    MPI_Type_dup(vec, &tmp);
+    for (int i = 0; i < 24; i++)
+        dst[i] = -1;
+    assert_int_equal(MPI_Irecv(dst, 1, tmp, 0, 4, MPI_COMM_WORLD, &r), MPI_SUCCESS);
+    assert_int_equal(MPI_Type_free(&tmp), MPI_SUCCESS);
+    assert_int_equal(MPI_Send(src, 1, vec, 0, 4, MPI_COMM_WORLD), MPI_SUCCESS);
+    assert_int_equal(MPI_Wait(&r, &st), MPI_SUCCESS);
+    assert_int_equal(dst[6], src[6]);
+    assert_int_equal(dst[2], -1);
+    /* Sendrecv_replace, Bsend, persistent and matched receives with a vector. */
+    int rep[11];
+    memcpy(rep, src, sizeof(rep));
+    assert_int_equal(MPI_Sendrecv_replace(rep, 1, vec, 0, 5, 0, 5, MPI_COMM_WORLD, &st),
+                     MPI_SUCCESS);
+    assert_memory_equal(rep, src, sizeof(rep));
+    char bbuf[1024];
+    MPI_Buffer_attach(bbuf, sizeof(bbuf));
+    assert_int_equal(MPI_Bsend(src, 1, vec, 0, 6, MPI_COMM_WORLD), MPI_SUCCESS);
+    void *bp;
+    int bs;
+    MPI_Buffer_detach(&bp, &bs);
+    assert_int_equal(MPI_Recv(packed, 8, MPI_INT, 0, 6, MPI_COMM_WORLD, &st), MPI_SUCCESS);
+    assert_int_equal(packed[2], src[3]);
+    MPI_Request pr;
+    assert_int_equal(MPI_Recv_init(dst, 1, vec, 0, 7, MPI_COMM_WORLD, &pr), MPI_SUCCESS);
+    for (int k = 0; k < 3; k++) {
+        for (int i = 0; i < 24; i++)
+            dst[i] = -1;
+        assert_int_equal(MPI_Start(&pr), MPI_SUCCESS);
+        assert_int_equal(MPI_Send(src + k, 1, vec, 0, 7, MPI_COMM_WORLD), MPI_SUCCESS);
+        assert_int_equal(MPI_Wait(&pr, MPI_STATUS_IGNORE), MPI_SUCCESS);
+        assert_int_equal(dst[3], src[3 + k]);
+        assert_int_equal(dst[5], -1);
+    }
+    MPI_Request_free(&pr);
+    MPI_Message m;
+    assert_int_equal(MPI_Send(src, 1, vec, 0, 8, MPI_COMM_WORLD), MPI_SUCCESS);
+    assert_int_equal(MPI_Mprobe(0, 8, MPI_COMM_WORLD, &m, &st), MPI_SUCCESS);
+    for (int i = 0; i < 24; i++)
+        dst[i] = -1;
+    assert_int_equal(MPI_Mrecv(dst, 1, vec, &m, &st), MPI_SUCCESS);
+    assert_int_equal(dst[7], src[7]);
+    assert_int_equal(dst[8], -1);
+    /* A contiguous type whose data start before buf (lb -8 via resize of a struct). */
+    int blens[1] = {2};
+    MPI_Aint disps[1] = {-2 * (MPI_Aint)sizeof(int)};
+    MPI_Datatype types[1] = {MPI_INT};
+    assert_int_equal(MPI_Type_create_struct(1, blens, disps, types, &shifted), MPI_SUCCESS);
+    MPI_Type_commit(&shifted);
+    int two[2] = {0, 0};
+    assert_int_equal(MPI_Send(src + 4, 1, shifted, 0, 9, MPI_COMM_WORLD), MPI_SUCCESS);
+    assert_int_equal(MPI_Recv(two, 2, MPI_INT, 0, 9, MPI_COMM_WORLD, &st), MPI_SUCCESS);
+    assert_int_equal(two[0], src[2]);
+    assert_int_equal(two[1], src[3]);
+    MPI_Type_free(&shifted);
+    MPI_Type_free(&vec);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -474,6 +582,7 @@ int main(void)
         cmocka_unit_test(test_sendrecv),      cmocka_unit_test(test_persistent),
         cmocka_unit_test(test_wait_any_some), cmocka_unit_test(test_cancel_and_status),
         cmocka_unit_test(test_bsend),         cmocka_unit_test(test_comm_isolation),
+        cmocka_unit_test(test_derived_types),
     };
     return cmocka_run_group_tests(tests, mpi_setup, mpi_teardown);
 }
