@@ -132,10 +132,7 @@ void ump_mpi_comm_fini(void)
 void ump_mpi_comm_unref(MPI_Comm c)
 {
     if (!c || c->predefined) return;
-    ump_mpi_lock();
-    int left = --c->refcount;
-    ump_mpi_unlock();
-    if (left > 0) return;
+    if (__atomic_sub_fetch(&c->refcount, 1, __ATOMIC_ACQ_REL) > 0) return;
     c->magic = UMP_MPI_MAGIC_DEAD;
     ump_mpi_group_unref(c->group);
     ump_mpi_errh_unref(c->errh);
@@ -292,7 +289,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     if (!newcomm) return ump_mpi_error(comm, MPI_ERR_ARG, call, "newcomm pointer is NULL");
     int id, rc = agree_ctx_id(call, comm, true, &id);
     if (rc != MPI_SUCCESS) return rc;
-    comm->group->refcount += !comm->group->predefined;
+    ump_mpi_group_ref(comm->group);
     MPI_Comm c = comm_new(comm->group, id, comm);
     if (!c) {
         ump_mpi_group_unref(comm->group);
@@ -428,7 +425,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
         *newcomm = MPI_COMM_NULL;
         return MPI_SUCCESS;
     }
-    if (!group->predefined) group->refcount++;
+    ump_mpi_group_ref(group);
     MPI_Comm c = comm_new(group, id, comm);
     if (!c) {
         ump_mpi_group_unref(group);
@@ -482,9 +479,7 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
     UMP_MPI_CHECK_INIT(call);
     UMP_MPI_CHECK_COMM(call, comm);
     if (!group) return ump_mpi_error(comm, MPI_ERR_ARG, call, "group pointer is NULL");
-    ump_mpi_lock();
-    if (!comm->group->predefined) comm->group->refcount++;
-    ump_mpi_unlock();
+    ump_mpi_group_ref(comm->group);
     *group = comm->group;
     return MPI_SUCCESS;
 }

@@ -239,7 +239,7 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler
 static void errh_unref(MPI_Errhandler e)
 {
     if (!e || e->predefined) return;
-    if (--e->refcount == 0) {
+    if (__atomic_sub_fetch(&e->refcount, 1, __ATOMIC_ACQ_REL) == 0) {
         e->magic = UMP_MPI_MAGIC_DEAD;
         free(e);
     }
@@ -265,7 +265,7 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     UMP_MPI_CHECK_COMM(call, comm);
     if (!ump_mpi_errh_ok(errhandler))
         return ump_mpi_error(comm, MPI_ERR_ARG, call, "invalid error handler");
-    if (!errhandler->predefined) errhandler->refcount++;
+    ump_mpi_errh_ref(errhandler);
     MPI_Errhandler old = comm->errh;
     comm->errh = errhandler;
     errh_unref(old);
@@ -281,7 +281,7 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
     if (!errhandler) return ump_mpi_error(comm, MPI_ERR_ARG, call, "errhandler pointer is NULL");
     MPI_Errhandler e = comm->errh ? comm->errh : MPI_ERRORS_ARE_FATAL;
     /* The handle returned is a new reference the user frees (MPI 3.1 8.3). */
-    if (!e->predefined) e->refcount++;
+    ump_mpi_errh_ref(e);
     *errhandler = e;
     return MPI_SUCCESS;
 }
@@ -303,7 +303,7 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 /* Used by comm.c: a new communicator inherits its parent's handler. */
 void ump_mpi_errh_ref(MPI_Errhandler e)
 {
-    if (e && !e->predefined) e->refcount++;
+    if (e && !e->predefined) __atomic_add_fetch(&e->refcount, 1, __ATOMIC_RELAXED);
 }
 void ump_mpi_errh_unref(MPI_Errhandler e)
 {

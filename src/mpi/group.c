@@ -50,7 +50,7 @@ MPI_Group ump_mpi_group_new(int n, const int *world)
 void ump_mpi_group_unref(MPI_Group g)
 {
     if (!g || g->predefined) return;
-    if (--g->refcount > 0) return;
+    if (__atomic_sub_fetch(&g->refcount, 1, __ATOMIC_ACQ_REL) > 0) return;
     g->magic = UMP_MPI_MAGIC_DEAD;
     free(g->world);
     free(g->inverse);

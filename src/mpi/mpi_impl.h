@@ -160,10 +160,12 @@ void ump_mpi_lock(void);
 void ump_mpi_unlock(void);
 
 /* Raises error `errclass` on `comm` (MPI_COMM_WORLD when comm is
- * MPI_COMM_NULL or invalid): formats "<call>: <message> (rank R)", stores
- * it for MPI_Error_string, calls the communicator's error handler (fatal
- * handler: prints and aborts the job through ump_abort) and returns
- * errclass for the caller to return. */
+ * MPI_COMM_NULL or invalid): formats "<call>: <message> in communicator
+ * <name> (<CLASS>)" (without the communicator part when there is none),
+ * keeps it as this thread's last error for MPI_Error_string, calls the
+ * communicator's error handler (the fatal one prints "ump: MPI error on
+ * rank R: ..." and ends the job through ump_abort with errclass as exit
+ * code) and returns errclass for the caller to return. */
 int ump_mpi_error(MPI_Comm comm, int errclass, const char *call, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 /* MPI error class for a core status code (UMP_ERR_TRUNCATE -> MPI_ERR_TRUNCATE, ...). */
@@ -190,6 +192,17 @@ int ump_mpi_group_rank_of(MPI_Group g, int world_rank);
 void ump_mpi_group_unref(MPI_Group g);
 /* MPI_IDENT, MPI_SIMILAR or MPI_UNEQUAL. */
 int ump_mpi_group_compare(MPI_Group a, MPI_Group b);
+
+/* Reference counts of handles are atomic: requests, groups and
+ * communicators may be shared between threads at MPI_THREAD_MULTIPLE. */
+static inline void ump_mpi_comm_ref(MPI_Comm c)
+{
+    if (c && !c->predefined) __atomic_add_fetch(&c->refcount, 1, __ATOMIC_RELAXED);
+}
+static inline void ump_mpi_group_ref(MPI_Group g)
+{
+    if (g && !g->predefined) __atomic_add_fetch(&g->refcount, 1, __ATOMIC_RELAXED);
+}
 
 /* Communicator helpers (comm.c). src/coll may define ump_coll_comm_free to
  * release comm->coll when a communicator is freed. */

@@ -547,7 +547,7 @@ static int new_message(const char *call, MPI_Comm comm, ump_msg_t m, MPI_Message
     msg->magic = UMP_MPI_MAGIC_MSG;
     msg->msg = m;
     msg->comm = comm;
-    if (!comm->predefined) comm->refcount++;
+    ump_mpi_comm_ref(comm);
     *message = msg;
     return MPI_SUCCESS;
 }

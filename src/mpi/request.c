@@ -31,9 +31,9 @@ MPI_Request ump_mpi_req_new(int kind, MPI_Comm comm)
         req_fl_ready = true;
     }
     MPI_Request r = ump_freelist_get(&req_fl);
-    if (r && comm && !comm->predefined) comm->refcount++;
     ump_mpi_unlock();
     if (!r) return NULL;
+    ump_mpi_comm_ref(comm);
     r->magic = UMP_MPI_MAGIC_REQ;
     r->kind = (uint8_t)kind;
     r->comm = comm;
@@ -214,7 +214,7 @@ int ump_mpi_complete(const char *call, MPI_Request *request, bool block, int *fl
     if (flag) *flag = done;
     if (!done) return MPI_SUCCESS;
     MPI_Comm comm = r->comm;
-    if (comm && !comm->predefined) comm->refcount++;
+    ump_mpi_comm_ref(comm);
     settle(request);
     int rc = MPI_SUCCESS;
     if (cls != MPI_SUCCESS) {
@@ -271,7 +271,7 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
         cls[i] = progress_one(reqs[i], true, &done, st);
         if (cls[i] != MPI_SUCCESS && !failed++) {
             errcomm = reqs[i]->comm;
-            if (errcomm && !errcomm->predefined) errcomm->refcount++;
+            ump_mpi_comm_ref(errcomm);
         }
         settle(&reqs[i]);
     }
@@ -381,7 +381,7 @@ static int any(const char *call, int count, MPI_Request reqs[], int *index, bool
     *index = i;
     if (flag) *flag = 1;
     MPI_Comm comm = reqs[i]->comm;
-    if (comm && !comm->predefined) comm->refcount++;
+    ump_mpi_comm_ref(comm);
     settle(&reqs[i]);
     int rc = MPI_SUCCESS;
     if (cls != MPI_SUCCESS)
@@ -455,7 +455,7 @@ static int some(const char *call, int incount, MPI_Request reqs[], int *outcount
         n++;
         if (c != MPI_SUCCESS && !failed++ && reqs[i]) {
             errcomm = reqs[i]->comm;
-            if (errcomm && !errcomm->predefined) errcomm->refcount++;
+            ump_mpi_comm_ref(errcomm);
         }
         if (reqs[i]) settle(&reqs[i]);
     }
