@@ -8,6 +8,7 @@
  * needed). No room even after that is MPI_ERR_BUFFER, as MPI 3.1 3.6
  * requires. MPI_Buffer_detach waits for every block to be sent.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,10 @@ typedef struct block {
 _Static_assert(sizeof(block_t) <= MPI_BSEND_OVERHEAD, "block header fits the overhead");
 
 enum { ALIGN = 16 };
+
+/* Its own lock, not ump_mpi_lock: it is held across core calls, whose
+ * progress may run hooks that take ump_mpi_lock. */
+static pthread_mutex_t bs_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static struct {
     bool attached;
@@ -88,9 +93,9 @@ int ump_mpi_bsend(const char *call, const void *buf, int count, MPI_Datatype dt,
     int rc = ump_mpi_msg_bytes(call, comm, count, dt, &len);
     if (rc != MPI_SUCCESS) return rc;
     size_t need = UMP_ALIGN_UP(MPI_BSEND_OVERHEAD + len, ALIGN);
-    ump_mpi_lock();
+    pthread_mutex_lock(&bs_lock);
     if (!bs.attached) {
-        ump_mpi_unlock();
+        pthread_mutex_unlock(&bs_lock);
         return ump_mpi_error(comm, MPI_ERR_BUFFER, call,
                              "no buffer is attached (MPI_Buffer_attach) for a buffered send");
     }
@@ -101,7 +106,7 @@ int ump_mpi_bsend(const char *call, const void *buf, int count, MPI_Datatype dt,
     }
     if (!b) {
         size_t total = (size_t)(bs.end - bs.base);
-        ump_mpi_unlock();
+        pthread_mutex_unlock(&bs_lock);
         return ump_mpi_error(comm, MPI_ERR_BUFFER, call,
                              "the attached buffer has no room for %zu bytes (%zu data + "
                              "MPI_BSEND_OVERHEAD); it holds %zu bytes",
@@ -117,16 +122,16 @@ int ump_mpi_bsend(const char *call, const void *buf, int count, MPI_Datatype dt,
                                ump_strerror(urc), dest);
     }
     if (rc != MPI_SUCCESS) unlink_block(b);
-    ump_mpi_unlock();
+    pthread_mutex_unlock(&bs_lock);
     return rc;
 }
 
 void ump_mpi_bsend_fini(void)
 {
-    ump_mpi_lock();
+    pthread_mutex_lock(&bs_lock);
     reclaim(true);
     memset(&bs, 0, sizeof(bs));
-    ump_mpi_unlock();
+    pthread_mutex_unlock(&bs_lock);
 }
 
 #pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
@@ -138,9 +143,9 @@ int PMPI_Buffer_attach(void *buffer, int size)
         return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "size %d is negative", size);
     if (!buffer && size > 0)
         return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_BUFFER, call, "buffer is NULL");
-    ump_mpi_lock();
+    pthread_mutex_lock(&bs_lock);
     if (bs.attached) {
-        ump_mpi_unlock();
+        pthread_mutex_unlock(&bs_lock);
         return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_BUFFER, call,
                              "a buffer is already attached; detach it first");
     }
@@ -151,7 +156,7 @@ int PMPI_Buffer_attach(void *buffer, int size)
     bs.end = (char *)buffer + size;
     if (bs.base > bs.end) bs.base = bs.end;
     bs.head = NULL;
-    ump_mpi_unlock();
+    pthread_mutex_unlock(&bs_lock);
     return MPI_SUCCESS;
 }
 
@@ -162,12 +167,12 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
     UMP_MPI_CHECK_INIT(call);
     if (!buffer_addr || !size)
         return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "buffer_addr or size is NULL");
-    ump_mpi_lock();
+    pthread_mutex_lock(&bs_lock);
     /* Detaching blocks until the buffered messages have left (MPI 3.1 3.6.1). */
     reclaim(true);
     *(void **)buffer_addr = bs.buf;
     *size = bs.size;
     memset(&bs, 0, sizeof(bs));
-    ump_mpi_unlock();
+    pthread_mutex_unlock(&bs_lock);
     return MPI_SUCCESS;
 }

@@ -548,28 +548,29 @@ static void orphan_add(MPI_Request r)
 
 void ump_mpi_req_reap(bool finalizing)
 {
-    if (!norphans) return;
+    if (!__atomic_load_n(&norphans, __ATOMIC_RELAXED)) return;
+    /* Take the list, so no lock is held while driving progress (which may
+     * run src/coll's hooks, which create requests). */
     ump_mpi_lock();
-    for (size_t i = 0; i < norphans;) {
-        MPI_Request r = orphans[i];
+    MPI_Request *list = orphans;
+    size_t n = norphans;
+    orphans = NULL;
+    norphans = orphans_cap = 0;
+    ump_mpi_unlock();
+    size_t keep = 0;
+    for (size_t i = 0; i < n; i++) {
+        MPI_Request r = list[i];
         bool done;
         if (finalizing && r->kind == UMP_MPI_REQ_RECV && r->core) ump_cancel(&r->core);
         progress_one(r, finalizing, &done, NULL);
-        if (done) {
-            orphans[i] = orphans[--norphans];
-            ump_mpi_unlock();
+        if (done)
             ump_mpi_req_release(r);
-            ump_mpi_lock();
-        } else {
-            i++;
-        }
+        else
+            list[keep++] = r;
     }
-    if (finalizing) {
-        free(orphans);
-        orphans = NULL;
-        norphans = orphans_cap = 0;
-    }
-    ump_mpi_unlock();
+    for (size_t i = 0; i < keep; i++)
+        orphan_add(list[i]);
+    free(list);
 }
 
 #pragma weak MPI_Request_free = PMPI_Request_free
