@@ -160,8 +160,8 @@ int PMPI_Get_library_version(char *version, int *resultlen)
     if (!version || !resultlen)
         return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Get_library_version",
                              "version or resultlen is NULL");
-    int n = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING, "ump %s (MPI %d.%d, C11, built %s)",
-                     UMP_VERSION_STRING, MPI_VERSION, MPI_SUBVERSION, __DATE__);
+    int n = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING, "ump %s (MPI %d.%d, C11)",
+                     UMP_VERSION_STRING, MPI_VERSION, MPI_SUBVERSION);
     *resultlen = UMP_MIN(n, MPI_MAX_LIBRARY_VERSION_STRING - 1);
     return MPI_SUCCESS;
 }

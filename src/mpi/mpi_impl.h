@@ -125,6 +125,7 @@ struct ump_mpi_request {
     MPI_Status status;     /* final status, when completed outside the core */
     bool complete;         /* completed outside the core (PROC_NULL, buffered send, error) */
     bool cancelled;        /* MPI_Cancel was called */
+    ump_status_t core_status; /* the core's status at completion, for error messages */
     ump_msg_t msg;         /* Imrecv: not used after start */
     /* Called once when the request is released (src/coll frees its schedule). */
     void (*free_fn)(void *arg);

@@ -88,6 +88,8 @@ int ump_mpi_raise_status(MPI_Comm comm, const char *call, int cls, const ump_sta
                              "message of %zu bytes from rank %d (tag %d) truncated to the %zu "
                              "bytes of the receive buffer",
                              u->msg_len, ump_mpi_comm_rank_of(comm, u->source), u->tag, u->count);
+    if (u->error == UMP_OK)
+        return ump_mpi_error(comm, cls, call, "unpacking the received message failed");
     return ump_mpi_error(comm, cls, call, "operation failed: %s", ump_strerror(u->error));
 }
 
@@ -96,6 +98,7 @@ int ump_mpi_raise_status(MPI_Comm comm, const char *call, int cls, const ump_sta
 static int finish(MPI_Request r, const ump_status_t *u, MPI_Status *st)
 {
     r->core = UMP_REQ_NULL;
+    r->core_status = *u;
     int cls = ump_mpi_class_of(u->error);
     if (r->kind == UMP_MPI_REQ_RECV && r->packbuf) {
         int rc = ump_mpi_unpack_recv(r, u->count);
@@ -215,16 +218,10 @@ int ump_mpi_complete(const char *call, MPI_Request *request, bool block, int *fl
     if (!done) return MPI_SUCCESS;
     MPI_Comm comm = r->comm;
     ump_mpi_comm_ref(comm);
+    ump_status_t u = r->core_status;
     settle(request);
     int rc = MPI_SUCCESS;
-    if (cls != MPI_SUCCESS) {
-        if (cls == MPI_ERR_TRUNCATE)
-            rc = ump_mpi_error(comm, cls, call,
-                               "message truncated to the %lld bytes of the receive buffer",
-                               status ? (long long)status->ump_count : -1ll);
-        else
-            rc = ump_mpi_error(comm, cls, call, "the operation failed");
-    }
+    if (cls != MPI_SUCCESS) rc = ump_mpi_raise_status(comm, call, cls, &u);
     ump_mpi_comm_unref(comm);
     return rc;
 }
@@ -382,11 +379,10 @@ static int any(const char *call, int count, MPI_Request reqs[], int *index, bool
     if (flag) *flag = 1;
     MPI_Comm comm = reqs[i]->comm;
     ump_mpi_comm_ref(comm);
+    ump_status_t u = reqs[i]->core_status;
     settle(&reqs[i]);
     int rc = MPI_SUCCESS;
-    if (cls != MPI_SUCCESS)
-        rc = ump_mpi_error(comm, cls, call, "request %d failed%s", i,
-                           cls == MPI_ERR_TRUNCATE ? ": message truncated" : "");
+    if (cls != MPI_SUCCESS) rc = ump_mpi_raise_status(comm, call, cls, &u);
     ump_mpi_comm_unref(comm);
     return rc;
 }
