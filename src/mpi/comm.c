@@ -133,6 +133,9 @@ void ump_mpi_comm_unref(MPI_Comm c)
 {
     if (!c || c->predefined) return;
     if (__atomic_sub_fetch(&c->refcount, 1, __ATOMIC_ACQ_REL) > 0) return;
+    /* The id is reused only now: a receive still pending on a freed
+     * communicator must not match traffic of a newer one. */
+    ctx_mark(c->ctx_id, false);
     c->magic = UMP_MPI_MAGIC_DEAD;
     ump_mpi_group_unref(c->group);
     ump_mpi_errh_unref(c->errh);
@@ -299,8 +302,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     rc = ump_mpi_attr_copy_all(comm, c);
     if (rc != MPI_SUCCESS) {
         ump_mpi_attr_delete_all(c);
-        ctx_mark(id, false);
-        ump_mpi_comm_unref(c);
+        ump_mpi_comm_unref(c); /* gives the id back */
         return ump_mpi_error(comm, rc, call, "an attribute copy callback failed");
     }
     *newcomm = c;
@@ -449,7 +451,6 @@ int PMPI_Comm_free(MPI_Comm *comm)
     int rc = ump_mpi_attr_delete_all(c);
     if (rc != MPI_SUCCESS) return ump_mpi_error(c, rc, call, "an attribute delete callback failed");
     if (ump_coll_comm_free && c->coll) ump_coll_comm_free(c);
-    ctx_mark(c->ctx_id, false);
     ump_mpi_comm_unref(c);
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;

@@ -463,6 +463,24 @@ static void test_comm_isolation(void **state)
     assert_ptr_equal(dup, MPI_COMM_NULL);
     assert_int_equal(MPI_Wait(&r, MPI_STATUS_IGNORE), MPI_SUCCESS);
     assert_int_equal(got, 1);
+    /* A receive pending on a freed communicator keeps its context: a newer
+     * communicator's traffic does not match it. */
+    assert_int_equal(MPI_Comm_dup(MPI_COMM_WORLD, &dup), MPI_SUCCESS);
+    got = -1;
+    assert_int_equal(MPI_Irecv(&got, 1, MPI_INT, 0, 6, dup, &r), MPI_SUCCESS);
+    MPI_Comm old = dup;
+    assert_int_equal(MPI_Comm_free(&dup), MPI_SUCCESS);
+    MPI_Comm fresh;
+    assert_int_equal(MPI_Comm_dup(MPI_COMM_WORLD, &fresh), MPI_SUCCESS);
+    assert_int_not_equal(fresh->ctx_p2p, old->ctx_p2p);
+    assert_int_equal(MPI_Send(&b, 1, MPI_INT, 0, 6, fresh), MPI_SUCCESS);
+    int flag2 = 1;
+    assert_int_equal(MPI_Test(&r, &flag2, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    assert_false(flag2);
+    assert_int_equal(MPI_Recv(&got, 1, MPI_INT, 0, 6, fresh, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    assert_int_equal(MPI_Cancel(&r), MPI_SUCCESS);
+    assert_int_equal(MPI_Wait(&r, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    assert_int_equal(MPI_Comm_free(&fresh), MPI_SUCCESS);
 }
 
 static void test_derived_types(void **state)
