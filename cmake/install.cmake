@@ -12,6 +12,11 @@
 include(CMakePackageConfigHelpers)
 
 set(UMPCC_CC ${CMAKE_C_COMPILER})
+# Programs linked to a sanitized libump need the sanitizer runtimes.
+set(UMPCC_LINK_EXTRA "")
+if(UMP_SANITIZE)
+  set(UMPCC_LINK_EXTRA "-fsanitize=address,undefined")
+endif()
 set(UMPCC_DIR ${CMAKE_CURRENT_LIST_DIR}/../tools/umpcc)
 
 # Build-tree umpcc: absolute paths into this tree.
