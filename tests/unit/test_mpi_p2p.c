@@ -213,6 +213,32 @@ static void test_truncate(void **state)
     assert_int_equal(MPI_Waitall(2, rs, sts), MPI_ERR_IN_STATUS);
     assert_int_equal(sts[0].MPI_ERROR, MPI_ERR_TRUNCATE);
     assert_int_equal(sts[1].MPI_ERROR, MPI_SUCCESS);
+    assert_error_names(MPI_ERR_IN_STATUS, "MPI_Waitall");
+    /* Waitsome likewise; Waitany returns the class itself. */
+    assert_int_equal(MPI_Irecv(r, 1, MPI_INT, 0, 10, MPI_COMM_WORLD, &rs[0]), MPI_SUCCESS);
+    assert_int_equal(MPI_Irecv(r + 4, 4, MPI_INT, 0, 11, MPI_COMM_WORLD, &rs[1]), MPI_SUCCESS);
+    assert_int_equal(MPI_Send(s, 3, MPI_INT, 0, 10, MPI_COMM_WORLD), MPI_SUCCESS);
+    assert_int_equal(MPI_Send(s, 3, MPI_INT, 0, 11, MPI_COMM_WORLD), MPI_SUCCESS);
+    int out = 0, idx[2];
+    int rc = MPI_Waitsome(2, rs, &out, idx, sts);
+    if (out == 1) { /* the second may not have been delivered yet */
+        assert_int_equal(rc, MPI_ERR_IN_STATUS);
+        assert_int_equal(idx[0], 0);
+        assert_int_equal(sts[0].MPI_ERROR, MPI_ERR_TRUNCATE);
+        assert_int_equal(MPI_Wait(&rs[1], MPI_STATUS_IGNORE), MPI_SUCCESS);
+    } else {
+        assert_int_equal(out, 2);
+        assert_int_equal(rc, MPI_ERR_IN_STATUS);
+        assert_int_equal(sts[0].MPI_ERROR, MPI_ERR_TRUNCATE);
+        assert_int_equal(sts[1].MPI_ERROR, MPI_SUCCESS);
+    }
+    assert_int_equal(MPI_Irecv(r, 1, MPI_INT, 0, 12, MPI_COMM_WORLD, &rs[0]), MPI_SUCCESS);
+    assert_int_equal(MPI_Send(s, 3, MPI_INT, 0, 12, MPI_COMM_WORLD), MPI_SUCCESS);
+    int k = -1;
+    assert_int_equal(MPI_Waitany(1, rs, &k, &st), MPI_ERR_TRUNCATE);
+    assert_int_equal(k, 0);
+    assert_ptr_equal(rs[0], MPI_REQUEST_NULL);
+    assert_error_names(MPI_ERR_TRUNCATE, "MPI_Waitany");
 }
 
 static void test_sendrecv(void **state)
