@@ -126,6 +126,7 @@ struct ump_mpi_request {
     bool complete;         /* completed outside the core (PROC_NULL, buffered send, error) */
     bool cancelled;        /* MPI_Cancel was called */
     ump_status_t core_status; /* the core's status at completion, for error messages */
+    bool pooled;           /* made by ump_mpi_req_new: pooled, holds a comm reference */
     ump_msg_t msg;         /* Imrecv: not used after start */
     /* Called once when the request is released (src/coll frees its schedule). */
     void (*free_fn)(void *arg);
@@ -133,7 +134,9 @@ struct ump_mpi_request {
 };
 
 /* A new request of `kind` on `comm` (refcount of comm taken), or NULL. For
- * UMP_MPI_REQ_COLL the caller stores its core generalized request in ->core. */
+ * UMP_MPI_REQ_COLL the caller stores its core generalized request in ->core.
+ * (A request the caller calloc'd itself, magic and kind set, also works:
+ * it is freed with free() and holds no communicator reference.) */
 MPI_Request ump_mpi_req_new(int kind, MPI_Comm comm);
 /* Releases a request object (calls free_fn, drops the comm reference). */
 void ump_mpi_req_release(MPI_Request r);

@@ -38,6 +38,7 @@ MPI_Request ump_mpi_req_new(int kind, MPI_Comm comm)
     r->kind = (uint8_t)kind;
     r->comm = comm;
     r->core = UMP_REQ_NULL;
+    r->pooled = true;
     return r;
 }
 
@@ -48,6 +49,10 @@ void ump_mpi_req_release(MPI_Request r)
     free(r->packbuf);
     MPI_Comm c = r->comm;
     r->magic = UMP_MPI_MAGIC_DEAD;
+    if (!r->pooled) {
+        free(r);
+        return;
+    }
     ump_mpi_lock();
     ump_freelist_put(&req_fl, r);
     ump_mpi_unlock();
