@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Buffered sends. MPI_Buffer_attach hands ump a user buffer; each buffered
- * message takes MPI_BSEND_OVERHEAD bytes of bookkeeping (the block header
- * below, kept inside the buffer) plus its packed data, placed first-fit
+ * message takes exactly MPI_BSEND_OVERHEAD bytes of bookkeeping (the block
+ * header below, aligned inside those bytes) plus its packed data, so a
+ * buffer sized by the standard's rule (sum of data + overhead) holds
+ * exactly its messages. Blocks are placed first-fit
  * between the blocks in flight, which are kept sorted by address. A block
  * is given back when its core send completes (checked whenever space is
  * needed). No room even after that is MPI_ERR_BUFFER, as MPI 3.1 3.6
@@ -17,13 +19,14 @@
 
 typedef struct block {
     struct block *next; /* next block in address order */
-    size_t size;        /* bytes taken, header included */
-    ump_req_t req;      /* the core send of the data after the header */
+    char *start;        /* first byte of the block (the header may sit a little after) */
+    size_t size;        /* bytes taken from start: MPI_BSEND_OVERHEAD + data */
+    ump_req_t req;      /* the core send of the data at start + MPI_BSEND_OVERHEAD */
 } block_t;
 
-_Static_assert(sizeof(block_t) <= MPI_BSEND_OVERHEAD, "block header fits the overhead");
-
-enum { ALIGN = 16 };
+enum { HDR_ALIGN = _Alignof(block_t) };
+_Static_assert(sizeof(block_t) + HDR_ALIGN - 1 <= MPI_BSEND_OVERHEAD,
+               "an aligned block header fits the overhead");
 
 /* Its own lock, not ump_mpi_lock: it is held across core calls, whose
  * progress may run hooks that take ump_mpi_lock. */
@@ -33,7 +36,7 @@ static struct {
     bool attached;
     char *buf;  /* the attached buffer as given */
     int size;   /* its size as given */
-    char *base; /* first aligned byte */
+    char *base; /* first byte */
     char *end;
     block_t *head; /* blocks in flight, by address */
 } bs;
@@ -62,17 +65,18 @@ static block_t *place(size_t need)
     char *cursor = bs.base;
     block_t **pp = &bs.head;
     for (;;) {
-        char *limit = *pp ? (char *)*pp : bs.end;
+        char *limit = *pp ? (*pp)->start : bs.end;
         if (limit >= cursor && (size_t)(limit - cursor) >= need) {
-            block_t *b = (block_t *)cursor;
+            block_t *b = (block_t *)UMP_ALIGN_UP((uintptr_t)cursor, HDR_ALIGN);
             b->next = *pp;
+            b->start = cursor;
             b->size = need;
             b->req = UMP_REQ_NULL;
             *pp = b;
             return b;
         }
         if (!*pp) return NULL;
-        cursor = (char *)*pp + (*pp)->size;
+        cursor = (*pp)->start + (*pp)->size;
         pp = &(*pp)->next;
     }
 }
@@ -92,7 +96,7 @@ int ump_mpi_bsend(const char *call, const void *buf, int count, MPI_Datatype dt,
     size_t len;
     int rc = ump_mpi_msg_bytes(call, comm, count, dt, &len);
     if (rc != MPI_SUCCESS) return rc;
-    size_t need = UMP_ALIGN_UP(MPI_BSEND_OVERHEAD + len, ALIGN);
+    size_t need = MPI_BSEND_OVERHEAD + len;
     pthread_mutex_lock(&bs_lock);
     if (!bs.attached) {
         pthread_mutex_unlock(&bs_lock);
@@ -112,7 +116,7 @@ int ump_mpi_bsend(const char *call, const void *buf, int count, MPI_Datatype dt,
                              "MPI_BSEND_OVERHEAD); it holds %zu bytes",
                              need, len, total);
     }
-    char *data = (char *)b + MPI_BSEND_OVERHEAD;
+    char *data = b->start + MPI_BSEND_OVERHEAD;
     rc = ump_mpi_pack_into(call, comm, buf, count, dt, data, len);
     if (rc == MPI_SUCCESS) {
         int urc = ump_isend(data, len, UMP_BYTE, ump_mpi_world_rank(comm, dest), tag, comm->ctx_p2p,
@@ -152,9 +156,8 @@ int PMPI_Buffer_attach(void *buffer, int size)
     bs.attached = true;
     bs.buf = buffer;
     bs.size = size;
-    bs.base = (char *)UMP_ALIGN_UP((uintptr_t)buffer, ALIGN);
+    bs.base = buffer;
     bs.end = (char *)buffer + size;
-    if (bs.base > bs.end) bs.base = bs.end;
     bs.head = NULL;
     pthread_mutex_unlock(&bs_lock);
     return MPI_SUCCESS;
