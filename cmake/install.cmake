@@ -58,4 +58,8 @@ if(UMP_BUILD_TESTS)
            COMMAND sh ${UMPCC_DIR}/test/install_test.sh ${CMAKE_COMMAND} ${CMAKE_BINARY_DIR}
                    ${UMPCC_DIR}/test)
   set_tests_properties(install.umpcc PROPERTIES TIMEOUT 240 LABELS install SKIP_RETURN_CODE 77)
+  add_test(NAME umpcc.build_tree
+           COMMAND sh ${UMPCC_DIR}/test/build_tree_test.sh ${CMAKE_BINARY_DIR} ${CMAKE_SOURCE_DIR}/include
+                   ${UMPCC_DIR}/test/hello_mpi.c)
+  set_tests_properties(umpcc.build_tree PROPERTIES TIMEOUT 120 LABELS install)
 endif()
