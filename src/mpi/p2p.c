@@ -209,9 +209,12 @@ static int start_send(const char *call, MPI_Request r)
     if (r->mode == MODE_BUFFERED) {
         int rc = ump_mpi_bsend(call, r->buf, r->count, r->dt, r->peer, r->tag, comm);
         size_t len = (size_t)r->count * r->dt->size;
+        if (rc != MPI_SUCCESS) {
+            r->active = false;
+            return rc;
+        }
         complete_now(r, r->peer, r->tag, len, MPI_SUCCESS);
-        if (rc != MPI_SUCCESS) r->active = false;
-        return rc;
+        return MPI_SUCCESS;
     }
     ump_mpi_msgbuf_t mb;
     int rc = ump_mpi_msg_pack(call, comm, r->buf, r->count, r->dt, &mb);
