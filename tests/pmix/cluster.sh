@@ -1,43 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # A throwaway two-node Slurm cluster on this machine, for the PMIx tests
-# (sourced). Nodes n1 and n2 are two slurmd daemons on 127.0.0.1 with their
+# (sourced, after lib.sh). Nodes n1 and n2 are two slurmd daemons on 127.0.0.1 with their
 # own ports, spool and TmpFS directories; munged runs with its own socket
 # and key, so nothing of a system-wide Slurm or munge is used or disturbed.
 # Every daemon started here is stopped by pid from an EXIT trap.
 #
-#   pmix_need_packages PKG...   install with apt-get when missing, else exit 77
 #   cluster_start DIR           start munged, slurmctld, slurmd n1 n2; wait idle
 #   cluster_stop                (the trap) stop them and remove DIR's sockets
-
-SKIP=77
-skip() { echo "SKIP: $*"; exit $SKIP; }
-fail() { echo "FAIL: $*" >&2; exit 1; }
-
-pmix_need_packages() {
-    local p missing=()
-    for p in "$@"; do
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
-            missing+=("$p")
-    done
-    [ ${#missing[@]} -eq 0 ] && return 0
-    command -v apt-get >/dev/null || skip "no apt-get to install ${missing[*]}"
-    local sudo=""
-    if [ "$(id -u)" -ne 0 ]; then
-        command -v sudo >/dev/null && sudo -n true 2>/dev/null ||
-            skip "need root to install ${missing[*]}"
-        sudo="sudo -n"
-    fi
-    echo "installing ${missing[*]}"
-    # A stale or empty package list is the usual reason an install fails.
-    if ! DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
-        "${missing[@]}" >/dev/null 2>&1; then
-        $sudo apt-get update -qq >/dev/null 2>&1 || true
-        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
-            "${missing[@]}" >/dev/null 2>&1 || skip "apt-get could not install ${missing[*]}"
-    fi
-    # Debian's maintainer scripts may start the system daemons; ours must be
-    # the only ones using our files, and theirs use other ports and sockets.
-}
 
 # A free TCP port block of n ports starting at a pseudo-random base.
 free_port_base() {

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Open MPI's mpirun as the PMIx server (one node, 4 ranks, oversubscribed):
+#  1. pmix_rt: facts, node map (one node: local ranks 0..3, address
+#     127.0.0.1), put/fence/get, same job id and secret everywhere
+#  2. pmix_p2p: data between all pairs, every pair over shm
+#  3. a rank exits 3 while the others fence: the job ends with status 3
+#  4. ump_rt_abort(5): the job ends with status 5
+# Usage: mpirun.sh HAVE_PMIX BUILD_DIR PMIX_RT PMIX_P2P XPORTS
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+
+pmix_need_packages openmpi-bin libpmix-dev
+ensure_pmix_build
+command -v mpirun.openmpi >/dev/null || skip "no mpirun.openmpi"
+MPIRUN=(mpirun.openmpi --oversubscribe -n 4)
+[ "$(id -u)" -eq 0 ] && MPIRUN+=(--allow-run-as-root)
+out=$BUILD/tests/pmix-mpirun
+mkdir -p "$out"
+out=$out/out
+
+echo "1. mpirun pmix_rt"
+run 40 "$out.rt" "${MPIRUN[@]}" "$PMIX_RT" ok 1
+[ $RC -eq 0 ] || { cat "$out.rt"; fail "pmix_rt failed under mpirun"; }
+check_layout "$out.rt" 4 1
+
+if [ "$XPORTS" = shm,tcp ]; then
+    echo "2. mpirun pmix_p2p (UMP_LOG=trace)"
+    run 60 "$out.p2p" "${MPIRUN[@]}" -x UMP_LOG=trace "$PMIX_P2P"
+    [ $RC -eq 0 ] || { tail -50 "$out.p2p"; fail "pmix_p2p failed under mpirun"; }
+    check_transports "$out.p2p" 4
+else
+    echo "2. skipped: this tree has no shm and tcp transports yet"
+fi
+
+echo "3. rank 1 exits 3 while the others fence"
+run 40 "$out.exit" "${MPIRUN[@]}" "$PMIX_RT" exit3
+[ $RC -eq 3 ] || { cat "$out.exit"; fail "status $RC, want 3"; }
+grep -q 'rank 1 exited with code 3 without finalizing ump' "$out.exit" ||
+    { cat "$out.exit"; fail "no message naming rank 1"; }
+
+echo "4. rank 1 calls ump_rt_abort(5)"
+run 40 "$out.abort" "${MPIRUN[@]}" "$PMIX_RT" abort
+[ $RC -eq 5 ] || { cat "$out.abort"; fail "status $RC, want 5"; }
+grep -q 'rank 1 aborted the job (code 5): pmix_rt test abort' "$out.abort" ||
+    { cat "$out.abort"; fail "no abort message"; }
+echo "PASS"
