@@ -103,7 +103,7 @@ int ump_rt_init(ump_rt_t **out)
         ump_error("rt: %s, but this ump was built without PMIx support (install libpmix-dev "
                   "and rebuild); set UMP_BOOTSTRAP=umprun to run as a one-rank job",
                   rt_cfg_bootstrap.v.e == BOOT_PMIX ? "UMP_BOOTSTRAP=pmix"
-                                                     : "a PMIx launcher started this process");
+                                                    : "a PMIx launcher started this process");
         rc = UMP_ERR_BOOTSTRAP;
 #endif
         break;

@@ -109,7 +109,8 @@ static int get_u32(const pmix_proc_t *p, const char *key, uint32_t *out)
         return UMP_ERR_INVALID;
     }
     int rc = value_u32(v, out);
-    if (rc) ump_error("rt: PMIx gave %s of rank %u as type %d, not a number", key, p->rank, v->type);
+    if (rc)
+        ump_error("rt: PMIx gave %s of rank %u as type %d, not a number", key, p->rank, v->type);
     PMIX_VALUE_RELEASE(v);
     return rc;
 }

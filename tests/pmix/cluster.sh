@@ -77,7 +77,7 @@ cluster_start() {
     chmod 400 "$CLUSTER_DIR/munge/key"
     munged --force --socket="$sock" --key-file="$CLUSTER_DIR/munge/key" \
         --pid-file="$CLUSTER_DIR/munge/pid" --log-file="$CLUSTER_DIR/log/munged" \
-        --seed-file="$CLUSTER_DIR/munge/seed" ||
+        --seed-file="$CLUSTER_DIR/munge/seed" >>"$CLUSTER_DIR/log/munged.out" 2>&1 ||
         fail "munged did not start"
     local pid
     pid=$(wait_pidfile "$CLUSTER_DIR/munge/pid" 10) || fail "munged wrote no pid"
@@ -125,12 +125,12 @@ PartitionName=ump Nodes=n1,n2 Default=YES MaxTime=5 State=UP OverSubscribe=YES
 EOF
     mkdir -p "$CLUSTER_DIR"/spool/n1 "$CLUSTER_DIR"/spool/n2 "$CLUSTER_DIR"/tmp/n1 "$CLUSTER_DIR"/tmp/n2
 
-    slurmctld -i -f "$SLURM_CONF" || { cluster_logs; fail "slurmctld did not start"; }
+    slurmctld -i -f "$SLURM_CONF" >>"$CLUSTER_DIR/log/slurmctld.out" 2>&1 || { cluster_logs; fail "slurmctld did not start"; }
     pid=$(wait_pidfile "$CLUSTER_DIR/slurmctld.pid" 10) || { cluster_logs; fail "slurmctld wrote no pid"; }
     CLUSTER_PIDS+=("$pid")
     local n
     for n in n1 n2; do
-        slurmd -f "$SLURM_CONF" -N $n || { cluster_logs; fail "slurmd $n did not start"; }
+        slurmd -f "$SLURM_CONF" -N $n >>"$CLUSTER_DIR/log/slurmd.$n.out" 2>&1 || { cluster_logs; fail "slurmd $n did not start"; }
         pid=$(wait_pidfile "$CLUSTER_DIR/slurmd.$n.pid" 10) || { cluster_logs; fail "slurmd $n wrote no pid"; }
         CLUSTER_PIDS+=("$pid")
     done

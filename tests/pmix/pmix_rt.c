@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * pmix_rt MODE [NODES]: the runtime calls ump_init makes, under a PMIx
+ * pmix_rt MODE [NODES [TOKEN]]: the runtime calls ump_init makes, under a PMIx
  * launcher (srun --mpi=pmix, mpirun). Each rank prints one line
  *   "rt rank R size S node N/NN local L/LS host H job J addr A backend B"
  * for the test script to check the placement, and checks by itself:
@@ -18,7 +18,11 @@
  *       exit3     rank 1 exits 3 after init while the others fence
  *       exit0     rank 1 exits 0 after init without fini while the others fence
  *       abort     rank 1 calls ump_rt_abort(rt, 5, ...) while the others fence
+ *       kill9     rank 1 kills itself with SIGKILL while the others fence
+ * With PMIX_RT_SLEEP set, the others sleep instead of waiting in a fence.
+ * TOKEN is unused: it makes the processes findable with pgrep -f.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,9 +91,9 @@ int main(int argc, char **argv)
     me = in->rank;
     char addr[64] = "";
     CHECK(ump_rt_local_addr(rt, addr, sizeof(addr)) == UMP_OK, "local_addr");
-    printf("rt rank %d size %d node %d/%d local %d/%d host %s job %s addr %s backend %s\n", in->rank,
-           in->size, in->node_id, in->num_nodes, in->local_rank, in->local_size, in->hostname,
-           in->job_id, addr, in->backend);
+    printf("rt rank %d size %d node %d/%d local %d/%d host %s job %s addr %s backend %s\n",
+           in->rank, in->size, in->node_id, in->num_nodes, in->local_rank, in->local_size,
+           in->hostname, in->job_id, addr, in->backend);
     fflush(stdout);
 
     if (strcmp(mode, "ok") != 0) {
@@ -98,8 +102,10 @@ int main(int argc, char **argv)
             if (!strcmp(mode, "exit3")) exit(3);
             if (!strcmp(mode, "exit0")) exit(0);
             if (!strcmp(mode, "abort")) ump_rt_abort(rt, 5, "pmix_rt test abort");
+            if (!strcmp(mode, "kill9")) raise(SIGKILL);
         }
-        rc = ump_rt_fence(rt); /* never completes: rank 1 is gone */
+        if (getenv("PMIX_RT_SLEEP")) sleep(30); /* wait outside a fence */
+        rc = ump_rt_fence(rt);                  /* never completes: rank 1 is gone */
         fprintf(stderr, "pmix_rt rank %d: fence returned %d in mode %s\n", me, rc, mode);
         sleep(60);
         return 9;
@@ -110,7 +116,8 @@ int main(int argc, char **argv)
           in->job_id);
     CHECK(in->size >= 1 && in->rank >= 0 && in->rank < in->size, "rank %d size %d", in->rank,
           in->size);
-    if (want_nodes) CHECK(in->num_nodes == want_nodes, "%d nodes, want %d", in->num_nodes, want_nodes);
+    if (want_nodes)
+        CHECK(in->num_nodes == want_nodes, "%d nodes, want %d", in->num_nodes, want_nodes);
     CHECK(!strcmp(addr, "127.0.0.1") == (in->num_nodes == 1), "address %s with %d nodes", addr,
           in->num_nodes);
 
@@ -148,7 +155,8 @@ int main(int argc, char **argv)
     CHECK(ump_rt_get(rt, peer, "t.absent", small, &len) == UMP_ERR_INVALID, "absent key");
     len = 4;
     rc = ump_rt_get(rt, peer, "t.val1", small, &len);
-    CHECK(len_of(peer, 1) <= 4 ? rc == UMP_OK : (rc == UMP_ERR_NO_RESOURCE && len == len_of(peer, 1)),
+    CHECK(len_of(peer, 1) <= 4 ? rc == UMP_OK
+                               : (rc == UMP_ERR_NO_RESOURCE && len == len_of(peer, 1)),
           "small buffer: rc %d len %zu", rc, len);
 
     ump_rt_fini(rt);

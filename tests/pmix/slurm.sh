@@ -9,6 +9,7 @@
 #  3. a rank exits 3 after init while the others wait in a fence: the job
 #     ends (no -K: our exit hook aborts through PMIx) with a non-zero status
 #  4. a rank calls ump_rt_abort(5): the job ends with a non-zero status
+#  5. srun -K: a rank killed by SIGKILL in a fence ends the job (status != 0)
 # Usage: slurm.sh HAVE_PMIX BUILD_DIR PMIX_RT PMIX_P2P XPORTS
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -50,4 +51,8 @@ run 40 "$out.abort" "${SRUN[@]}" "$PMIX_RT" abort
 [ $RC -ne 0 ] && [ $RC -ne 124 ] && [ $RC -ne 137 ] || { cat "$out.abort"; fail "status $RC: the job did not end by itself"; }
 grep -q 'rank 1 aborted the job (code 5): pmix_rt test abort' "$out.abort" ||
     { cat "$out.abort"; fail "no abort message"; }
+
+echo "5. srun -K: rank 1 is killed by SIGKILL while the others fence"
+run 40 "$out.kill" "${SRUN[@]}" -K "$PMIX_RT" kill9
+[ $RC -ne 0 ] && [ $RC -ne 124 ] && [ $RC -ne 137 ] || { cat "$out.kill"; fail "status $RC: the job did not end by itself"; }
 echo "PASS"
