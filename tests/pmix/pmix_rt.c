@@ -14,7 +14,8 @@
  *     when the job is on one node;
  *   - an absent key is UMP_ERR_INVALID (no hang), a small buffer
  *     UMP_ERR_NO_RESOURCE.
- * MODE: ok        the above, then fini; exit 0
+ * MODE: info      only the line, then fini; exit 0
+ *       ok        the above, then fini; exit 0
  *       exit3     rank 1 exits 3 after init while the others fence
  *       exit0     rank 1 exits 0 after init without fini while the others fence
  *       abort     rank 1 calls ump_rt_abort(rt, 5, ...) while the others fence
@@ -96,6 +97,10 @@ int main(int argc, char **argv)
            in->hostname, in->job_id, addr, in->backend);
     fflush(stdout);
 
+    if (!strcmp(mode, "info")) {
+        ump_rt_fini(rt);
+        return 0;
+    }
     if (strcmp(mode, "ok") != 0) {
         if (in->rank == 1) {
             usleep(300 * 1000); /* let the others reach the fence */

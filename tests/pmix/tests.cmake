@@ -30,3 +30,10 @@ set_tests_properties(pmix.slurm PROPERTIES TIMEOUT 150 LABELS pmix SKIP_RETURN_C
                      RESOURCE_LOCK apt)
 set_tests_properties(pmix.mpirun PROPERTIES TIMEOUT 90 LABELS pmix SKIP_RETURN_CODE 77
                      RESOURCE_LOCK apt)
+
+# Backend selection from the environment; needs no PMIx server.
+if(TARGET umprun)
+  add_test(NAME pmix.select COMMAND bash ${PMIX_TEST_DIR}/select.sh ${UMP_HAVE_PMIX}
+                                    $<TARGET_FILE:umprun> $<TARGET_FILE:pmix_rt>)
+  set_tests_properties(pmix.select PROPERTIES TIMEOUT 60 LABELS pmix)
+endif()
