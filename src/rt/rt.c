@@ -65,6 +65,19 @@ static int singleton_init(ump_rt_t *rt)
     return UMP_OK;
 }
 
+/* srun started this process as one of several tasks but offered no PMIx
+ * (no --mpi=pmix and MpiDefault=none): every task would become rank 0 of
+ * a one-rank job and never meet the others. Say so instead. */
+static bool srun_without_pmix(void)
+{
+    const char *n = getenv("SLURM_STEP_NUM_TASKS");
+    if (rt_cfg_bootstrap.v.e != BOOT_AUTO || !n || atoi(n) <= 1) return false;
+    ump_error("rt: srun started %s tasks without PMIx: run them with srun --mpi=pmix (or set "
+              "UMP_BOOTSTRAP=umprun to run each as a one-rank job)",
+              n);
+    return true;
+}
+
 static ump_rt_kind_t pick_backend(void)
 {
     const char *kvs = getenv("UMP_JOB_KVS");
@@ -108,7 +121,7 @@ int ump_rt_init(ump_rt_t **out)
 #endif
         break;
     default:
-        rc = singleton_init(rt);
+        rc = srun_without_pmix() ? UMP_ERR_BOOTSTRAP : singleton_init(rt);
         break;
     }
     if (rc) {

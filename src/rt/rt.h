@@ -67,8 +67,9 @@ void ump_rt_fini(ump_rt_t *rt);
 const ump_rt_info_t *ump_rt_info(const ump_rt_t *rt);
 /* Writes the numeric IP address of this host's interface that reaches the
  * launcher ("127.0.0.1" for a singleton or an all-local job) into buf: the
- * address a network transport should publish. UMP_ERR_NO_RESOURCE if buf is
- * too small. */
+ * address a network transport should publish. Under PMIx (no launcher
+ * connection): the first up, non-loopback IPv4 address when the job spans
+ * several nodes, else 127.0.0.1. UMP_ERR_NO_RESOURCE if buf is too small. */
 int ump_rt_local_addr(const ump_rt_t *rt, char *buf, size_t len);
 
 /* Publishes key=val for this rank (key <= UMP_RT_KEY_MAX-1 chars, val <=

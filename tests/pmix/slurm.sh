@@ -6,6 +6,8 @@
 #     the other; a two-node job publishes a non-loopback address
 #  2. pmix_p2p: data between all pairs through ump_*, shm within a node and
 #     tcp across (when the tree has those transports)
+#  2b. srun --mpi=none: each task fails with a reason instead of running
+#     as a lone rank 0
 #  3. a rank exits 3 after init while the others wait in a fence: the job
 #     ends (no -K: our exit hook aborts through PMIx) with a non-zero status
 #  4. a rank calls ump_rt_abort(5): the job ends with a non-zero status
@@ -39,6 +41,11 @@ if [ "$XPORTS" = shm,tcp ]; then
 else
     echo "2. skipped: this tree has no shm and tcp transports yet"
 fi
+
+echo "2b. srun without --mpi=pmix: every task refuses to become a lone rank 0"
+run 40 "$out.nopmix" srun --mpi=none -N2 --ntasks-per-node=2 "$PMIX_RT" info
+[ $RC -ne 0 ] && [ $RC -ne 124 ] && [ "$(grep -c 'srun started 4 tasks without PMIx' "$out.nopmix")" -eq 4 ] ||
+    { cat "$out.nopmix"; fail "status $RC: srun without PMIx was not refused by every task"; }
 
 echo "3. rank 1 exits 3 while the others fence (no -K)"
 run 40 "$out.exit" "${SRUN[@]}" "$PMIX_RT" exit3
