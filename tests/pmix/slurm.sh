@@ -18,6 +18,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 . "$here/cluster.sh"
 
+[ "$(id -u)" -eq 0 ] || skip "slurmd must run as root to start tasks; run this test as root"
 pmix_need_packages slurmd slurmctld slurm-client munge libpmix-dev
 ensure_pmix_build
 # Debian may have started the system's own munged/slurmd from the package
