@@ -377,6 +377,9 @@ int ump_rt_pmix_init(ump_rt_t *rt)
     return UMP_OK;
 
 err_fini:
+    /* The other ranks are in (or on their way to) the start-up fence and
+     * would wait there for this one forever: end the job. */
+    PMIx_Abort(1, "a rank could not start ump's PMIx bootstrap", NULL, 0);
     PMIx_Finalize(NULL, 0);
     free(rt->node_of);
     rt->node_of = NULL;
@@ -425,7 +428,10 @@ int ump_rt_pmix_fence(ump_rt_t *rt)
     st = PMIx_Fence(&px->all, 1, &info, 1);
     PMIX_INFO_DESTRUCT(&info);
     if (st != PMIX_SUCCESS) {
-        ump_error("rt: PMIx_Fence: %s", PMIx_Error_string(st));
+        /* Servers answer a fence that lost a member in various ways
+         * (PARTIAL-SUCCESS from Open MPI, UNPACK-PAST-END from Slurm). */
+        ump_error("rt: PMIx_Fence failed: %s (did a rank end before joining it?)",
+                  PMIx_Error_string(st));
         return UMP_ERR_BOOTSTRAP;
     }
     return UMP_OK;
