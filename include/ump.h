@@ -179,6 +179,35 @@ int ump_peek(ump_req_t *req);
 int ump_probe(int src, int tag, uint32_t ctx, ump_status_t *st);
 int ump_iprobe(int src, int tag, uint32_t ctx, int *flag, ump_status_t *st);
 
+/* --- matched probe -------------------------------------------------------- */
+
+/* A message taken off the matching queues by ump_improbe/ump_mprobe, to be
+ * received only by ump_imrecv (MPI's matched probe, safe with threads). */
+typedef struct ump_unexp *ump_msg_t;
+
+int ump_improbe(int src, int tag, uint32_t ctx, int *flag, ump_msg_t *msg, ump_status_t *st);
+int ump_mprobe(int src, int tag, uint32_t ctx, ump_msg_t *msg, ump_status_t *st);
+/* Receives the message `*msg` (which is consumed: *msg becomes NULL). */
+int ump_imrecv(void *buf, size_t count, ump_dt_t dt, ump_msg_t *msg, ump_req_t *req);
+
+/* --- requests for layers above the core ------------------------------------ */
+
+/* The status of a request without releasing it: *flag is 1 when complete. */
+int ump_request_get_status(ump_req_t req, int *flag, ump_status_t *st);
+/* A generalized request: an operation completed by its owner with
+ * ump_greq_complete (nonblocking collectives). Waited for like any other. */
+int ump_greq_start(ump_req_t *req);
+int ump_greq_complete(ump_req_t req, int error);
+/* A function the progress engine calls on every pass (returns events
+ * handled), e.g. to advance collective schedules. At most 8. */
+typedef int (*ump_progress_fn_t)(void *arg);
+int ump_progress_register(ump_progress_fn_t fn, void *arg);
+int ump_progress_unregister(ump_progress_fn_t fn, void *arg);
+
+/* Index of the node (host) `rank` runs on; ranks with equal indices share
+ * memory. */
+int ump_node_id(int rank);
+
 /* Drives communication once; returns the number of events handled (>= 0) or
  * an error. */
 int ump_progress(void);
