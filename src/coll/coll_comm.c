@@ -23,7 +23,7 @@ static int topo(MPI_Comm comm, ump_coll_comm_t *st)
 {
     int n = comm->size;
     int *nid = malloc(sizeof(int) * (size_t)n);
-    st->node_of = malloc(sizeof(int) * (size_t)n);
+    st->node_of = calloc((size_t)n, sizeof(int));
     st->leaders = malloc(sizeof(int) * (size_t)n);
     st->leader_crank = malloc(sizeof(int) * (size_t)n);
     st->local = malloc(sizeof(int) * (size_t)n);
