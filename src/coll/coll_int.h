@@ -9,6 +9,8 @@
 #ifndef UMP_COLL_INT_H
 #define UMP_COLL_INT_H
 
+#include <string.h>
+
 #include "coll/coll.h"
 
 extern ump_cfg_t ump_coll_fake_ppn;
