@@ -240,9 +240,8 @@ static void t_scan(size_t count, bool inplace, bool ex, MPI_Op op)
         TMPI(MPI_Exscan(sb, rb, (int)count, MPI_INT, op, MPI_COMM_WORLD));
     else
         TMPI(MPI_Scan(sb, rb, (int)count, MPI_INT, op, MPI_COMM_WORLD));
-    int hi = ex ? me - 1 : me;
-    if (hi < 0) return; /* exscan: rank 0's buffer is undefined */
-    for (size_t i = 0; i < count; i++) {
+    int hi = ex ? me - 1 : me; /* exscan: rank 0's buffer is undefined */
+    for (size_t i = 0; i < count && hi >= 0; i++) {
         int want = 0;
         if (first)
             want = fref(0, hi, i);
