@@ -110,6 +110,10 @@ typedef struct {
     size_t n;
 } ump_sop_t;
 
+/* Schedules of short collectives fit in arrays inside the schedule, so
+ * the blocking path does not allocate. */
+#define UMP_SCHED_INLINE 24
+
 typedef struct ump_sched {
     ump_sop_t *ops;
     size_t nops, capops;
@@ -128,6 +132,10 @@ typedef struct ump_sched {
     size_t nreqs, capreqs;
     ump_req_t greq;
     struct ump_sched *next;
+    ump_sop_t ops_in[UMP_SCHED_INLINE];
+    uint32_t rend_in[UMP_SCHED_INLINE];
+    ump_req_t reqs_in[UMP_SCHED_INLINE];
+    void *tmps_in[8];
 } ump_sched_t;
 
 /* Starts a schedule on comm (takes the next collective tag). */

@@ -4,6 +4,7 @@
  * running them (to the end at once, or step by step from a progress hook
  * for nonblocking collectives).
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,7 +12,15 @@
 
 void ump_sched_init(ump_sched_t *s, MPI_Comm comm)
 {
-    memset(s, 0, sizeof(*s));
+    memset(s, 0, offsetof(ump_sched_t, ops_in));
+    s->ops = s->ops_in;
+    s->capops = UMP_SCHED_INLINE;
+    s->rend = s->rend_in;
+    s->caprounds = UMP_SCHED_INLINE;
+    s->reqs = s->reqs_in;
+    s->capreqs = UMP_SCHED_INLINE;
+    s->tmps = s->tmps_in;
+    s->captmps = UMP_ARRAY_SIZE(s->tmps_in);
     ump_coll_comm_t *st = ump_coll_state(comm);
     s->ctx = comm->ctx_coll;
     if (!st) {
@@ -23,13 +32,20 @@ void ump_sched_init(ump_sched_t *s, MPI_Comm comm)
     s->tag = (int)(st->seq++ & 0x7fffffff);
 }
 
-static bool grow(void **arr, size_t *cap, size_t need, size_t elem)
+/* Grows an array that starts in the schedule's inline storage `in`. */
+static bool grow(void **arr, size_t *cap, size_t need, size_t elem, void *in)
 {
     if (need <= *cap) return true;
     size_t ncap = *cap ? *cap * 2 : 16;
     while (ncap < need)
         ncap *= 2;
-    void *p = realloc(*arr, ncap * elem);
+    void *p;
+    if (*arr == in) {
+        p = malloc(ncap * elem);
+        if (p) memcpy(p, in, *cap * elem);
+    } else {
+        p = realloc(*arr, ncap * elem);
+    }
     if (!p) return false;
     *arr = p;
     *cap = ncap;
@@ -39,7 +55,7 @@ static bool grow(void **arr, size_t *cap, size_t need, size_t elem)
 static ump_sop_t *add(ump_sched_t *s, int kind)
 {
     if (s->err) return NULL;
-    if (!grow((void **)&s->ops, &s->capops, s->nops + 1, sizeof(ump_sop_t))) {
+    if (!grow((void **)&s->ops, &s->capops, s->nops + 1, sizeof(ump_sop_t), s->ops_in)) {
         s->err = MPI_ERR_NO_MEM;
         return NULL;
     }
@@ -113,7 +129,7 @@ void ump_sched_round(ump_sched_t *s)
     if (s->err) return;
     size_t start = s->nrounds ? s->rend[s->nrounds - 1] : 0;
     if (s->nops == start) return;
-    if (!grow((void **)&s->rend, &s->caprounds, s->nrounds + 1, sizeof(uint32_t))) {
+    if (!grow((void **)&s->rend, &s->caprounds, s->nrounds + 1, sizeof(uint32_t), s->rend_in)) {
         s->err = MPI_ERR_NO_MEM;
         return;
     }
@@ -123,7 +139,7 @@ void ump_sched_round(ump_sched_t *s)
 void *ump_sched_tmp(ump_sched_t *s, size_t bytes)
 {
     if (s->err) return NULL;
-    if (!grow((void **)&s->tmps, &s->captmps, s->ntmps + 1, sizeof(void *))) {
+    if (!grow((void **)&s->tmps, &s->captmps, s->ntmps + 1, sizeof(void *), s->tmps_in)) {
         s->err = MPI_ERR_NO_MEM;
         return NULL;
     }
@@ -140,15 +156,16 @@ void ump_sched_free(ump_sched_t *s)
 {
     for (size_t i = 0; i < s->ntmps; i++)
         free(s->tmps[i]);
-    free(s->tmps);
-    free(s->ops);
-    free(s->rend);
-    free(s->reqs);
+    if (s->tmps != s->tmps_in) free(s->tmps);
+    if (s->ops != s->ops_in) free(s->ops);
+    if (s->rend != s->rend_in) free(s->rend);
+    if (s->reqs != s->reqs_in) free(s->reqs);
     if (s->has_red) ump_coll_op_release(s->red.op);
-    s->tmps = NULL;
-    s->ops = NULL;
-    s->rend = NULL;
-    s->reqs = NULL;
+    s->tmps = s->tmps_in;
+    s->ops = s->ops_in;
+    s->rend = s->rend_in;
+    s->reqs = s->reqs_in;
+    s->ntmps = 0;
     s->has_red = false;
 }
 
@@ -157,7 +174,7 @@ void ump_sched_free(ump_sched_t *s)
 static int post(ump_sched_t *s, size_t first, size_t end)
 {
     s->nreqs = 0;
-    if (!grow((void **)&s->reqs, &s->capreqs, end - first, sizeof(ump_req_t)))
+    if (!grow((void **)&s->reqs, &s->capreqs, end - first, sizeof(ump_req_t), s->reqs_in))
         return MPI_ERR_NO_MEM;
     for (size_t i = first; i < end; i++) {
         ump_sop_t *o = &s->ops[i];
@@ -317,6 +334,11 @@ int ump_sched_start(ump_sched_t *s, ump_req_t *greq)
         return MPI_ERR_NO_MEM;
     }
     *h = *s;
+    /* Arrays still in the inline storage move with the schedule. */
+    if (s->ops == s->ops_in) h->ops = h->ops_in;
+    if (s->rend == s->rend_in) h->rend = h->rend_in;
+    if (s->reqs == s->reqs_in) h->reqs = h->reqs_in;
+    if (s->tmps == s->tmps_in) h->tmps = h->tmps_in;
     h->next = NULL;
     h->cur = 0;
     h->nreqs = 0;
