@@ -57,9 +57,6 @@ void ump_coll_op_release(MPI_Op op);
 
 /* --- datatypes -------------------------------------------------------------- */
 
-/* The basic type all elements of dt are made of (dt itself when
- * predefined), or NULL when they mix basic types. */
-MPI_Datatype ump_coll_dt_basic(MPI_Datatype dt);
 /* Whether `count` elements of dt at buf are plain bytes in memory. */
 bool ump_coll_dt_contig(MPI_Datatype dt);
 /* Packs count elements of dt from buf into out (count * dt->size bytes). */
@@ -146,6 +143,9 @@ void ump_sched_copy(ump_sched_t *s, void *dst, const void *src, size_t bytes);
 void ump_sched_red(ump_sched_t *s, const void *in, void *inout, size_t count);
 void ump_sched_redr(ump_sched_t *s, void *scratch_in, void *inout, size_t count);
 void ump_sched_unpack(ump_sched_t *s, void *dst, const void *packed, size_t count, MPI_Datatype dt);
+/* Makes the schedule reduce with (op, dt), holding both until it ends;
+ * MPI_ERR_OP when the op does not apply to the type. */
+int ump_sched_reduction(ump_sched_t *s, MPI_Op op, MPI_Datatype dt);
 /* Closes the current round (no-op when it is empty). */
 void ump_sched_round(ump_sched_t *s);
 /* Scratch memory freed with the schedule (NULL on failure; s->err set). */

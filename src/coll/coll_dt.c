@@ -6,13 +6,6 @@
 
 #include "coll/coll.h"
 
-MPI_Datatype ump_coll_dt_basic(MPI_Datatype dt)
-{
-    /* Predefined types are their own basic type; derived ones are asked of
-     * the datatype engine. */
-    return dt;
-}
-
 bool ump_coll_dt_contig(MPI_Datatype dt)
 {
     return dt->contiguous;
@@ -20,24 +13,31 @@ bool ump_coll_dt_contig(MPI_Datatype dt)
 
 int ump_coll_pack(void *out, const void *buf, size_t count, MPI_Datatype dt)
 {
+    size_t len = count * dt->size;
+    if (!len) return MPI_SUCCESS;
     if (dt->contiguous) {
-        if (count) memcpy(out, buf, count * dt->size);
+        memcpy(out, buf, len);
         return MPI_SUCCESS;
     }
-    return MPI_ERR_TYPE;
+    return ump_dt_pack(buf, count, dt, 0, out, len) == UMP_OK ? MPI_SUCCESS : MPI_ERR_TYPE;
 }
 
 int ump_coll_unpack(void *buf, const void *in, size_t count, MPI_Datatype dt)
 {
+    size_t len = count * dt->size;
+    if (!len) return MPI_SUCCESS;
     if (dt->contiguous) {
-        if (count) memcpy(buf, in, count * dt->size);
+        memcpy(buf, in, len);
         return MPI_SUCCESS;
     }
-    return MPI_ERR_TYPE;
+    return ump_dt_unpack(buf, count, dt, 0, in, len) == UMP_OK ? MPI_SUCCESS : MPI_ERR_TYPE;
 }
 
 size_t ump_coll_dt_span(MPI_Datatype dt, size_t count, ptrdiff_t *lb)
 {
-    *lb = 0;
-    return count ? (count - 1) * dt->extent + dt->size : 0;
+    /* From the first data byte of element 0 to the last of element
+     * count - 1 (extents are not negative for the types reductions take). */
+    *lb = ump_dt_true_lb(dt);
+    if (!count) return 0;
+    return (count - 1) * dt->extent + (size_t)ump_dt_true_extent(dt);
 }

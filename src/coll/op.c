@@ -103,6 +103,24 @@ static const struct basic *basic_of(MPI_Datatype dt)
     return NULL;
 }
 
+/* The predefined type whose repetition has the signature of dt: dt
+ * itself when predefined, else the basic type a derived type is made of
+ * (signatures compose, so contiguous(4, MPI_INT) and a vector of ints
+ * both match MPI_INT); NULL when it mixes basic types. */
+static const struct basic *homogeneous(MPI_Datatype dt)
+{
+    const struct basic *b = basic_of(dt);
+    if (b || !dt->nbasic) return b;
+    uint64_t sig = ump_dt_sig(dt, 1);
+    for (size_t i = 0; i < sizeof(basics) / sizeof(basics[0]); i++) {
+        MPI_Datatype p = basics[i].dt;
+        size_t reps = dt->nbasic / p->nbasic;
+        if (reps * p->nbasic != dt->nbasic || reps * p->size != dt->size) continue;
+        if (ump_dt_sig(p, reps) == sig) return &basics[i];
+    }
+    return NULL;
+}
+
 static const MPI_Op predefined[UMP_OPK_COUNT_] = {
     MPI_MAX, MPI_MIN,  MPI_SUM,  MPI_PROD,   MPI_LAND,   MPI_BAND,    MPI_LOR,
     MPI_BOR, MPI_LXOR, MPI_BXOR, MPI_MAXLOC, MPI_MINLOC, MPI_REPLACE, MPI_NO_OP,
@@ -127,8 +145,7 @@ int ump_coll_red_prepare(ump_coll_red_t *r, MPI_Op op, MPI_Datatype dt)
         return MPI_SUCCESS;
     }
     /* A derived type takes the op when all its elements are one basic type. */
-    MPI_Datatype base = ump_coll_dt_basic(dt);
-    const struct basic *b = base ? basic_of(base) : NULL;
+    const struct basic *b = homogeneous(dt);
     if (!b) return MPI_ERR_OP;
     if (!(op_classes[k] & b->cls)) return MPI_ERR_OP;
     r->kernel = ump_coll_kernel((ump_opk_t)k, b->kind);

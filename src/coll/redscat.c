@@ -18,13 +18,11 @@ int ump_coll_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, in
 {
     ump_sched_t s;
     ump_sched_init(&s, comm);
-    int rc = ump_coll_red_prepare(&s.red, op, dt);
+    int rc = ump_sched_reduction(&s, op, dt);
     if (rc != MPI_SUCCESS) {
         ump_sched_free(&s);
         return rc;
     }
-    ump_coll_op_retain(op);
-    s.has_red = true;
     int n = comm->size, me = comm->rank;
     size_t esz = dt->size;
     size_t *eoff = ump_sched_tmp(&s, sizeof(size_t) * (size_t)(n + 1));

@@ -109,13 +109,11 @@ int ump_coll_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MP
 {
     ump_sched_t s;
     ump_sched_init(&s, comm);
-    int rc = ump_coll_red_prepare(&s.red, op, dt);
+    int rc = ump_sched_reduction(&s, op, dt);
     if (rc != MPI_SUCCESS) {
         ump_sched_free(&s);
         return rc;
     }
-    ump_coll_op_retain(op);
-    s.has_red = true;
     ump_coll_comm_t *st = comm->coll;
     size_t esz = dt->size, n = (size_t)count, bytes = n * esz;
     bool is_root = comm->rank == root;

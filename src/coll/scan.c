@@ -15,13 +15,11 @@ int ump_coll_scan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_
 {
     ump_sched_t s;
     ump_sched_init(&s, comm);
-    int rc = ump_coll_red_prepare(&s.red, op, dt);
+    int rc = ump_sched_reduction(&s, op, dt);
     if (rc != MPI_SUCCESS) {
         ump_sched_free(&s);
         return rc;
     }
-    ump_coll_op_retain(op);
-    s.has_red = true;
     int n = comm->size, me = comm->rank;
     size_t esz = dt->size, cnt = (size_t)count, bytes = cnt * esz;
     bool contig = ump_coll_dt_contig(dt);

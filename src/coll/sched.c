@@ -121,7 +121,19 @@ void ump_sched_unpack(ump_sched_t *s, void *dst, const void *packed, size_t coun
     o->src = packed;
     o->dst = dst;
     o->n = count;
+    /* The user may free the type while a nonblocking collective runs. */
+    ump_dt_ref(dt);
     o->dt = dt;
+}
+
+int ump_sched_reduction(ump_sched_t *s, MPI_Op op, MPI_Datatype dt)
+{
+    int rc = ump_coll_red_prepare(&s->red, op, dt);
+    if (rc != MPI_SUCCESS) return rc;
+    ump_coll_op_retain(op);
+    ump_dt_ref(dt);
+    s->has_red = true;
+    return MPI_SUCCESS;
 }
 
 void ump_sched_round(ump_sched_t *s)
@@ -154,18 +166,22 @@ void *ump_sched_tmp(ump_sched_t *s, size_t bytes)
 
 void ump_sched_free(ump_sched_t *s)
 {
-    for (size_t i = 0; i < s->ntmps; i++)
-        free(s->tmps[i]);
+    for (size_t i = 0; i < s->nops; i++)
+        if (s->ops[i].kind == UMP_SOP_UNPACK) ump_dt_unref(s->ops[i].dt);
+    if (s->has_red) {
+        ump_coll_op_release(s->red.op);
+        ump_dt_unref(s->red.dt);
+    }
+    for (size_t i = 0; i < s->ntmps; i++) free(s->tmps[i]);
     if (s->tmps != s->tmps_in) free(s->tmps);
     if (s->ops != s->ops_in) free(s->ops);
     if (s->rend != s->rend_in) free(s->rend);
     if (s->reqs != s->reqs_in) free(s->reqs);
-    if (s->has_red) ump_coll_op_release(s->red.op);
     s->tmps = s->tmps_in;
     s->ops = s->ops_in;
     s->rend = s->rend_in;
     s->reqs = s->reqs_in;
-    s->ntmps = 0;
+    s->nops = s->ntmps = 0;
     s->has_red = false;
 }
 

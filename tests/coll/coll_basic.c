@@ -242,13 +242,8 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &T_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &T_size);
-#ifdef COLL_TEST_SHIM
-    static struct ump_dt mat = {.size = 16, .extent = 16, .contiguous = true, .name = "mat"};
-    mat_t = &mat;
-#else
     TMPI(MPI_Type_contiguous(4, MPI_INT, &mat_t));
     TMPI(MPI_Type_commit(&mat_t));
-#endif
     TMPI(MPI_Op_create(matmul, 0, &op_mat));
     /* Small thresholds so the long-message algorithms run at test sizes. */
     set_size("UMP_COLL_SEGSIZE", 4000);
@@ -281,6 +276,7 @@ int main(int argc, char **argv)
     check_nonblocking();
     TMPI(MPI_Op_free(&op_mat));
     TCHECK(op_mat == MPI_OP_NULL, "Op_free did not reset the handle");
+    TMPI(MPI_Type_free(&mat_t));
     if (T_rank == 0) printf("coll_basic: %d ranks OK\n", T_size);
     MPI_Finalize();
     return 0;
