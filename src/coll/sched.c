@@ -27,9 +27,10 @@ void ump_sched_init(ump_sched_t *s, MPI_Comm comm)
         s->err = MPI_ERR_NO_MEM;
         return;
     }
-    /* Tags stay non-negative; a wrap after 2^31 collectives is harmless
-     * because older ones have completed by then on every rank. */
-    s->tag = (int)(st->seq++ & 0x7fffffff);
+    /* Tags stay below the ones src/mpi uses on ctx_coll to build
+     * communicators (0x7fff0000 and up); a wrap after 2^30 collectives is
+     * harmless because older ones have completed by then on every rank. */
+    s->tag = (int)(st->seq++ & 0x3fffffff);
 }
 
 /* Grows an array that starts in the schedule's inline storage `in`. */
