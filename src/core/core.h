@@ -162,6 +162,11 @@ typedef struct ump_core {
     int rank, size;
     int thread_level;
     pthread_mutex_t lock; /* taken only at UMP_THREAD_MULTIPLE */
+    pthread_cond_t cond;  /* MULTIPLE: wakes threads waiting behind the sleeper */
+    int cond_waiters;
+    bool sleeping;  /* a thread sleeps on the transports' wait fds */
+    bool wake_sent; /* wake_fd was written since that sleep began */
+    int wake_fd;    /* MULTIPLE: eventfd in epfd that wakes the sleeper */
     ump_rt_t *rt;
     ump_xp_t *xps[8];
     int nxps;

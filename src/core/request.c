@@ -7,6 +7,7 @@
 #include <sched.h>
 #include <sys/epoll.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/core.h"
 
@@ -37,6 +38,14 @@ void ump_core_req_complete(struct ump_request *r, int error)
     }
     TAILQ_INSERT_TAIL(&ump_core.complq, r, complq);
     r->flags |= UMP_RF_IN_COMPLQ;
+    if (ump_core.cond_waiters) pthread_cond_broadcast(&ump_core.cond);
+    /* MULTIPLE: the thread sleeping on the fds may be waiting for this very
+     * request, completed by another thread's progress: wake it. */
+    if (ump_core.sleeping && !ump_core.wake_sent && ump_core.wake_fd >= 0) {
+        uint64_t one = 1;
+        ump_core.wake_sent = true;
+        if (write(ump_core.wake_fd, &one, sizeof(one)) < 0) ump_debug("core wake-up: %m");
+    }
 }
 
 /* Hands the final status out and returns the request to its free list. */
@@ -64,9 +73,32 @@ static void empty_status(ump_status_t *st)
     }
 }
 
+/* With MULTIPLE, one thread at a time sleeps on the transports' fds; the
+ * others sleep on a condition variable that is signalled when that thread
+ * wakes and whenever a request completes, since the event a thread waits
+ * for may be taken in by another thread's progress. */
+static void wait_for_sleeper(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += 1000000; /* bounds the cost of a missed signal */
+    if (ts.tv_nsec >= 1000000000) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000;
+    }
+    ump_core.cond_waiters++;
+    pthread_cond_timedwait(&ump_core.cond, &ump_core.lock, &ts);
+    ump_core.cond_waiters--;
+}
+
 /* Sleeps until a transport has an event, or briefly when one cannot wake us. */
 static void sleep_once(void)
 {
+    bool multiple = ump_core.thread_level == UMP_THREAD_MULTIPLE;
+    if (multiple && ump_core.sleeping) {
+        wait_for_sleeper();
+        return;
+    }
     bool poll_only = ump_core.blocked_sends > 0 || ump_core.epfd < 0;
     for (int i = 0; i < ump_core.nxps && !poll_only; i++) {
         ump_xp_t *xp = ump_core.xps[i];
@@ -75,6 +107,7 @@ static void sleep_once(void)
         else if (xp->ops->arm(xp) == UMP_ERR_BUSY)
             return; /* work arrived while arming: progress instead */
     }
+    ump_core.sleeping = true;
     ump_core_unlock();
     if (poll_only) {
         /* A transport refused a send for lack of room and will not signal
@@ -87,6 +120,13 @@ static void sleep_once(void)
         (void)epoll_wait(ump_core.epfd, ev, 8, 100);
     }
     ump_core_lock();
+    ump_core.sleeping = false;
+    if (ump_core.wake_sent) {
+        uint64_t v;
+        ump_core.wake_sent = false;
+        if (read(ump_core.wake_fd, &v, sizeof(v)) < 0) ump_debug("core wake-up drain: %m");
+    }
+    if (multiple && ump_core.cond_waiters) pthread_cond_broadcast(&ump_core.cond);
 }
 
 void ump_core_wait_until(bool (*done)(void *), void *arg)

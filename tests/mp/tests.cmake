@@ -77,6 +77,9 @@ foreach(t shm tcp)
   ump_mp_test(init.${t} init 3 30 ARGS 3 ENV ${env})
   ump_mp_test(finalize.${t} finalize 2 20 ENV ${env})
   ump_mp_test(threads.${t} threads 2 60 ENV ${env})
+  # Sleeping waits with several threads: a thread whose request another
+  # thread completed must be woken, not left to its sleep's timeout.
+  ump_mp_test(threads.${t}.block threads 2 60 ENV ${env} UMP_WAIT=block)
   # Random all-to-all traffic, wildcard receives, completions through ump_peek.
   ump_mp_test(storm.${t} storm 4 60 ENV ${env})
   # Matched probe, request status, generalized requests, hooks, node ids.
