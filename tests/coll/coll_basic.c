@@ -271,6 +271,7 @@ int main(int argc, char **argv)
         char label[64];
         snprintf(label, sizeof(label), "hier ppn %d", ppn);
         run_all(label);
+        check_nonblocking();
     }
     set_fake_ppn(MPI_COMM_WORLD, 0);
     check_nonblocking();

@@ -466,6 +466,12 @@ int main(int argc, char **argv)
     for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++)
         t_derived(counts[c]);
     t_split();
+    /* Again with node-aware algorithms: pretend nodes of 2 ranks. */
+    set_enum("UMP_COLL_ALLREDUCE_ALGO", "auto");
+    set_enum("UMP_COLL_BCAST_ALGO", "auto");
+    set_fake_ppn(MPI_COMM_WORLD, 2);
+    t_split();
+    set_fake_ppn(MPI_COMM_WORLD, 0);
     t_errors();
     if (T_rank == 0) printf("coll_types: %d ranks OK\n", T_size);
     MPI_Finalize();
