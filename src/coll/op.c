@@ -56,9 +56,6 @@ static const struct basic {
     ump_kind_t kind;
     unsigned cls;
 } basics[] = {
-    {MPI_CHAR, CHAR_MIN < 0 ? SKIND(char) : UKIND(char), CLS_OTHER},
-    {MPI_WCHAR, UMP_KIND_I32, CLS_OTHER},
-    {MPI_PACKED, UMP_KIND_U8, CLS_OTHER},
     {MPI_SHORT, SKIND(short), CLS_CINT},
     {MPI_INT, SKIND(int), CLS_CINT},
     {MPI_LONG, SKIND(long), CLS_CINT},
@@ -94,6 +91,11 @@ static const struct basic {
     {MPI_2INT, UMP_KIND_2INT, CLS_PAIR},
     {MPI_SHORT_INT, UMP_KIND_SHORT_INT, CLS_PAIR},
     {MPI_LONG_DOUBLE_INT, UMP_KIND_LDOUBLE_INT, CLS_PAIR},
+    /* Last: a derived type of ints must match MPI_INT, not MPI_WCHAR of the
+     * same representation. */
+    {MPI_CHAR, CHAR_MIN < 0 ? SKIND(char) : UKIND(char), CLS_OTHER},
+    {MPI_WCHAR, UMP_KIND_I32, CLS_OTHER},
+    {MPI_PACKED, UMP_KIND_U8, CLS_OTHER},
 };
 
 static const struct basic *basic_of(MPI_Datatype dt)
