@@ -2,9 +2,9 @@
 /*
  * Broadcast: binomial tree (short messages: log n latency); van de Geijn's
  * binomial scatter + ring allgather (long messages: about 2x the bytes per
- * link instead of log n times); segmented binomial (long messages when the
- * node is oversubscribed: the ring needs every rank running at once, the
- * pipelined tree only a parent and its children). Across nodes: the
+ * link instead of log n times); segmented binomial (pipelined tree, on
+ * request). When the node is oversubscribed the plain tree is used for
+ * every size: the ring needs every rank scheduled in turn. Across nodes: the
  * leaders first, then each node from its leader.
  */
 #include "coll/coll_int.h"
@@ -100,10 +100,10 @@ void ump_alg_bcast_scag(ump_sched_t *s, ump_cgrp_t g, void *buf, size_t bytes, i
 void ump_alg_bcast_auto(ump_sched_t *s, ump_cgrp_t g, void *buf, size_t bytes, int root,
                         bool oversub)
 {
-    if (g.n <= 2 || bytes < ump_coll_bcast_long.v.sz)
+    /* Oversubscribed, the tree measured best (the ring of scatter+allgather
+     * needs every rank scheduled in turn). */
+    if (g.n <= 2 || bytes < ump_coll_bcast_long.v.sz || oversub)
         ump_alg_bcast_binomial(s, g, buf, bytes, root);
-    else if (oversub)
-        ump_alg_bcast_pipe(s, g, buf, bytes, root, ump_coll_segsize.v.sz);
     else
         ump_alg_bcast_scag(s, g, buf, bytes, root);
 }

@@ -13,7 +13,7 @@
 
 #include "coll/coll.h"
 
-extern ump_cfg_t ump_coll_fake_ppn;
+extern ump_cfg_t ump_coll_fake_ppn, ump_coll_segsize;
 
 /* The whole communicator as a group. */
 static inline ump_cgrp_t ump_cgrp_comm(MPI_Comm c)
@@ -52,6 +52,8 @@ void ump_alg_bcast_auto(ump_sched_t *s, ump_cgrp_t g, void *buf, size_t bytes, i
  * root's result lands in res (which may be acc). */
 void ump_alg_reduce_binomial(ump_sched_t *s, ump_cgrp_t g, void *acc, void *res, size_t count,
                              size_t esz, int root);
+void ump_alg_reduce_pipe(ump_sched_t *s, ump_cgrp_t g, void *acc, void *res, size_t count,
+                         size_t esz, int root, size_t seg);
 void ump_alg_reduce_rab(ump_sched_t *s, ump_cgrp_t g, void *acc, void *res, size_t count,
                         size_t esz, int root);
 

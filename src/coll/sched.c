@@ -173,7 +173,8 @@ void ump_sched_free(ump_sched_t *s)
         ump_coll_op_release(s->red.op);
         ump_dt_unref(s->red.dt);
     }
-    for (size_t i = 0; i < s->ntmps; i++) free(s->tmps[i]);
+    for (size_t i = 0; i < s->ntmps; i++)
+        free(s->tmps[i]);
     if (s->tmps != s->tmps_in) free(s->tmps);
     if (s->ops != s->ops_in) free(s->ops);
     if (s->rend != s->rend_in) free(s->rend);

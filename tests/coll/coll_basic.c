@@ -174,7 +174,8 @@ static void check_barrier(void)
     double left = MPI_Wtime();
     TMPI(MPI_Bcast(&enter, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
     TCHECK(left >= enter, "left the barrier %.6f s before rank 0 entered", enter - left);
-    for (int k = 0; k < 20; k++) TMPI(MPI_Barrier(MPI_COMM_WORLD));
+    for (int k = 0; k < 20; k++)
+        TMPI(MPI_Barrier(MPI_COMM_WORLD));
 }
 
 static void run_all(const char *label)
@@ -254,9 +255,9 @@ int main(int argc, char **argv)
     } forced[] = {
         {"UMP_COLL_BCAST_ALGO", "binomial"},         {"UMP_COLL_BCAST_ALGO", "scatter_allgather"},
         {"UMP_COLL_BCAST_ALGO", "pipeline"},         {"UMP_COLL_REDUCE_ALGO", "binomial"},
-        {"UMP_COLL_REDUCE_ALGO", "rabenseifner"},    {"UMP_COLL_ALLREDUCE_ALGO", "recdbl"},
-        {"UMP_COLL_ALLREDUCE_ALGO", "ring"},         {"UMP_COLL_ALLREDUCE_ALGO", "rabenseifner"},
-        {"UMP_COLL_ALLREDUCE_ALGO", "reduce_bcast"},
+        {"UMP_COLL_REDUCE_ALGO", "pipeline"},        {"UMP_COLL_REDUCE_ALGO", "rabenseifner"},
+        {"UMP_COLL_ALLREDUCE_ALGO", "recdbl"},       {"UMP_COLL_ALLREDUCE_ALGO", "ring"},
+        {"UMP_COLL_ALLREDUCE_ALGO", "rabenseifner"}, {"UMP_COLL_ALLREDUCE_ALGO", "reduce_bcast"},
     };
     for (size_t f = 0; f < sizeof(forced) / sizeof(forced[0]); f++) {
         set_enum(forced[f].var, forced[f].choice);
