@@ -104,6 +104,28 @@ static void choose_transports(void)
     }
 }
 
+/* Closes the transports no peer uses, so progress never polls them (a
+ * tcp endpoint would cost a system call on every pass of a shm-only job).
+ * The choice is symmetric (both ends of a pair pick alike), so no peer will
+ * ever reach us through a transport we close. */
+static void drop_unused_transports(void)
+{
+    int kept = 0;
+    for (int i = 0; i < ump_core.nxps; i++) {
+        ump_xp_t *xp = ump_core.xps[i];
+        bool used = false;
+        for (int peer = 0; peer < ump_core.size && !used; peer++)
+            used = ump_core.peers[peer].xp == xp;
+        if (used) {
+            ump_core.xps[kept++] = xp;
+        } else {
+            ump_debug("transport %s reaches no peer here; closing it", xp->ops->name);
+            xp->ops->close(xp);
+        }
+    }
+    ump_core.nxps = kept;
+}
+
 static void setup_waiting(const ump_rt_info_t *info)
 {
     int cpus = ump_num_cpus();
@@ -189,6 +211,7 @@ int ump_init(int *argc, char ***argv, int thread_level, int *provided)
         }
     }
     choose_transports();
+    drop_unused_transports();
     ump_core.thread_level = UMP_MIN(UMP_MAX(thread_level, UMP_THREAD_SINGLE), UMP_THREAD_MULTIPLE);
     setup_waiting(info);
     if (provided) *provided = ump_core.thread_level;
