@@ -8,11 +8,13 @@
  * reads the data with the transport's get() and answers FIN, or answers CTS
  * and the sender streams DATA segments). Arriving AMs enter through
  * ump_core_am_handler (proto.c), which matches them against posted receives
- * (match.c) or keeps them as unexpected. Every AM that the receiver must be
- * able to hold without a posted receive (EAGER, EAGER_SYNC, RTS) costs the
- * sender credits, returned by the receiver once the message is consumed:
- * a flood of unexpected messages slows the sender instead of exhausting the
- * receiver's memory.
+ * (match.c) or keeps them as unexpected. Eager data the receiver holds
+ * without a posted receive costs the sender credits, returned by the
+ * receiver once the message is consumed; a sender out of credits sends an
+ * RTS instead, whose data stays with the sender until the receive is
+ * posted: a flood of unexpected messages slows the sender (its sends
+ * complete only when matched) and leaves the receiver holding small records,
+ * never the data.
  */
 #ifndef UMP_CORE_H
 #define UMP_CORE_H
@@ -126,7 +128,7 @@ typedef struct ump_ctxq {
     UT_hash_handle hh;
 } ump_ctxq_t;
 
-/* A send-side operation waiting for the transport or for credits. */
+/* A send-side operation waiting for room in the transport. */
 typedef struct ump_op {
     TAILQ_ENTRY(ump_op) link;
     uint8_t am_id;
@@ -147,10 +149,10 @@ typedef struct ump_peer {
     ump_xp_t *xp;
     bool dead;
     bool on_pending_list;
-    int64_t credits;          /* bytes of unexpected-able AMs we may still send */
+    int64_t credits;          /* eager bytes the receiver will still hold for us */
     size_t owed;              /* bytes of its messages we consumed, not yet returned */
-    struct ump_op_list ctrl;  /* replies and DATA: never wait for credits */
-    struct ump_op_list match; /* EAGER/RTS: wait for credits, in send order */
+    struct ump_op_list ctrl;  /* replies and DATA, which may overtake `match` */
+    struct ump_op_list match; /* EAGER/EAGER_SYNC/RTS, in send order */
     TAILQ_ENTRY(ump_peer) pending_link;
 } ump_peer_t;
 TAILQ_HEAD(ump_peer_list, ump_peer);
@@ -249,9 +251,11 @@ void ump_core_send_ctrl(int peer, uint8_t am_id, const void *hdr, size_t hlen);
 void ump_core_fail_peer(int peer, int error);
 bool ump_core_sends_pending(void);
 /* Credit cost of a matching AM. */
-static inline size_t ump_core_cost(size_t hlen, size_t payload)
+static inline size_t ump_core_cost(uint8_t am_id, size_t hlen, size_t payload)
 {
-    return hlen + payload;
+    /* An RTS holds only a small record at the receiver; its data waits at
+     * the sender. */
+    return am_id == UMP_AM_RTS ? 0 : hlen + payload;
 }
 
 #endif /* UMP_CORE_H */
