@@ -107,6 +107,12 @@ typedef struct {
     size_t n;
 } ump_sop_t;
 
+/* A scratch buffer of a schedule and its capacity. */
+typedef struct {
+    void *p;
+    size_t cap;
+} ump_sched_buf_t;
+
 /* Schedules of short collectives fit in arrays inside the schedule, so
  * the blocking path does not allocate. */
 #define UMP_SCHED_INLINE 24
@@ -116,7 +122,7 @@ typedef struct ump_sched {
     size_t nops, capops;
     uint32_t *rend; /* rend[r]: end of round r in ops */
     size_t nrounds, caprounds;
-    void **tmps;
+    ump_sched_buf_t *tmps;
     size_t ntmps, captmps;
     ump_coll_red_t red;
     bool has_red;
@@ -132,7 +138,7 @@ typedef struct ump_sched {
     ump_sop_t ops_in[UMP_SCHED_INLINE];
     uint32_t rend_in[UMP_SCHED_INLINE];
     ump_req_t reqs_in[UMP_SCHED_INLINE];
-    void *tmps_in[8];
+    ump_sched_buf_t tmps_in[8];
 } ump_sched_t;
 
 /* Starts a schedule on comm (takes the next collective tag). */

@@ -4,6 +4,7 @@
  * running them (to the end at once, or step by step from a progress hook
  * for nonblocking collectives).
  */
+#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,19 +150,91 @@ void ump_sched_round(ump_sched_t *s)
     s->rend[s->nrounds++] = (uint32_t)s->nops;
 }
 
+/* --- scratch buffers ----------------------------------------------------
+ *
+ * Large scratch buffers are kept between collectives: returned to the
+ * system, they come back as fresh pages whose first touch (often by the
+ * peer, through cross-memory attach) costs more than the collective
+ * itself (measured: Rabenseifner reduce of 1 MiB on 2 ranks, 930 us with
+ * fresh buffers against about 250 us with reused ones).
+ */
+UMP_CFG(ump_coll_scratch_cache, "UMP_COLL_SCRATCH_CACHE", UMP_CFG_SIZE, "64m",
+        "bytes of large collective scratch buffers kept for reuse between collectives");
+
+#define CACHE_MIN   (64 * 1024) /* smaller buffers come from malloc every time */
+#define CACHE_SLOTS 8
+static ump_sched_buf_t cache[CACHE_SLOTS];
+static size_t cache_bytes;
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void *scratch_get(size_t bytes, size_t *cap)
+{
+    *cap = bytes ? bytes : 1;
+    if (bytes < CACHE_MIN) return malloc(*cap);
+    pthread_mutex_lock(&cache_lock);
+    int best = -1;
+    for (int i = 0; i < CACHE_SLOTS; i++)
+        if (cache[i].p && cache[i].cap >= bytes && (best < 0 || cache[i].cap < cache[best].cap))
+            best = i;
+    void *p = NULL;
+    if (best >= 0) {
+        p = cache[best].p;
+        *cap = cache[best].cap;
+        cache_bytes -= cache[best].cap;
+        cache[best].p = NULL;
+    }
+    pthread_mutex_unlock(&cache_lock);
+    return p ? p : malloc(*cap);
+}
+
+static void scratch_put(void *p, size_t cap)
+{
+    if (cap < CACHE_MIN) {
+        free(p);
+        return;
+    }
+    pthread_mutex_lock(&cache_lock);
+    /* Keep it if it fits, evicting smaller buffers to make room. */
+    while (cache_bytes + cap > ump_coll_scratch_cache.v.sz || cap > ump_coll_scratch_cache.v.sz) {
+        int small = -1;
+        for (int i = 0; i < CACHE_SLOTS; i++)
+            if (cache[i].p && cache[i].cap < cap && (small < 0 || cache[i].cap < cache[small].cap))
+                small = i;
+        if (small < 0) break;
+        free(cache[small].p);
+        cache_bytes -= cache[small].cap;
+        cache[small].p = NULL;
+    }
+    int slot = -1;
+    if (cache_bytes + cap <= ump_coll_scratch_cache.v.sz)
+        for (int i = 0; i < CACHE_SLOTS && slot < 0; i++)
+            if (!cache[i].p) slot = i;
+    if (slot >= 0) {
+        cache[slot].p = p;
+        cache[slot].cap = cap;
+        cache_bytes += cap;
+        p = NULL;
+    }
+    pthread_mutex_unlock(&cache_lock);
+    free(p);
+}
+
 void *ump_sched_tmp(ump_sched_t *s, size_t bytes)
 {
     if (s->err) return NULL;
-    if (!grow((void **)&s->tmps, &s->captmps, s->ntmps + 1, sizeof(void *), s->tmps_in)) {
+    if (!grow((void **)&s->tmps, &s->captmps, s->ntmps + 1, sizeof(ump_sched_buf_t), s->tmps_in)) {
         s->err = MPI_ERR_NO_MEM;
         return NULL;
     }
-    void *p = malloc(bytes ? bytes : 1);
+    size_t cap;
+    void *p = scratch_get(bytes, &cap);
     if (!p) {
         s->err = MPI_ERR_NO_MEM;
         return NULL;
     }
-    s->tmps[s->ntmps++] = p;
+    s->tmps[s->ntmps].p = p;
+    s->tmps[s->ntmps].cap = cap;
+    s->ntmps++;
     return p;
 }
 
@@ -174,7 +247,7 @@ void ump_sched_free(ump_sched_t *s)
         ump_dt_unref(s->red.dt);
     }
     for (size_t i = 0; i < s->ntmps; i++)
-        free(s->tmps[i]);
+        scratch_put(s->tmps[i].p, s->tmps[i].cap);
     if (s->tmps != s->tmps_in) free(s->tmps);
     if (s->ops != s->ops_in) free(s->ops);
     if (s->rend != s->rend_in) free(s->rend);
