@@ -342,6 +342,10 @@ int ump_sched_run(ump_sched_t *s)
 
 /* --- nonblocking: schedules advanced by a progress hook ----------------- */
 
+/* Thread level of MPI (src/mpi/env.c; declared again here until src/mpi's
+ * mpi_impl.h, which declares it, is merged). */
+extern int ump_mpi_thread_level;
+
 static ump_sched_t *active_head, **active_tail = &active_head;
 static bool hook_registered;
 static bool in_hook; /* the hook's own core calls run progress again */
@@ -411,6 +415,16 @@ int ump_sched_start(ump_sched_t *s, ump_req_t *greq)
         int err = s->err;
         ump_sched_free(s);
         return err;
+    }
+    if (ump_mpi_thread_level == MPI_THREAD_MULTIPLE) {
+        /* The core calls progress hooks under its lock, which is not
+         * recursive, so a hook cannot post the next round there: run the
+         * schedule now and hand back a completed request. */
+        int err = ump_sched_run(s);
+        int rc = ump_greq_start(greq);
+        if (rc != UMP_OK) return ump_mpi_class_of(rc);
+        ump_greq_complete(*greq, err == MPI_SUCCESS ? UMP_OK : UMP_ERR_INTERNAL);
+        return MPI_SUCCESS;
     }
     if (!hook_registered) {
         if (ump_progress_register(hook, NULL) != UMP_OK) {

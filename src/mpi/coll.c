@@ -10,6 +10,10 @@
 #include "coll/coll.h"
 #include "mpi/mpi_impl.h"
 
+/* src/mpi/request.c's allocator (declared again here until src/mpi's
+ * mpi_impl.h, which declares it, is merged). */
+MPI_Request ump_mpi_req_new(int kind, MPI_Comm comm);
+
 #define CHECK_ROOT(call, c, root)                                                                  \
     do {                                                                                           \
         if ((root) < 0 || (root) >= (c)->size)                                                     \
@@ -42,19 +46,17 @@ static int done(MPI_Comm comm, const char *call, int rc)
     return ump_mpi_error(comm, rc, call, "collective failed");
 }
 
-/* Wraps the generalized request of a started nonblocking collective. */
+/* Wraps the generalized request of a started nonblocking collective. The
+ * schedule frees itself when it completes, so the request needs no hook. */
 static int ireq(MPI_Comm comm, const char *call, int rc, ump_req_t g, MPI_Request *request)
 {
     if (rc != MPI_SUCCESS) return done(comm, call, rc);
-    struct ump_mpi_request *r = calloc(1, sizeof(*r));
+    MPI_Request r = ump_mpi_req_new(UMP_MPI_REQ_COLL, comm);
     if (!r) {
         ump_wait(&g, UMP_STATUS_IGNORE);
         return ump_mpi_error(comm, MPI_ERR_NO_MEM, call, "out of memory for the request");
     }
-    r->magic = UMP_MPI_MAGIC_REQ;
-    r->kind = UMP_MPI_REQ_COLL;
     r->core = g;
-    r->comm = comm;
     r->peer = MPI_ANY_SOURCE;
     r->tag = MPI_ANY_TAG;
     *request = r;
