@@ -205,6 +205,12 @@ static inline void ump_core_unlock(void)
     if (ump_core.thread_level == UMP_THREAD_MULTIPLE) pthread_mutex_unlock(&ump_core.lock);
 }
 
+/* Every entry point of ump.h starts with this. */
+#define UMP_CORE_CHECK_INIT()                                                                      \
+    do {                                                                                           \
+        if (UMP_UNLIKELY(!ump_core.initialized || ump_core.finalized)) return UMP_ERR_NOT_INIT;    \
+    } while (0)
+
 static inline uint64_t ump_req_id(struct ump_request *r)
 {
     return (uint64_t)(uintptr_t)r;
@@ -227,6 +233,8 @@ ump_unexp_t *ump_core_unexp_alloc(size_t datalen);
 void ump_core_unexp_free(ump_unexp_t *u);
 /* Finds and removes the first posted receive matching (src, tag), or NULL. */
 struct ump_request *ump_core_match_posted(ump_ctxq_t *q, int src, int tag);
+/* Fills *st (if not NULL) with what a probe of `u` reports. */
+void ump_core_describe_unexp(const ump_unexp_t *u, ump_status_t *st);
 /* Finds the first unexpected message matching (src, tag); removes it if `take`. */
 ump_unexp_t *ump_core_match_unexp(ump_ctxq_t *q, int src, int tag, bool take);
 

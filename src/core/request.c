@@ -11,11 +11,6 @@
 
 #include "core/core.h"
 
-#define CHECK_INIT()                                                                               \
-    do {                                                                                           \
-        if (UMP_UNLIKELY(!ump_core.initialized || ump_core.finalized)) return UMP_ERR_NOT_INIT;    \
-    } while (0)
-
 struct ump_request *ump_core_req_alloc(ump_req_kind_t kind)
 {
     struct ump_request *r = ump_freelist_get(&ump_core.req_fl);
@@ -172,7 +167,7 @@ static bool req_done(void *arg)
 
 int ump_wait(ump_req_t *req, ump_status_t *st)
 {
-    CHECK_INIT();
+    UMP_CORE_CHECK_INIT();
     if (!req) return UMP_ERR_INVALID;
     if (*req == UMP_REQ_NULL) {
         empty_status(st);
@@ -187,7 +182,7 @@ int ump_wait(ump_req_t *req, ump_status_t *st)
 
 int ump_test(ump_req_t *req, int *done, ump_status_t *st)
 {
-    CHECK_INIT();
+    UMP_CORE_CHECK_INIT();
     if (!req || !done) return UMP_ERR_INVALID;
     if (*req == UMP_REQ_NULL) {
         *done = 1;
@@ -218,7 +213,7 @@ static bool all_done(void *arg)
 
 int ump_waitall(size_t n, ump_req_t *reqs, ump_status_t *st)
 {
-    CHECK_INIT();
+    UMP_CORE_CHECK_INIT();
     if (n && !reqs) return UMP_ERR_INVALID;
     struct reqs a = {n, reqs};
     int first_err = UMP_OK;
@@ -255,28 +250,32 @@ static bool any_done(void *arg)
     return find_done(a->n, a->reqs, &active) >= 0 || !active;
 }
 
+/* Releases reqs[i] when one completed (i >= 0), else reports an empty status. */
+static int finish_any(ump_req_t *reqs, int i, int *index, ump_status_t *st)
+{
+    *index = i;
+    if (i >= 0) return release(&reqs[i], st);
+    empty_status(st);
+    return UMP_OK;
+}
+
 int ump_waitany(size_t n, ump_req_t *reqs, int *index, ump_status_t *st)
 {
-    CHECK_INIT();
+    UMP_CORE_CHECK_INIT();
     if ((n && !reqs) || !index) return UMP_ERR_INVALID;
     struct reqs a = {n, reqs};
     bool active;
     ump_core_lock();
     ump_core_wait_until(any_done, &a);
     int i = find_done(n, reqs, &active);
-    int rc = UMP_OK;
-    *index = i;
-    if (i >= 0)
-        rc = release(&reqs[i], st);
-    else
-        empty_status(st);
+    int rc = finish_any(reqs, i, index, st);
     ump_core_unlock();
     return rc;
 }
 
 int ump_testany(size_t n, ump_req_t *reqs, int *index, int *done, ump_status_t *st)
 {
-    CHECK_INIT();
+    UMP_CORE_CHECK_INIT();
     if ((n && !reqs) || !index || !done) return UMP_ERR_INVALID;
     bool active;
     ump_core_lock();
@@ -285,13 +284,8 @@ int ump_testany(size_t n, ump_req_t *reqs, int *index, int *done, ump_status_t *
         ump_core_progress();
         i = find_done(n, reqs, &active);
     }
-    int rc = UMP_OK;
-    *index = i;
     *done = i >= 0 || !active;
-    if (i >= 0)
-        rc = release(&reqs[i], st);
-    else
-        empty_status(st);
+    int rc = finish_any(reqs, i, index, st);
     ump_core_unlock();
     return rc;
 }
@@ -303,7 +297,7 @@ static bool complq_nonempty(void *arg)
 
 int ump_peek(ump_req_t *req)
 {
-    CHECK_INIT();
+    UMP_CORE_CHECK_INIT();
     if (!req) return UMP_ERR_INVALID;
     ump_core_lock();
     if (TAILQ_EMPTY(&ump_core.complq) && TAILQ_EMPTY(&ump_core.active)) {
@@ -322,7 +316,7 @@ int ump_peek(ump_req_t *req)
 
 int ump_cancel(ump_req_t *req)
 {
-    CHECK_INIT();
+    UMP_CORE_CHECK_INIT();
     if (!req || !*req) return UMP_ERR_REQUEST;
     struct ump_request *r = *req;
     if (r->kind == UMP_REQ_SEND) return UMP_ERR_UNSUPPORTED;
@@ -342,7 +336,7 @@ int ump_cancel(ump_req_t *req)
 
 int ump_progress(void)
 {
-    CHECK_INIT();
+    UMP_CORE_CHECK_INIT();
     ump_core_lock();
     int n = ump_core_progress();
     ump_core_unlock();
