@@ -342,9 +342,6 @@ int ump_sched_run(ump_sched_t *s)
 
 /* --- nonblocking: schedules advanced by a progress hook ----------------- */
 
-/* Thread level of MPI (src/mpi/env.c; declared again here until src/mpi's
- * mpi_impl.h, which declares it, is merged). */
-extern int ump_mpi_thread_level;
 
 static ump_sched_t *active_head, **active_tail = &active_head;
 static bool hook_registered;

@@ -10,10 +10,6 @@
 #include "coll/coll.h"
 #include "mpi/mpi_impl.h"
 
-/* src/mpi/request.c's allocator (declared again here until src/mpi's
- * mpi_impl.h, which declares it, is merged). */
-MPI_Request ump_mpi_req_new(int kind, MPI_Comm comm);
-
 #define CHECK_ROOT(call, c, root)                                                                  \
     do {                                                                                           \
         if ((root) < 0 || (root) >= (c)->size)                                                     \
