@@ -8,12 +8,12 @@
 
 UMP_CFG_ENUM_(ump_coll_barrier_algo, "UMP_COLL_BARRIER_ALGO", "auto", "auto|dissem|hier",
               "barrier algorithm (auto: hier across nodes, else dissemination)");
-UMP_CFG_ENUM_(ump_coll_hier, "UMP_COLL_HIER", "auto", "auto|on|off",
-              "node-aware (hierarchical) collectives on communicators spanning nodes");
+UMP_CFG_ENUM_(ump_coll_hier, "UMP_COLL_HIER", "auto", "auto|off",
+              "node-aware collectives when a communicator spans nodes with several ranks each");
 
 bool ump_coll_use_hier(ump_coll_comm_t *st, int n)
 {
-    if (ump_coll_hier.v.e == 2) return false;
+    if (ump_coll_hier.v.e == 1) return false;
     return st->nnodes > 1 && st->nnodes < n;
 }
 
