@@ -342,7 +342,6 @@ int ump_sched_run(ump_sched_t *s)
 
 /* --- nonblocking: schedules advanced by a progress hook ----------------- */
 
-
 static ump_sched_t *active_head, **active_tail = &active_head;
 static bool hook_registered;
 static bool in_hook; /* the hook's own core calls run progress again */

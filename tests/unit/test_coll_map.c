@@ -110,11 +110,13 @@ static void sub(void *in, void *io, int *len, MPI_Datatype *dt)
     const int *a = in;
     int *b = io;
     if (*dt == MPI_INT) {
-        for (int i = 0; i < *len; i++) b[i] = a[i] - b[i];
+        for (int i = 0; i < *len; i++)
+            b[i] = a[i] - b[i];
         return;
     }
     for (int e = 0; e < *len; e++)
-        for (int k = 0; k <= 2; k += 2) b[3 * e + k] = a[3 * e + k] - b[3 * e + k];
+        for (int k = 0; k <= 2; k += 2)
+            b[3 * e + k] = a[3 * e + k] - b[3 * e + k];
 }
 
 static void test_user(void **state)
