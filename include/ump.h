@@ -199,7 +199,9 @@ int ump_request_get_status(ump_req_t req, int *flag, ump_status_t *st);
 int ump_greq_start(ump_req_t *req);
 int ump_greq_complete(ump_req_t req, int error);
 /* A function the progress engine calls on every pass (returns events
- * handled), e.g. to advance collective schedules. At most 8. */
+ * handled), e.g. to advance collective schedules. At most 8. It may post
+ * non-blocking operations and test requests, but must never block (no
+ * ump_wait, ump_send, ...). */
 typedef int (*ump_progress_fn_t)(void *arg);
 int ump_progress_register(ump_progress_fn_t fn, void *arg);
 int ump_progress_unregister(ump_progress_fn_t fn, void *arg);

@@ -413,9 +413,10 @@ int ump_sched_start(ump_sched_t *s, ump_req_t *greq)
         return err;
     }
     if (ump_mpi_thread_level == MPI_THREAD_MULTIPLE) {
-        /* The core calls progress hooks under its lock, which is not
-         * recursive, so a hook cannot post the next round there: run the
-         * schedule now and hand back a completed request. */
+        /* The list of running schedules is walked by the progress hook
+         * without a lock of its own, so at MULTIPLE a schedule runs to
+         * completion here and hands back a completed request (correct,
+         * but without overlap). */
         int err = ump_sched_run(s);
         int rc = ump_greq_start(greq);
         if (rc != UMP_OK) return ump_mpi_class_of(rc);

@@ -170,7 +170,13 @@ int ump_init(int *argc, char ***argv, int thread_level, int *provided)
     int rc;
     if (ump_core.initialized) return UMP_ERR_ALREADY_INIT;
     ump_cfg_load(false);
-    pthread_mutex_init(&ump_core.lock, NULL);
+    /* Recursive: progress hooks run under the lock and post operations
+     * (ump_isend, ...) that take it again. */
+    pthread_mutexattr_t attr;
+    pthread_mutexattr_init(&attr);
+    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&ump_core.lock, &attr);
+    pthread_mutexattr_destroy(&attr);
     pthread_cond_init(&ump_core.cond, NULL);
     TAILQ_INIT(&ump_core.active);
     TAILQ_INIT(&ump_core.complq);
