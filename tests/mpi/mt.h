@@ -21,9 +21,9 @@
 static int mt_rank = -1, mt_size = 0;
 static const char *mt_prog = "?";
 
-static void mt_fail(const char *file, int line, const char *expr, const char *fmt, ...)
+static inline void mt_fail(const char *file, int line, const char *expr, const char *fmt, ...)
     __attribute__((format(printf, 4, 5), noreturn));
-static void mt_fail(const char *file, int line, const char *expr, const char *fmt, ...)
+static inline void mt_fail(const char *file, int line, const char *expr, const char *fmt, ...)
 {
     char msg[1024];
     va_list ap;
@@ -49,7 +49,7 @@ static void mt_fail(const char *file, int line, const char *expr, const char *fm
     } while (0)
 
 /* Error text for a return code, safe to call with any integer. */
-static const char *mt_errstr(int rc)
+static inline const char *mt_errstr(int rc)
 {
     static char s[MPI_MAX_ERROR_STRING + 32];
     int len = 0;
@@ -66,7 +66,7 @@ static const char *mt_errstr(int rc)
     } while (0)
 
 /* Error class of a return code. */
-static int mt_class(int rc)
+static inline int mt_class(int rc)
 {
     int cls = -1;
     if (MPI_Error_class(rc, &cls) != MPI_SUCCESS) return -1;
@@ -82,7 +82,7 @@ static int mt_class(int rc)
                     mt_rc_, mt_class(mt_rc_), mt_errstr(mt_rc_), #want, (want));                   \
     } while (0)
 
-static void mt_init(int *argc, char ***argv, const char *prog)
+static inline void mt_init(int *argc, char ***argv, const char *prog)
 {
     mt_prog = prog;
     CALL(MPI_Init(argc, argv));
@@ -91,7 +91,7 @@ static void mt_init(int *argc, char ***argv, const char *prog)
 }
 
 /* All ranks reach the end: a barrier, then rank 0 reports. */
-static int mt_done(void)
+static inline int mt_done(void)
 {
     CALL(MPI_Barrier(MPI_COMM_WORLD));
     if (mt_rank == 0) printf("PASS %s (%d ranks)\n", mt_prog, mt_size);
@@ -106,7 +106,7 @@ static inline unsigned char mt_byte(size_t i, unsigned seed)
     return (unsigned char)(i * 7u + (i >> 8) * 13u + (i >> 16) * 29u + seed * 101u + 1u);
 }
 
-static void mt_fill(void *buf, size_t n, unsigned seed)
+static inline void mt_fill(void *buf, size_t n, unsigned seed)
 {
     unsigned char *p = buf;
     for (size_t i = 0; i < n; i++)
@@ -114,7 +114,7 @@ static void mt_fill(void *buf, size_t n, unsigned seed)
 }
 
 /* Index of the first byte that differs from the pattern, or -1. */
-static long mt_verify(const void *buf, size_t n, unsigned seed)
+static inline long mt_verify(const void *buf, size_t n, unsigned seed)
 {
     const unsigned char *p = buf;
     for (size_t i = 0; i < n; i++)
@@ -131,7 +131,7 @@ static long mt_verify(const void *buf, size_t n, unsigned seed)
               mt_bad_ < 0 ? 0 : mt_byte((size_t)mt_bad_, (seed)));                                 \
     } while (0)
 
-static void *mt_xmalloc(size_t n)
+static inline void *mt_xmalloc(size_t n)
 {
     void *p = malloc(n ? n : 1);
     CHECK(p != NULL, "malloc(%zu) failed", n);

@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# MPI conformance suite: one self-checking program per area of the MPI 3.1
+# standard, each run under umprun on 1-4 ranks over shm and tcp
+# (mpi.<prog>.n<N>.<shm|tcp>), plus the singleton, thread-level and
+# fatal-error runs, and the classic programs compared against Open MPI
+# (mpi.classic.<prog>). Label: mpi. The programs use only standard MPI, so
+# tests/mpi/openmpi.sh can run the same sources under Open MPI.
+file(GLOB UMP_MPI_LAYER_SOURCES ${CMAKE_SOURCE_DIR}/src/mpi/*.c)
+if(NOT UMP_MPI_LAYER_SOURCES)
+  message(STATUS "tests/mpi: src/mpi has no sources yet, MPI tests not built")
+  return()
+endif()
+
+set(MPI_TEST_DIR ${CMAKE_CURRENT_LIST_DIR})
+set(MPI_TEST_PROGS env p2p probe requests comm group errh types info coll)
+set(MPI_CLASSIC_PROGS ring pi halo master_worker)
+set(MPI_UMPRUN $<TARGET_FILE:umprun>)
+
+function(ump_mpi_program target src outdir outname)
+  add_executable(${target} ${src})
+  target_link_libraries(${target} PRIVATE ump Threads::Threads m)
+  target_include_directories(${target} PRIVATE ${CMAKE_SOURCE_DIR}/include)
+  target_compile_options(${target} PRIVATE ${UMP_WARNINGS})
+  set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${outdir}
+                                             OUTPUT_NAME ${outname})
+endfunction()
+
+foreach(prog ${MPI_TEST_PROGS} errh_fatal)
+  ump_mpi_program(mpi_${prog} ${MPI_TEST_DIR}/${prog}.c ${CMAKE_BINARY_DIR}/tests/mpi ${prog})
+endforeach()
+foreach(prog ${MPI_CLASSIC_PROGS})
+  ump_mpi_program(mpi_classic_${prog} ${MPI_TEST_DIR}/classic/${prog}.c
+                  ${CMAKE_BINARY_DIR}/tests/mpi/classic ${prog})
+endforeach()
+
+# Every program on 1, 2, 3 and 4 ranks over each transport.
+foreach(prog ${MPI_TEST_PROGS})
+  foreach(n 1 2 3 4)
+    foreach(xp shm tcp)
+      set(args "")
+      if(prog STREQUAL "env")
+        set(args --expect-size=${n})
+      endif()
+      set(name mpi.${prog}.n${n}.${xp})
+      add_test(NAME ${name}
+               COMMAND ${MPI_UMPRUN} -n ${n} --timeout 60 -x UMP_TRANSPORTS=${xp}
+                       $<TARGET_FILE:mpi_${prog}> ${args})
+      set_tests_properties(${name} PROPERTIES TIMEOUT 90 LABELS mpi
+                                              ENVIRONMENT UMP_TRANSPORTS=${xp})
+    endforeach()
+  endforeach()
+endforeach()
+
+# Started without umprun, a program is a singleton job of size 1.
+add_test(NAME mpi.env.singleton COMMAND $<TARGET_FILE:mpi_env> --expect-size=1)
+set_tests_properties(mpi.env.singleton PROPERTIES TIMEOUT 30 LABELS mpi)
+
+# MPI_Init_thread with each required level.
+foreach(level single funneled serialized multiple)
+  add_test(NAME mpi.env_thread_${level}.n2.shm
+           COMMAND ${MPI_UMPRUN} -n 2 --timeout 30 -x UMP_TRANSPORTS=shm
+                   $<TARGET_FILE:mpi_env> --thread=${level} --expect-size=2)
+  set_tests_properties(mpi.env_thread_${level}.n2.shm PROPERTIES TIMEOUT 45 LABELS mpi
+                                                                 ENVIRONMENT UMP_TRANSPORTS=shm)
+endforeach()
+
+# MPI_ERRORS_ARE_FATAL aborts the job, and the message names the call.
+foreach(run "1;shm" "2;shm" "4;shm" "2;tcp" "4;tcp")
+  list(GET run 0 n)
+  list(GET run 1 xp)
+  set(name mpi.errh_fatal.n${n}.${xp})
+  add_test(NAME ${name}
+           COMMAND bash ${MPI_TEST_DIR}/fatal.sh MPI_Send ${MPI_UMPRUN} -n ${n} --timeout 30
+                   -x UMP_TRANSPORTS=${xp} $<TARGET_FILE:mpi_errh_fatal>)
+  set_tests_properties(${name} PROPERTIES TIMEOUT 60 LABELS mpi ENVIRONMENT UMP_TRANSPORTS=${xp})
+endforeach()
+
+# Classic programs: same output as under Open MPI (4 ranks, default transport),
+# and self-checking runs on 3 ranks over tcp.
+foreach(prog ${MPI_CLASSIC_PROGS})
+  add_test(NAME mpi.classic.${prog}
+           COMMAND bash ${MPI_TEST_DIR}/classic/compare.sh ${prog}
+                   $<TARGET_FILE:mpi_classic_${prog}> ${MPI_UMPRUN} 4)
+  set_tests_properties(mpi.classic.${prog} PROPERTIES TIMEOUT 400 LABELS mpi SKIP_RETURN_CODE 77)
+  add_test(NAME mpi.classic.${prog}.n3.tcp
+           COMMAND ${MPI_UMPRUN} -n 3 --timeout 60 -x UMP_TRANSPORTS=tcp
+                   $<TARGET_FILE:mpi_classic_${prog}>)
+  set_tests_properties(mpi.classic.${prog}.n3.tcp PROPERTIES TIMEOUT 90 LABELS mpi
+                                                             ENVIRONMENT UMP_TRANSPORTS=tcp)
+endforeach()
