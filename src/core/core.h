@@ -74,7 +74,7 @@ typedef struct {
 
 _Static_assert(sizeof(ump_hdr_rts_t) <= 32, "protocol headers are at most 32 bytes");
 
-typedef enum { UMP_REQ_SEND = 1, UMP_REQ_RECV } ump_req_kind_t;
+typedef enum { UMP_REQ_SEND = 1, UMP_REQ_RECV, UMP_REQ_GREQ } ump_req_kind_t;
 
 /* Request flags. */
 enum {
@@ -180,6 +180,11 @@ typedef struct ump_core {
     uint64_t spin_ns;
     int epfd;          /* the transports' wait fds, for sleeping */
     int blocked_sends; /* sends refused by a transport since last progress */
+    struct {
+        ump_progress_fn_t fn;
+        void *arg;
+    } hooks[8]; /* called on every progress pass (collective schedules) */
+    int nhooks;
 } ump_core_t;
 
 extern ump_core_t ump_core;

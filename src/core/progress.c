@@ -162,6 +162,10 @@ int ump_core_progress(void)
         if (n > 0) events += n;
     }
     if (!TAILQ_EMPTY(&ump_core.pending_peers)) progress_pending();
+    for (int i = 0; i < ump_core.nhooks; i++) {
+        int n = ump_core.hooks[i].fn(ump_core.hooks[i].arg);
+        if (n > 0) events += n;
+    }
     return events;
 }
 

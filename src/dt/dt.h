@@ -1,26 +1,145 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * dt.h - datatypes. This release knows contiguous types only; a committed
- * derived type will carry its layout here, and the core will move it through
- * a segment cursor instead of (buf, bytes).
+ * dt.h - the datatype engine: MPI type constructors, a compact layout of
+ * every type (a "dataloop"), cached facts, a resumable segment cursor that
+ * packs, unpacks or lists (iovec) any byte range of a message, and the
+ * type signature used for matching checks.
+ *
+ * Lifecycle. A type is created by a constructor (reference count 1, not
+ * committed), committed by ump_dt_commit() and released by ump_dt_free()
+ * (the user's handle) or ump_dt_unref() (any other holder). A derived type
+ * holds a reference on every type it was built from, and an operation in
+ * flight holds one on its type (ump_dt_ref), so a type the user frees stays
+ * alive while something still uses it. Predefined types (MPI_INT, ...) are
+ * static objects: committed, never freed, reference calls are no-ops.
+ *
+ * Layout. Offsets in the dataloop are bytes from the buffer pointer the
+ * user passes (the type's origin), so lb, true_lb and displacements may be
+ * negative. The packed stream of (buf, count, dt) is the concatenation of
+ * the data bytes of the count elements in type-map order; every byte range
+ * [first, first + len) of it can be packed or unpacked on its own.
+ *
+ * Thread safety: constructors, commit and queries on distinct or shared
+ * committed types are safe from any thread (reference counts are atomic);
+ * setting a name while another thread reads it is not.
  */
 #ifndef UMP_DT_H
 #define UMP_DT_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
 
 #include "ump.h"
 
+/* --- basic kinds, for reductions (src/coll) and signatures --------------- */
+
+typedef enum {
+    UMP_DT_DERIVED = 0, /* not a predefined type */
+    UMP_DT_CHAR,        /* MPI_CHAR: character data, not arithmetic in MPI */
+    UMP_DT_INT8,
+    UMP_DT_INT16,
+    UMP_DT_INT32,
+    UMP_DT_INT64,
+    UMP_DT_UINT8,
+    UMP_DT_UINT16,
+    UMP_DT_UINT32,
+    UMP_DT_UINT64,
+    UMP_DT_FLOAT,
+    UMP_DT_DOUBLE,
+    UMP_DT_LONG_DOUBLE,
+    UMP_DT_C_FLOAT_COMPLEX,
+    UMP_DT_C_DOUBLE_COMPLEX,
+    UMP_DT_C_LONG_DOUBLE_COMPLEX,
+    UMP_DT_C_BOOL,
+    UMP_DT_BYTE,
+    UMP_DT_PACKED,
+    /* pair types for MINLOC/MAXLOC: laid out like struct {T v; int i;} */
+    UMP_DT_FLOAT_INT,
+    UMP_DT_DOUBLE_INT,
+    UMP_DT_LONG_INT,
+    UMP_DT_2INT,
+    UMP_DT_SHORT_INT,
+    UMP_DT_LONG_DOUBLE_INT,
+    UMP_DT_NKINDS
+} ump_dt_kind_t;
+
+/* --- the layout (dataloop) ------------------------------------------------
+ *
+ * A tree of nodes, each describing one instance placed at some base
+ * address. Children of a node have size > 0 (empty parts are dropped at
+ * construction), so every node of size > 0 consumes stream bytes.
+ */
+typedef enum {
+    UMP_DL_LEAF,   /* `size` contiguous bytes at base */
+    UMP_DL_VEC,    /* count copies of child at base + off + i * stride */
+    UMP_DL_BLK,    /* count copies of child at base + disps[i] */
+    UMP_DL_IDX,    /* count byte runs [base + disps[i], + lens[i]) */
+    UMP_DL_STRUCT, /* kids[i] at base + disps[i] */
+} ump_dt_dl_kind_t;
+
+typedef struct ump_dt_dl {
+    uint8_t kind;                        /* ump_dt_dl_kind_t */
+    uint8_t depth;                       /* non-leaf levels, LEAF 0 (saturates) */
+    size_t count;                        /* blocks (not LEAF) */
+    size_t size;                         /* packed bytes of one instance */
+    size_t nruns;                        /* contiguous runs in one instance */
+    ptrdiff_t off, stride;               /* VEC */
+    const ptrdiff_t *disps;              /* BLK, IDX, STRUCT */
+    const size_t *lens;                  /* IDX */
+    const size_t *pfx;                   /* IDX, STRUCT: stream bytes before block i (count+1) */
+    const struct ump_dt_dl *child;       /* VEC, BLK */
+    const struct ump_dt_dl *const *kids; /* STRUCT */
+    struct ump_dt_dl *next_owned;        /* nodes a type allocated, freed with it */
+} ump_dt_dl_t;
+
+/* Deepest layout the cursor walks; constructors refuse deeper nesting. */
+#define UMP_DT_MAX_DEPTH 32
+
+/* --- the type object ---------------------------------------------------- */
+
 struct ump_dt {
+    /* Read by src/core: keep these four first and their meaning. */
     size_t size;     /* bytes of data in one element */
-    size_t extent;   /* stride between consecutive elements */
-    bool contiguous; /* size == extent and no holes */
+    size_t extent;   /* stride between consecutive elements (ub - lb, as size_t) */
+    bool contiguous; /* count elements are exactly [buf, buf + count*size) */
     const char *name;
+
+    uint32_t magic; /* UMP_DT_MAGIC, UMP_DT_MAGIC_DEAD once released */
+    int refs;       /* user handles + derived types + operations in flight */
+    int handles;    /* handles the user holds (creation, get_contents) */
+    bool predefined, committed, user_freed;
+    bool is_contig;      /* count elements are one range at buf + true_lb */
+    bool has_lb, has_ub; /* explicit bounds (resized) propagate as MPI markers */
+    uint8_t kind;        /* ump_dt_kind_t */
+    uint8_t combiner;    /* MPI_COMBINER_* */
+    uint16_t align;      /* largest alignment of the basic types inside */
+    uint8_t depth;       /* dataloop depth, for the cursor */
+
+    ptrdiff_t lb, ub;           /* extent = ub - lb */
+    ptrdiff_t true_lb, true_ub; /* first and one-past-last data byte */
+    size_t nblocks;             /* contiguous runs per element (after merging) */
+    size_t min_blk, median_blk, avg_blk;
+    size_t nbasic;         /* basic elements per element (pairs count 2) */
+    uint64_t sig, sig_pow; /* signature hash and B^nbasic (see ump_dt_sig) */
+    const ump_dt_dl_t *dl; /* layout of one element */
+    ump_dt_dl_t *owned;    /* nodes to free with the type */
+    struct ump_dt *impl;   /* subarray/darray: the equivalent type built inside */
+
+    /* constructor arguments, for MPI_Type_get_envelope/get_contents */
+    int ni, na, nd;
+    int *ints;
+    ptrdiff_t *aints;
+    struct ump_dt **types;
+    char namebuf[128];
 };
 
+#define UMP_DT_MAGIC      0x64747970u /* "dtyp" */
+#define UMP_DT_MAGIC_DEAD 0x64656164u /* "dead" */
+
 /* Bytes of `count` elements, or UMP_ERR_* (negative) when the product
- * overflows or the type cannot be moved as plain bytes yet. */
+ * overflows or the type cannot be moved as plain bytes from buf. */
 static inline long long ump_dt_bytes(ump_dt_t dt, size_t count, size_t *bytes)
 {
     if (!dt) return UMP_ERR_DATATYPE;
@@ -28,6 +147,176 @@ static inline long long ump_dt_bytes(ump_dt_t dt, size_t count, size_t *bytes)
     if (dt->size && count > (size_t)-1 / dt->size) return UMP_ERR_COUNT;
     *bytes = count * dt->size;
     return UMP_OK;
+}
+
+/* True for a live type object (not NULL, not released). */
+static inline bool ump_dt_valid(ump_dt_t dt)
+{
+    return dt && dt->magic == UMP_DT_MAGIC;
+}
+/* True when count elements form one byte range starting at buf + true_lb
+ * (so (buf + true_lb, count * size) may be moved as bytes). */
+static inline bool ump_dt_is_contig(ump_dt_t dt)
+{
+    return dt->is_contig;
+}
+static inline ptrdiff_t ump_dt_lb(ump_dt_t dt)
+{
+    return dt->lb;
+}
+static inline ptrdiff_t ump_dt_extent(ump_dt_t dt)
+{
+    return dt->ub - dt->lb;
+}
+static inline ptrdiff_t ump_dt_true_lb(ump_dt_t dt)
+{
+    return dt->true_lb;
+}
+static inline ptrdiff_t ump_dt_true_extent(ump_dt_t dt)
+{
+    return dt->true_ub - dt->true_lb;
+}
+static inline size_t ump_dt_nblocks(ump_dt_t dt)
+{
+    return dt->nblocks;
+}
+/* Basic kind of a predefined type, UMP_DT_DERIVED for the others. */
+static inline ump_dt_kind_t ump_dt_basic_kind(ump_dt_t dt)
+{
+    return (ump_dt_kind_t)dt->kind;
+}
+/* Bytes of one element of a basic kind (0 for UMP_DT_DERIVED). */
+size_t ump_dt_kind_size(ump_dt_kind_t kind);
+/* MPI name ("MPI_INT") or the name the user set ("" when none). */
+static inline const char *ump_dt_name(ump_dt_t dt)
+{
+    return dt->name;
+}
+
+/* --- lifecycle ------------------------------------------------------------ */
+
+/* Take / drop a reference (no-ops on predefined types). The last unref of a
+ * derived type releases it and the references it holds. */
+void ump_dt_ref(ump_dt_t dt);
+void ump_dt_unref(ump_dt_t dt);
+/* Marks the type usable for communication. Idempotent. */
+int ump_dt_commit(struct ump_dt *dt);
+/* The user's free: UMP_ERR_DATATYPE for a predefined type or one whose
+ * handles were all freed; otherwise drops one user handle (and its
+ * reference) and sets *dt to NULL. When the last handle goes the type is
+ * marked user_freed; it lives on while references remain. */
+int ump_dt_free(struct ump_dt **dt);
+/* Sets the name (truncated to 127 bytes). */
+int ump_dt_set_name(struct ump_dt *dt, const char *name);
+
+/* --- constructors ---------------------------------------------------------
+ *
+ * MPI 3.1 semantics (§4.1): counts and block lengths >= 0 (UMP_ERR_COUNT
+ * otherwise), byte strides/displacements may be negative, lb/ub follow the
+ * type-map rules (explicit bounds of resized types are sticky markers; a
+ * struct without explicit ub is padded to the alignment of its largest
+ * basic type). On success *out is a new uncommitted type with one
+ * reference; on error *out is untouched. UMP_ERR_DATATYPE for an invalid
+ * old type, UMP_ERR_NO_MEMORY, UMP_ERR_UNSUPPORTED when nesting exceeds
+ * UMP_DT_MAX_DEPTH, UMP_ERR_INVALID for other bad arguments.
+ */
+int ump_dt_contiguous(int count, ump_dt_t old, struct ump_dt **out);
+int ump_dt_vector(int count, int blocklen, int stride, ump_dt_t old, struct ump_dt **out);
+int ump_dt_hvector(int count, int blocklen, ptrdiff_t stride, ump_dt_t old, struct ump_dt **out);
+int ump_dt_indexed(int count, const int blocklens[], const int disps[], ump_dt_t old,
+                   struct ump_dt **out);
+int ump_dt_hindexed(int count, const int blocklens[], const ptrdiff_t disps[], ump_dt_t old,
+                    struct ump_dt **out);
+int ump_dt_indexed_block(int count, int blocklen, const int disps[], ump_dt_t old,
+                         struct ump_dt **out);
+int ump_dt_hindexed_block(int count, int blocklen, const ptrdiff_t disps[], ump_dt_t old,
+                          struct ump_dt **out);
+int ump_dt_struct(int count, const int blocklens[], const ptrdiff_t disps[], const ump_dt_t types[],
+                  struct ump_dt **out);
+/* order is MPI_ORDER_C or MPI_ORDER_FORTRAN. */
+int ump_dt_subarray(int ndims, const int sizes[], const int subsizes[], const int starts[],
+                    int order, ump_dt_t old, struct ump_dt **out);
+/* distribs are MPI_DISTRIBUTE_*; dargs may be MPI_DISTRIBUTE_DFLT_DARG. */
+int ump_dt_darray(int size, int rank, int ndims, const int gsizes[], const int distribs[],
+                  const int dargs[], const int psizes[], int order, ump_dt_t old,
+                  struct ump_dt **out);
+int ump_dt_resized(ump_dt_t old, ptrdiff_t lb, ptrdiff_t extent, struct ump_dt **out);
+int ump_dt_dup(ump_dt_t old, struct ump_dt **out);
+
+/* MPI_Type_get_envelope / get_contents. Contents returns the recorded
+ * arguments; every derived type in types[] counts one more user handle
+ * and reference, which the caller releases with ump_dt_free (MPI: the user
+ * frees them). UMP_ERR_INVALID when a max is too small or the type is
+ * predefined. */
+void ump_dt_envelope(ump_dt_t dt, int *ni, int *na, int *nd, int *combiner);
+int ump_dt_contents(ump_dt_t dt, int maxi, int maxa, int maxd, int ints[], ptrdiff_t aints[],
+                    struct ump_dt *types[]);
+
+/* --- signature ------------------------------------------------------------
+ *
+ * The signature of (count, dt) is the sequence of basic kinds of its
+ * elements in order. ump_dt_sig() hashes it with a polynomial hash that
+ * composes (concatenation and repetition are computed from the parts), so
+ * two layouts of the same sequence hash equal whatever their constructors,
+ * e.g. vector(4, 2, 8, INT) and contiguous(8, INT). Pair types are two
+ * elements (value, int). Types of the same representation (MPI_INT and
+ * MPI_INT32_T) share a kind and therefore match.
+ */
+uint64_t ump_dt_sig(ump_dt_t dt, size_t count);
+
+/* Basic elements in the first `bytes` bytes of the packed stream of dt,
+ * or -1 when `bytes` ends inside a basic element (MPI_Get_elements). */
+long long ump_dt_elements(ump_dt_t dt, size_t bytes);
+/* Stream bytes holding the first `elems` basic elements (inverse of the
+ * above, for MPI_Status_set_elements); -1 when the type has none. */
+long long ump_dt_elements_bytes(ump_dt_t dt, size_t elems);
+
+/* --- pack / unpack --------------------------------------------------------
+ *
+ * The stream of (buf, count, dt) has count * size bytes. Both calls move
+ * bytes [first, first + len) of it; UMP_ERR_INVALID if the range exceeds
+ * the stream. They never allocate.
+ */
+int ump_dt_pack(const void *buf, size_t count, ump_dt_t dt, size_t first, void *out, size_t len);
+int ump_dt_unpack(void *buf, size_t count, ump_dt_t dt, size_t first, const void *in, size_t len);
+
+/* A resumable position in the stream of (buf, count, dt). Caller-owned
+ * (stack or request), no allocation; valid while buf and dt are; may be
+ * copied or moved between calls. */
+typedef struct ump_dt_cursor {
+    ump_dt_t dt;
+    char *buf;
+    size_t count;
+    size_t pos, total; /* stream offset reached, and count * size */
+    int depth;
+    bool whole_run;  /* the elements are one run: top's child is `whole` */
+    size_t leaf_off; /* bytes done in the current contiguous run */
+    struct {
+        const ump_dt_dl_t *node;
+        char *base;
+        size_t i;
+    } fr[UMP_DT_MAX_DEPTH + 1];
+    ump_dt_dl_t top, whole; /* the count elements as one VEC (or one run) */
+} ump_dt_cursor_t;
+
+/* Positions c at stream offset `first` (<= count * size, else
+ * UMP_ERR_INVALID). buf is written only by unpack. */
+int ump_dt_cursor_init(ump_dt_cursor_t *c, const void *buf, size_t count, ump_dt_t dt,
+                       size_t first);
+/* Pack / unpack the next min(n, remaining) bytes; returns bytes moved. */
+size_t ump_dt_cursor_pack(ump_dt_cursor_t *c, void *out, size_t n);
+size_t ump_dt_cursor_unpack(ump_dt_cursor_t *c, const void *in, size_t n);
+/* Describes the next bytes (at most `maxbytes`) as at most `maxiov` memory
+ * ranges, adjacent ranges merged, and advances past them. Returns the
+ * bytes described (less than maxbytes when the entries ran out); *niov
+ * receives the entries used. With buf NULL the bases are the offsets from
+ * the origin (as uintptr_t, so negative ones wrap): the flat (offset,
+ * length) list a peer needs to write into this layout. */
+size_t ump_dt_cursor_iov(ump_dt_cursor_t *c, size_t maxbytes, struct iovec *iov, int maxiov,
+                         int *niov);
+static inline bool ump_dt_cursor_done(const ump_dt_cursor_t *c)
+{
+    return c->pos >= c->total;
 }
 
 #endif /* UMP_DT_H */

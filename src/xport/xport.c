@@ -4,21 +4,16 @@
 
 #include "xport/xport.h"
 
-/* Weak so that a build without one transport still links; absent ones are
- * skipped. */
-extern const ump_xp_ops_t ump_xp_self_ops __attribute__((weak));
-extern const ump_xp_ops_t ump_xp_shm_ops __attribute__((weak));
-extern const ump_xp_ops_t ump_xp_tcp_ops __attribute__((weak));
-
 const ump_xp_ops_t *const *ump_xp_registry(void)
 {
     static const ump_xp_ops_t *list[8];
     static int built;
     if (!built) {
+        /* Strong references: a program linked with libump.a gets them all. */
         const ump_xp_ops_t *all[] = {&ump_xp_self_ops, &ump_xp_shm_ops, &ump_xp_tcp_ops};
         int n = 0;
         for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-            if (all[i]) list[n++] = all[i];
+            list[n++] = all[i];
         list[n] = NULL;
         built = 1;
     }

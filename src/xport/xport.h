@@ -104,8 +104,9 @@ typedef struct ump_xp_ops {
      * `local`; both lists are gathered/scattered in order and must have equal
      * total length. Synchronous: returns UMP_OK when every byte is in place.
      * UMP_ERR_UNSUPPORTED when the peer's memory cannot be read (then the
-     * core falls back to a pipelined rendezvous for that message). NULL when
-     * caps.rma_get is false.
+     * core falls back to a pipelined rendezvous for that message). The core
+     * calls it only when caps.rma_get is true; a transport that can never
+     * read remote memory leaves it NULL.
      */
     int (*get)(ump_xp_t *xp, int peer, const struct iovec *local, int nlocal,
                const ump_riov_t *remote, int nremote);

@@ -1,0 +1,658 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * type.c - MPI datatype functions: constructors, commit/free, queries,
+ * names, envelope/contents, and the status element counts. The work is
+ * done by src/dt; this file checks arguments and maps errors. Errors go to
+ * MPI_COMM_NULL, which ump_mpi_error reports on MPI_COMM_WORLD (datatype
+ * calls have no communicator).
+ */
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dt/dt.h"
+#include "mpi/mpi_impl.h"
+#include "util/util.h"
+
+/* A handle a constructor or query may use: live and not freed by the user
+ * (committing is needed only for communication). */
+static bool dt_usable(MPI_Datatype dt)
+{
+    return ump_dt_valid(dt) && !dt->user_freed;
+}
+
+bool ump_mpi_dt_ok(MPI_Datatype dt)
+{
+    return dt_usable(dt) && dt->committed;
+}
+
+bool ump_mpi_buf_ok(const void *buf, int count, MPI_Datatype dt)
+{
+    if (buf || count == 0 || !ump_dt_valid(dt) || dt->size == 0) return true;
+    /* MPI_BOTTOM with a type built from absolute addresses (MPI_Get_address)
+     * reaches memory through its displacements alone. */
+    return dt->true_lb != 0;
+}
+
+/* MPI class and message for an engine status. */
+static int dt_fail(int rc, const char *call)
+{
+    switch (rc) {
+    case UMP_ERR_COUNT:
+        return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_COUNT, call, "invalid count");
+    case UMP_ERR_DATATYPE:
+        return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_TYPE, call, "invalid datatype");
+    case UMP_ERR_NO_MEMORY:
+        return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_NO_MEM, call, "out of memory");
+    case UMP_ERR_UNSUPPORTED:
+        return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_TYPE, call,
+                             "datatype nesting deeper than %d levels", UMP_DT_MAX_DEPTH);
+    default:
+        return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "invalid argument");
+    }
+}
+
+#define CHECK_OLD(call, dt)                                                                        \
+    do {                                                                                           \
+        if (!dt_usable(dt))                                                                        \
+            return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_TYPE, call,                                \
+                                 "datatype is null, invalid or freed");                            \
+    } while (0)
+#define CHECK_PTR(call, p, what)                                                                   \
+    do {                                                                                           \
+        if (!(p)) return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "%s is NULL", what);      \
+    } while (0)
+#define CHECK_NONNEG(call, cls, v, what)                                                           \
+    do {                                                                                           \
+        if ((v) < 0)                                                                               \
+            return ump_mpi_error(MPI_COMM_NULL, cls, call, "%s %d is negative", what, (int)(v));   \
+    } while (0)
+
+/* Checks count, the block-length array (when given) and the displacement array. */
+static int check_blocks(const char *call, int count, const int bls[], const void *disps)
+{
+    CHECK_NONNEG(call, MPI_ERR_COUNT, count, "count");
+    if (count == 0) return MPI_SUCCESS;
+    if (bls == NULL && disps == NULL)
+        return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "arrays are NULL");
+    if (!disps) return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "displacements are NULL");
+    for (int k = 0; bls && k < count; k++)
+        if (bls[k] < 0)
+            return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call,
+                                 "array_of_blocklengths[%d] = %d is negative", k, bls[k]);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char call[] = "MPI_Type_contiguous";
+    UMP_MPI_CHECK_INIT(call);
+    CHECK_NONNEG(call, MPI_ERR_COUNT, count, "count");
+    CHECK_OLD(call, oldtype);
+    CHECK_PTR(call, newtype, "newtype");
+    int rc = ump_dt_contiguous(count, oldtype, newtype);
+    return rc == UMP_OK ? MPI_SUCCESS : dt_fail(rc, call);
+}
+#pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
+
+int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype,
+                     MPI_Datatype *newtype)
+{
+    static const char call[] = "MPI_Type_vector";
+    UMP_MPI_CHECK_INIT(call);
+    CHECK_NONNEG(call, MPI_ERR_COUNT, count, "count");
+    CHECK_NONNEG(call, MPI_ERR_ARG, blocklength, "blocklength");
+    CHECK_OLD(call, oldtype);
+    CHECK_PTR(call, newtype, "newtype");
+    int rc = ump_dt_vector(count, blocklength, stride, oldtype, newtype);
+    return rc == UMP_OK ? MPI_SUCCESS : dt_fail(rc, call);
+}
+#pragma weak MPI_Type_vector = PMPI_Type_vector
+
+int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                             MPI_Datatype *newtype)
+{
+    static const char call[] = "MPI_Type_create_hvector";
+    UMP_MPI_CHECK_INIT(call);
+    CHECK_NONNEG(call, MPI_ERR_COUNT, count, "count");
+    CHECK_NONNEG(call, MPI_ERR_ARG, blocklength, "blocklength");
+    CHECK_OLD(call, oldtype);
+    CHECK_PTR(call, newtype, "newtype");
+    int rc = ump_dt_hvector(count, blocklength, stride, oldtype, newtype);
+    return rc == UMP_OK ? MPI_SUCCESS : dt_fail(rc, call);
+}
+#pragma weak MPI_Type_create_hvector = PMPI_Type_create_hvector
+
+int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
+                      const int array_of_displacements[], MPI_Datatype oldtype,
+                      MPI_Datatype *newtype)
+{
+    static const char call[] = "MPI_Type_indexed";
+    UMP_MPI_CHECK_INIT(call);
+    int err = check_blocks(call, count, array_of_blocklengths, array_of_displacements);
+    if (err) return err;
+    if (count && !array_of_blocklengths)
+        return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "array_of_blocklengths is NULL");
+    CHECK_OLD(call, oldtype);
+    CHECK_PTR(call, newtype, "newtype");
+    int rc = ump_dt_indexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+    return rc == UMP_OK ? MPI_SUCCESS : dt_fail(rc, call);
+}
+#pragma weak MPI_Type_indexed = PMPI_Type_indexed
+
+int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
+                              const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                              MPI_Datatype *newtype)
+{
+    static const char call[] = "MPI_Type_create_hindexed";
+    UMP_MPI_CHECK_INIT(call);
+    int err = check_blocks(call, count, array_of_blocklengths, array_of_displacements);
+    if (err) return err;
+    if (count && !array_of_blocklengths)
+        return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "array_of_blocklengths is NULL");
+    CHECK_OLD(call, oldtype);
+    CHECK_PTR(call, newtype, "newtype");
+    int rc =
+        ump_dt_hindexed(count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
+    return rc == UMP_OK ? MPI_SUCCESS : dt_fail(rc, call);
+}
+#pragma weak MPI_Type_create_hindexed = PMPI_Type_create_hindexed
+
+int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
+                                   MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char call[] = "MPI_Type_create_indexed_block";
+    UMP_MPI_CHECK_INIT(call);
+    int err = check_blocks(call, count, NULL, array_of_displacements);
+    if (err) return err;
+    CHECK_NONNEG(call, MPI_ERR_ARG, blocklength, "blocklength");
+    CHECK_OLD(call, oldtype);
+    CHECK_PTR(call, newtype, "newtype");
+    int rc = ump_dt_indexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
+    return rc == UMP_OK ? MPI_SUCCESS : dt_fail(rc, call);
+}
+#pragma weak MPI_Type_create_indexed_block = PMPI_Type_create_indexed_block
+
+int PMPI_Type_create_hindexed_block(int count, int blocklength,
+                                    const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                                    MPI_Datatype *newtype)
+{
+    static const char call[] = "MPI_Type_create_hindexed_block";
+    UMP_MPI_CHECK_INIT(call);
+    int err = check_blocks(call, count, NULL, array_of_displacements);
+    if (err) return err;
+    CHECK_NONNEG(call, MPI_ERR_ARG, blocklength, "blocklength");
+    CHECK_OLD(call, oldtype);
+    CHECK_PTR(call, newtype, "newtype");
+    int rc = ump_dt_hindexed_block(count, blocklength, array_of_displacements, oldtype, newtype);
+    return rc == UMP_OK ? MPI_SUCCESS : dt_fail(rc, call);
+}
+#pragma weak MPI_Type_create_hindexed_block = PMPI_Type_create_hindexed_block
+
+int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
+                            const MPI_Aint array_of_displacements[],
+                            const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+{
+    static const char call[] = "MPI_Type_create_struct";
+    UMP_MPI_CHECK_INIT(call);
+    int err = check_blocks(call, count, array_of_blocklengths, array_of_displacements);
+    if (err) return err;
+    if (count && (!array_of_blocklengths || !array_of_types))
+        return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "an array argument is NULL");
+    for (int k = 0; k < count; k++)
+        if (!dt_usable(array_of_types[k]))
+            return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_TYPE, call,
+                                 "array_of_types[%d] is null, invalid or freed", k);
+    CHECK_PTR(call, newtype, "newtype");
+    int rc = ump_dt_struct(count, array_of_blocklengths, array_of_displacements,
+                           (const ump_dt_t *)array_of_types, newtype);
+    return rc == UMP_OK ? MPI_SUCCESS : dt_fail(rc, call);
+}
+#pragma weak MPI_Type_create_struct = PMPI_Type_create_struct
+
+static int check_order(const char *call, int order)
+{
+    if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
+        return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call,
+                             "order %d is neither MPI_ORDER_C nor MPI_ORDER_FORTRAN", order);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
+                              const int array_of_starts[], int order, MPI_Datatype oldtype,
+                              MPI_Datatype *newtype)
+{
+    static const char call[] = "MPI_Type_create_subarray";
+    UMP_MPI_CHECK_INIT(call);
+    if (ndims <= 0)
+        return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_DIMS, call, "ndims %d is not positive", ndims);
+    CHECK_PTR(call, array_of_sizes, "array_of_sizes");
+    CHECK_PTR(call, array_of_subsizes, "array_of_subsizes");
+    CHECK_PTR(call, array_of_starts, "array_of_starts");
+    for (int k = 0; k < ndims; k++) {
+        int n = array_of_sizes[k], s = array_of_subsizes[k], st = array_of_starts[k];
+        if (n <= 0)
+            return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call,
+                                 "array_of_sizes[%d] = %d is not positive", k, n);
+        if (s <= 0 || s > n)
+            return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call,
+                                 "array_of_subsizes[%d] = %d is not in [1, %d]", k, s, n);
+        if (st < 0 || st > n - s)
+            return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call,
+                                 "array_of_starts[%d] = %d is not in [0, %d]", k, st, n - s);
+    }
+    int err = check_order(call, order);
+    if (err) return err;
+    CHECK_OLD(call, oldtype);
+    CHECK_PTR(call, newtype, "newtype");
+    int rc = ump_dt_subarray(ndims, array_of_sizes, array_of_subsizes, array_of_starts, order,
+                             oldtype, newtype);
+    return rc == UMP_OK ? MPI_SUCCESS : dt_fail(rc, call);
+}
+#pragma weak MPI_Type_create_subarray = PMPI_Type_create_subarray
+
+int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+                            const int array_of_distribs[], const int array_of_dargs[],
+                            const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                            MPI_Datatype *newtype)
+{
+    static const char call[] = "MPI_Type_create_darray";
+    UMP_MPI_CHECK_INIT(call);
+    if (size <= 0)
+        return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "size %d is not positive", size);
+    if (rank < 0 || rank >= size)
+        return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_RANK, call, "rank %d is not in [0, %d)", rank,
+                             size);
+    if (ndims <= 0)
+        return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_DIMS, call, "ndims %d is not positive", ndims);
+    CHECK_PTR(call, array_of_gsizes, "array_of_gsizes");
+    CHECK_PTR(call, array_of_distribs, "array_of_distribs");
+    CHECK_PTR(call, array_of_dargs, "array_of_dargs");
+    CHECK_PTR(call, array_of_psizes, "array_of_psizes");
+    long long procs = 1;
+    for (int k = 0; k < ndims; k++) {
+        int g = array_of_gsizes[k], d = array_of_distribs[k], a = array_of_dargs[k],
+            p = array_of_psizes[k];
+        if (g <= 0 || p <= 0)
+            return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call,
+                                 "dimension %d: gsize %d and psize %d must be positive", k, g, p);
+        if (d != MPI_DISTRIBUTE_BLOCK && d != MPI_DISTRIBUTE_CYCLIC && d != MPI_DISTRIBUTE_NONE)
+            return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call,
+                                 "dimension %d: unknown distribution %d", k, d);
+        if (d == MPI_DISTRIBUTE_NONE && p != 1)
+            return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call,
+                                 "dimension %d: MPI_DISTRIBUTE_NONE needs psize 1, not %d", k, p);
+        if (a != MPI_DISTRIBUTE_DFLT_DARG && a <= 0)
+            return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call,
+                                 "dimension %d: darg %d is not positive", k, a);
+        if (d == MPI_DISTRIBUTE_BLOCK && a != MPI_DISTRIBUTE_DFLT_DARG && (long long)a * p < g)
+            return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call,
+                                 "dimension %d: block %d times %d processes < gsize %d", k, a, p,
+                                 g);
+        procs *= p;
+        if (procs > size) break;
+    }
+    if (procs != size)
+        return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call,
+                             "the product of array_of_psizes is not size %d", size);
+    int err = check_order(call, order);
+    if (err) return err;
+    CHECK_OLD(call, oldtype);
+    CHECK_PTR(call, newtype, "newtype");
+    int rc = ump_dt_darray(size, rank, ndims, array_of_gsizes, array_of_distribs, array_of_dargs,
+                           array_of_psizes, order, oldtype, newtype);
+    return rc == UMP_OK ? MPI_SUCCESS : dt_fail(rc, call);
+}
+#pragma weak MPI_Type_create_darray = PMPI_Type_create_darray
+
+int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
+                             MPI_Datatype *newtype)
+{
+    static const char call[] = "MPI_Type_create_resized";
+    UMP_MPI_CHECK_INIT(call);
+    CHECK_OLD(call, oldtype);
+    CHECK_PTR(call, newtype, "newtype");
+    int rc = ump_dt_resized(oldtype, lb, extent, newtype);
+    return rc == UMP_OK ? MPI_SUCCESS : dt_fail(rc, call);
+}
+#pragma weak MPI_Type_create_resized = PMPI_Type_create_resized
+
+int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    static const char call[] = "MPI_Type_dup";
+    UMP_MPI_CHECK_INIT(call);
+    CHECK_OLD(call, oldtype);
+    CHECK_PTR(call, newtype, "newtype");
+    int rc = ump_dt_dup(oldtype, newtype);
+    return rc == UMP_OK ? MPI_SUCCESS : dt_fail(rc, call);
+}
+#pragma weak MPI_Type_dup = PMPI_Type_dup
+
+int PMPI_Type_commit(MPI_Datatype *datatype)
+{
+    static const char call[] = "MPI_Type_commit";
+    UMP_MPI_CHECK_INIT(call);
+    CHECK_PTR(call, datatype, "datatype");
+    CHECK_OLD(call, *datatype);
+    int rc = ump_dt_commit(*datatype);
+    return rc == UMP_OK ? MPI_SUCCESS : dt_fail(rc, call);
+}
+#pragma weak MPI_Type_commit = PMPI_Type_commit
+
+int PMPI_Type_free(MPI_Datatype *datatype)
+{
+    static const char call[] = "MPI_Type_free";
+    UMP_MPI_CHECK_INIT(call);
+    CHECK_PTR(call, datatype, "datatype");
+    CHECK_OLD(call, *datatype);
+    if ((*datatype)->predefined)
+        return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_TYPE, call,
+                             "cannot free the predefined datatype %s", (*datatype)->name);
+    int rc = ump_dt_free(datatype);
+    return rc == UMP_OK ? MPI_SUCCESS : dt_fail(rc, call);
+}
+#pragma weak MPI_Type_free = PMPI_Type_free
+
+/* --- queries --------------------------------------------------------------- */
+
+int PMPI_Type_size(MPI_Datatype datatype, int *size)
+{
+    static const char call[] = "MPI_Type_size";
+    UMP_MPI_CHECK_INIT(call);
+    CHECK_OLD(call, datatype);
+    CHECK_PTR(call, size, "size");
+    *size = datatype->size > INT_MAX ? MPI_UNDEFINED : (int)datatype->size;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_size = PMPI_Type_size
+
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
+{
+    static const char call[] = "MPI_Type_size_x";
+    UMP_MPI_CHECK_INIT(call);
+    CHECK_OLD(call, datatype);
+    CHECK_PTR(call, size, "size");
+    *size = (MPI_Count)datatype->size;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_size_x = PMPI_Type_size_x
+
+int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
+{
+    static const char call[] = "MPI_Type_get_extent";
+    UMP_MPI_CHECK_INIT(call);
+    CHECK_OLD(call, datatype);
+    CHECK_PTR(call, lb, "lb");
+    CHECK_PTR(call, extent, "extent");
+    *lb = ump_dt_lb(datatype);
+    *extent = ump_dt_extent(datatype);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
+
+int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
+{
+    static const char call[] = "MPI_Type_get_extent_x";
+    UMP_MPI_CHECK_INIT(call);
+    CHECK_OLD(call, datatype);
+    CHECK_PTR(call, lb, "lb");
+    CHECK_PTR(call, extent, "extent");
+    *lb = ump_dt_lb(datatype);
+    *extent = ump_dt_extent(datatype);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_get_extent_x = PMPI_Type_get_extent_x
+
+int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
+{
+    static const char call[] = "MPI_Type_get_true_extent";
+    UMP_MPI_CHECK_INIT(call);
+    CHECK_OLD(call, datatype);
+    CHECK_PTR(call, true_lb, "true_lb");
+    CHECK_PTR(call, true_extent, "true_extent");
+    *true_lb = ump_dt_true_lb(datatype);
+    *true_extent = ump_dt_true_extent(datatype);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_get_true_extent = PMPI_Type_get_true_extent
+
+int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
+{
+    static const char call[] = "MPI_Type_get_true_extent_x";
+    UMP_MPI_CHECK_INIT(call);
+    CHECK_OLD(call, datatype);
+    CHECK_PTR(call, true_lb, "true_lb");
+    CHECK_PTR(call, true_extent, "true_extent");
+    *true_lb = ump_dt_true_lb(datatype);
+    *true_extent = ump_dt_true_extent(datatype);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_get_true_extent_x = PMPI_Type_get_true_extent_x
+
+int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
+                           int *num_datatypes, int *combiner)
+{
+    static const char call[] = "MPI_Type_get_envelope";
+    UMP_MPI_CHECK_INIT(call);
+    CHECK_OLD(call, datatype);
+    CHECK_PTR(call, num_integers, "num_integers");
+    CHECK_PTR(call, num_addresses, "num_addresses");
+    CHECK_PTR(call, num_datatypes, "num_datatypes");
+    CHECK_PTR(call, combiner, "combiner");
+    ump_dt_envelope(datatype, num_integers, num_addresses, num_datatypes, combiner);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_get_envelope = PMPI_Type_get_envelope
+
+int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
+                           int max_datatypes, int array_of_integers[],
+                           MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[])
+{
+    static const char call[] = "MPI_Type_get_contents";
+    UMP_MPI_CHECK_INIT(call);
+    CHECK_OLD(call, datatype);
+    if (datatype->predefined)
+        return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_TYPE, call,
+                             "%s is predefined: it has no contents", datatype->name);
+    int ni, na, nd, comb;
+    ump_dt_envelope(datatype, &ni, &na, &nd, &comb);
+    if (max_integers < ni || max_addresses < na || max_datatypes < nd)
+        return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call,
+                             "arrays too small: need %d integers, %d addresses, %d datatypes", ni,
+                             na, nd);
+    if ((ni && !array_of_integers) || (na && !array_of_addresses) || (nd && !array_of_datatypes))
+        return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "an output array is NULL");
+    int rc = ump_dt_contents(datatype, max_integers, max_addresses, max_datatypes,
+                             array_of_integers, array_of_addresses, array_of_datatypes);
+    return rc == UMP_OK ? MPI_SUCCESS : dt_fail(rc, call);
+}
+#pragma weak MPI_Type_get_contents = PMPI_Type_get_contents
+
+int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
+{
+    static const char call[] = "MPI_Type_set_name";
+    UMP_MPI_CHECK_INIT(call);
+    CHECK_OLD(call, datatype);
+    CHECK_PTR(call, type_name, "type_name");
+    int rc = ump_dt_set_name(datatype, type_name);
+    return rc == UMP_OK ? MPI_SUCCESS : dt_fail(rc, call);
+}
+#pragma weak MPI_Type_set_name = PMPI_Type_set_name
+
+int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
+{
+    static const char call[] = "MPI_Type_get_name";
+    UMP_MPI_CHECK_INIT(call);
+    CHECK_OLD(call, datatype);
+    CHECK_PTR(call, type_name, "type_name");
+    CHECK_PTR(call, resultlen, "resultlen");
+    int n = snprintf(type_name, MPI_MAX_OBJECT_NAME, "%s", ump_dt_name(datatype));
+    *resultlen = n < MPI_MAX_OBJECT_NAME ? n : MPI_MAX_OBJECT_NAME - 1;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Type_get_name = PMPI_Type_get_name
+
+int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
+{
+    static const char call[] = "MPI_Type_match_size";
+    UMP_MPI_CHECK_INIT(call);
+    CHECK_PTR(call, datatype, "datatype");
+    static const struct {
+        int cls;
+        MPI_Datatype dt;
+    } table[] = {
+        {MPI_TYPECLASS_INTEGER, MPI_INT8_T},
+        {MPI_TYPECLASS_INTEGER, MPI_INT16_T},
+        {MPI_TYPECLASS_INTEGER, MPI_INT32_T},
+        {MPI_TYPECLASS_INTEGER, MPI_INT64_T},
+        {MPI_TYPECLASS_REAL, MPI_FLOAT},
+        {MPI_TYPECLASS_REAL, MPI_DOUBLE},
+        {MPI_TYPECLASS_REAL, MPI_LONG_DOUBLE},
+        {MPI_TYPECLASS_COMPLEX, MPI_C_FLOAT_COMPLEX},
+        {MPI_TYPECLASS_COMPLEX, MPI_C_DOUBLE_COMPLEX},
+        {MPI_TYPECLASS_COMPLEX, MPI_C_LONG_DOUBLE_COMPLEX},
+    };
+    if (typeclass != MPI_TYPECLASS_INTEGER && typeclass != MPI_TYPECLASS_REAL &&
+        typeclass != MPI_TYPECLASS_COMPLEX)
+        return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "unknown typeclass %d", typeclass);
+    for (size_t k = 0; k < UMP_ARRAY_SIZE(table); k++)
+        if (table[k].cls == typeclass && (int)table[k].dt->size == size) {
+            *datatype = table[k].dt;
+            return MPI_SUCCESS;
+        }
+    return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "no type of class %d has size %d",
+                         typeclass, size);
+}
+#pragma weak MPI_Type_match_size = PMPI_Type_match_size
+
+/* --- addresses ------------------------------------------------------------- */
+
+int PMPI_Get_address(const void *location, MPI_Aint *address)
+{
+    static const char call[] = "MPI_Get_address";
+    UMP_MPI_CHECK_INIT(call);
+    CHECK_PTR(call, address, "address");
+    *address = (MPI_Aint)(uintptr_t)location;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Get_address = PMPI_Get_address
+
+MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp)
+{
+    return (MPI_Aint)((uintptr_t)base + (uintptr_t)disp);
+}
+#pragma weak MPI_Aint_add = PMPI_Aint_add
+
+MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
+{
+    return (MPI_Aint)((uintptr_t)addr1 - (uintptr_t)addr2);
+}
+#pragma weak MPI_Aint_diff = PMPI_Aint_diff
+
+/* --- status element counts ---------------------------------------------- */
+
+static int status_args(const char *call, const MPI_Status *status, MPI_Datatype dt, const void *out)
+{
+    CHECK_PTR(call, status, "status");
+    CHECK_OLD(call, dt);
+    CHECK_PTR(call, out, "count");
+    return MPI_SUCCESS;
+}
+
+int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
+{
+    static const char call[] = "MPI_Get_count";
+    UMP_MPI_CHECK_INIT(call);
+    int err = status_args(call, status, datatype, count);
+    if (err) return err;
+    MPI_Count bytes = status->ump_count;
+    if (datatype->size == 0)
+        *count = 0;
+    else if (bytes % (MPI_Count)datatype->size || bytes / (MPI_Count)datatype->size > INT_MAX)
+        *count = MPI_UNDEFINED; /* not a whole number of elements */
+    else
+        *count = (int)(bytes / (MPI_Count)datatype->size);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Get_count = PMPI_Get_count
+
+int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+    static const char call[] = "MPI_Get_elements_x";
+    UMP_MPI_CHECK_INIT(call);
+    int err = status_args(call, status, datatype, count);
+    if (err) return err;
+    long long n = status->ump_count < 0 ? -1 : ump_dt_elements(datatype, (size_t)status->ump_count);
+    *count = n < 0 ? MPI_UNDEFINED : n;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
+
+int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
+{
+    static const char call[] = "MPI_Get_elements";
+    UMP_MPI_CHECK_INIT(call);
+    int err = status_args(call, status, datatype, count);
+    if (err) return err;
+    long long n = status->ump_count < 0 ? -1 : ump_dt_elements(datatype, (size_t)status->ump_count);
+    *count = n < 0 || n > INT_MAX ? MPI_UNDEFINED : (int)n;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Get_elements = PMPI_Get_elements
+
+int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
+{
+    static const char call[] = "MPI_Status_set_elements_x";
+    UMP_MPI_CHECK_INIT(call);
+    CHECK_PTR(call, status, "status");
+    CHECK_OLD(call, datatype);
+    if (count < 0)
+        return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_COUNT, call, "count %lld is negative",
+                             (long long)count);
+    long long bytes = ump_dt_elements_bytes(datatype, (size_t)count);
+    if (bytes < 0)
+        return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call,
+                             "%lld basic elements do not fit datatype %s", (long long)count,
+                             datatype->name[0] ? datatype->name : "(derived)");
+    status->ump_count = bytes;
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Status_set_elements_x = PMPI_Status_set_elements_x
+
+int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
+{
+    return PMPI_Status_set_elements_x(status, datatype, count);
+}
+#pragma weak MPI_Status_set_elements = PMPI_Status_set_elements
+
+/* --- until the rest of src/mpi is linked in ------------------------------
+ *
+ * The MPI layer's error path, init state and communicator check live in
+ * other files of src/mpi; these weak stand-ins let the datatype functions
+ * link and run without them (reporting like MPI_ERRORS_RETURN). The real
+ * definitions replace them.
+ */
+__attribute__((weak)) int ump_mpi_error(MPI_Comm comm, int errclass, const char *call,
+                                        const char *fmt, ...)
+{
+    (void)comm;
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    ump_error("%s: %s", call, msg);
+    return errclass;
+}
+
+__attribute__((weak)) bool ump_mpi_active(void)
+{
+    return true;
+}
+
+__attribute__((weak)) bool ump_mpi_comm_ok(MPI_Comm c)
+{
+    (void)c; /* no communicator objects without the rest of src/mpi */
+    return true;
+}

@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * shm.h - the shared-memory transport's internal interfaces.
+ *
+ * One segment per node holds, for every ordered pair (sender, receiver) of
+ * local ranks, a one-slot fastbox and a single-producer/single-consumer ring
+ * of variable-size records, plus a control block per receiver (pending
+ * bitmap, sleeping flag). Large messages may bypass the rings with
+ * cross-memory attach (process_vm_readv) through get().
+ *
+ * Ordering: every message of a pair carries a sequence number; the receiver
+ * delivers whichever of fastbox or ring head holds the next expected number,
+ * so a sender may use the fastbox whenever it is free without reordering.
+ */
+#ifndef UMP_XPORT_SHM_H
+#define UMP_XPORT_SHM_H
+
+#include <limits.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#include "util/util.h"
+#include "xport/xport.h"
+
+/* --- rings ----------------------------------------------------------------
+ *
+ * Head and tail are byte counters that only grow (wrap is never reached in
+ * 64 bits); the position in the data area is counter & (size - 1). Records
+ * are UMP_CACHELINE aligned and never wrap: a record that does not fit before
+ * the end is preceded by a padding record that fills the rest, and the record
+ * starts again at offset 0.
+ */
+
+#define UMP_SHM_REC_DATA 1
+#define UMP_SHM_REC_PAD  2
+
+typedef struct ump_shm_rec {
+    uint32_t len; /* bytes after this header (DATA) or padding length (PAD) */
+    uint32_t seq; /* per-pair sequence number shared with the fastbox */
+    uint8_t kind; /* UMP_SHM_REC_* */
+    uint8_t am_id;
+    uint16_t rsv0;
+    uint32_t rsv1;
+} ump_shm_rec_t;
+
+#define UMP_SHM_REC_HDR sizeof(ump_shm_rec_t) /* 16 */
+
+/* Shared part of a ring: producer and consumer counters on their own lines
+ * so neither side's writes invalidate the line the other one writes. */
+typedef struct ump_shm_ring_ctl {
+    _Atomic uint64_t head UMP_ALIGNED(UMP_CACHELINE); /* written by the producer */
+    char pad0[UMP_CACHELINE - sizeof(uint64_t)];
+    _Atomic uint64_t tail UMP_ALIGNED(UMP_CACHELINE); /* written by the consumer */
+    char pad1[UMP_CACHELINE - sizeof(uint64_t)];
+} ump_shm_ring_ctl_t;
+
+/* Process-private handle on one ring. A process uses only the producer half
+ * or only the consumer half of a given ring. */
+typedef struct ump_shm_ring {
+    ump_shm_ring_ctl_t *ctl;
+    char *data;
+    uint64_t size; /* power of two, multiple of UMP_CACHELINE */
+    /* producer side */
+    uint64_t head;       /* next write position (published by push) */
+    uint64_t tail_cache; /* last tail read: free space known without a miss */
+    /* consumer side */
+    uint64_t tail;       /* next read position (published by pop) */
+    uint64_t head_cache; /* last head read */
+} ump_shm_ring_t;
+
+/* Largest payload (record minus header) a ring of `size` bytes accepts:
+ * half the ring, so a sender can fill one half while the receiver drains the
+ * other. */
+static inline size_t ump_shm_ring_max_payload(uint64_t size)
+{
+    return size / 2 - UMP_SHM_REC_HDR;
+}
+
+/* Initialises the shared counters (creator only). */
+void ump_shm_ring_ctl_init(ump_shm_ring_ctl_t *ctl);
+/* Binds a private handle to shared ctl and data of `size` bytes. */
+void ump_shm_ring_attach(ump_shm_ring_t *r, ump_shm_ring_ctl_t *ctl, void *data, uint64_t size);
+
+/* Producer: appends one record made of hdr followed by iov. UMP_OK, or
+ * UMP_ERR_NO_RESOURCE when it does not fit now (nothing written). */
+int ump_shm_ring_push(ump_shm_ring_t *r, uint32_t seq, uint8_t am_id, const void *hdr, size_t hlen,
+                      const struct iovec *iov, int iovcnt, size_t total);
+/* Producer: true when the consumer has taken everything pushed. */
+bool ump_shm_ring_drained(ump_shm_ring_t *r);
+
+/* Consumer: the next data record (padding skipped), or NULL when empty. The
+ * record stays valid until ump_shm_ring_pop(). */
+const ump_shm_rec_t *ump_shm_ring_peek(ump_shm_ring_t *r);
+/* Consumer: releases the record returned by the last peek. */
+void ump_shm_ring_pop(ump_shm_ring_t *r, const ump_shm_rec_t *rec);
+
+/* --- fastbox --------------------------------------------------------------
+ *
+ * One slot per pair for the smallest messages: the receiver polls a single
+ * line-pair instead of a ring header, and the sender needs no space check.
+ * `state` is 0 when empty, else UMP_SHM_FB_FULL | (seq & UMP_SHM_FB_SEQ).
+ */
+#define UMP_SHM_FB_SIZE    128
+#define UMP_SHM_FB_FULL    0x80000000u
+#define UMP_SHM_FB_SEQ     0x7fffffffu
+#define UMP_SHM_FB_PAYLOAD (UMP_SHM_FB_SIZE - 8)
+
+typedef struct ump_shm_fastbox {
+    _Atomic uint32_t state;
+    uint16_t len;
+    uint8_t am_id;
+    uint8_t rsv;
+    char data[UMP_SHM_FB_PAYLOAD];
+} UMP_ALIGNED(UMP_CACHELINE) ump_shm_fastbox_t;
+
+/* Sender: fills an empty fastbox; UMP_ERR_NO_RESOURCE when it is full or the
+ * message is larger than UMP_SHM_FB_PAYLOAD. */
+int ump_shm_fb_push(ump_shm_fastbox_t *fb, uint32_t seq, uint8_t am_id, const void *hdr,
+                    size_t hlen, const struct iovec *iov, int iovcnt, size_t total);
+/* Receiver: true when the fastbox holds message number `seq`. */
+static inline bool ump_shm_fb_holds(ump_shm_fastbox_t *fb, uint32_t seq)
+{
+    return atomic_load_explicit(&fb->state, memory_order_acquire) ==
+           (UMP_SHM_FB_FULL | (seq & UMP_SHM_FB_SEQ));
+}
+/* Receiver: empties the fastbox after delivery. */
+static inline void ump_shm_fb_pop(ump_shm_fastbox_t *fb)
+{
+    atomic_store_explicit(&fb->state, 0, memory_order_release);
+}
+
+/* --- one direction of a pair: fastbox + ring in sequence order ---------- */
+
+typedef struct ump_shm_msg {
+    const void *data;
+    size_t len;
+    uint8_t am_id;
+    const ump_shm_rec_t *rec; /* the ring record, NULL when in the fastbox */
+} ump_shm_msg_t;
+
+/* Sender: message number `seq` into the fastbox when it fits and is free,
+ * else into the ring. UMP_OK or UMP_ERR_NO_RESOURCE (nothing written). */
+int ump_shm_pair_send(ump_shm_ring_t *tx, ump_shm_fastbox_t *fb, uint32_t seq, uint8_t am_id,
+                      const void *hdr, size_t hlen, const struct iovec *iov, int iovcnt,
+                      size_t total);
+/* Receiver: finds message number `seq`: 1 (in *m, valid until release), 0
+ * when it has not arrived, UMP_ERR_PROTOCOL when the ring shows another
+ * number and the fastbox does not hold it (a corrupted pair). */
+int ump_shm_pair_next(ump_shm_ring_t *rx, ump_shm_fastbox_t *fb, uint32_t seq, ump_shm_msg_t *m);
+/* Receiver: frees the slot of a message returned by ump_shm_pair_next(). */
+void ump_shm_pair_release(ump_shm_ring_t *rx, ump_shm_fastbox_t *fb, const ump_shm_msg_t *m);
+
+/* Gathers hdr + iov into dst (total bytes). */
+void ump_shm_gather(char *dst, const void *hdr, size_t hlen, const struct iovec *iov, int iovcnt,
+                    size_t total);
+
+/* --- segment ---------------------------------------------------------------
+ *
+ * Layout: header | control block per local rank | pair block per (s, r).
+ * A pair block is fastbox, ring counters, ring data.
+ */
+#define UMP_SHM_MAGIC     0x756d7073686d3031ull /* "umpshm01" */
+#define UMP_SHM_MAX_LOCAL 512                   /* pending bitmap fits one line */
+
+typedef struct ump_shm_seg_hdr {
+    uint64_t magic;
+    uint64_t local_size;
+    uint64_t ring_size;
+    uint64_t total_size;
+    _Atomic int attached; /* ranks that mapped the segment; last one unlinks */
+} UMP_ALIGNED(UMP_CACHELINE) ump_shm_seg_hdr_t;
+
+/* Per-receiver control block. Senders set their bit in `pending` after
+ * publishing so the receiver reads only rings that have data. */
+typedef struct ump_shm_ctl {
+    _Atomic uint64_t pending[UMP_SHM_MAX_LOCAL / 64] UMP_ALIGNED(UMP_CACHELINE);
+    _Atomic int sleeping UMP_ALIGNED(UMP_CACHELINE); /* receiver armed, wants a doorbell */
+    char pad[UMP_CACHELINE - sizeof(int)];
+} ump_shm_ctl_t;
+
+typedef struct ump_shm_pair {
+    ump_shm_fastbox_t fb;
+    ump_shm_ring_ctl_t ring;
+    /* ring data follows, ring_size bytes */
+} ump_shm_pair_t;
+
+static inline size_t ump_shm_pair_stride(uint64_t ring_size)
+{
+    return sizeof(ump_shm_pair_t) + ring_size;
+}
+static inline size_t ump_shm_seg_size(int local_size, uint64_t ring_size)
+{
+    return sizeof(ump_shm_seg_hdr_t) + (size_t)local_size * sizeof(ump_shm_ctl_t) +
+           (size_t)local_size * local_size * ump_shm_pair_stride(ring_size);
+}
+static inline ump_shm_ctl_t *ump_shm_seg_ctl(void *base, int slot)
+{
+    return (ump_shm_ctl_t *)((char *)base + sizeof(ump_shm_seg_hdr_t)) + slot;
+}
+static inline ump_shm_pair_t *ump_shm_seg_pair(void *base, int local_size, uint64_t ring_size,
+                                               int from, int to)
+{
+    char *p = (char *)base + sizeof(ump_shm_seg_hdr_t) + (size_t)local_size * sizeof(ump_shm_ctl_t);
+    return (ump_shm_pair_t *)(p +
+                              ((size_t)from * local_size + to) * ump_shm_pair_stride(ring_size));
+}
+static inline void *ump_shm_pair_data(ump_shm_pair_t *p)
+{
+    return p + 1;
+}
+
+/* Creates (O_EXCL, 0600), sizes and maps a segment named `name`, and
+ * initialises header, control blocks and every pair. */
+int ump_shm_seg_create(const char *name, int local_size, uint64_t ring_size, void **base,
+                       size_t *len);
+/* Opens and maps an existing segment, checks its header; counts this rank
+ * as attached and unlinks the name when it is the last one. */
+int ump_shm_seg_attach(const char *name, int local_size, void **base, size_t *len);
+
+/* --- cross-memory attach ---------------------------------------------------- */
+
+/* Reads remote (in peer `pid`) into local; loops over partial transfers and
+ * IOV_MAX chunks. UMP_OK, UMP_ERR_UNSUPPORTED when the kernel refuses
+ * (EPERM, ENOSYS), UMP_ERR_PEER_DEAD (ESRCH), other negatives on failure. */
+int ump_shm_cma_read(pid_t pid, const struct iovec *local, int nlocal, const ump_riov_t *remote,
+                     int nremote);
+
+#endif /* UMP_XPORT_SHM_H */

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Lock-free single-producer/single-consumer rings of variable-size records,
+ * and the one-slot fastbox. Both sides keep a private copy of the other
+ * side's counter and re-read the shared one only when the copy says "full"
+ * or "empty", so a streaming pair touches the other side's line rarely.
+ */
+#include <string.h>
+
+#include "xport/shm/shm.h"
+
+void ump_shm_gather(char *dst, const void *hdr, size_t hlen, const struct iovec *iov, int iovcnt,
+                    size_t total)
+{
+    if (hlen) memcpy(dst, hdr, hlen);
+    dst += hlen;
+    for (int i = 0; i < iovcnt; i++) {
+        if (iov[i].iov_len) memcpy(dst, iov[i].iov_base, iov[i].iov_len);
+        dst += iov[i].iov_len;
+    }
+    (void)total;
+}
+
+void ump_shm_ring_ctl_init(ump_shm_ring_ctl_t *ctl)
+{
+    atomic_init(&ctl->head, 0);
+    atomic_init(&ctl->tail, 0);
+}
+
+void ump_shm_ring_attach(ump_shm_ring_t *r, ump_shm_ring_ctl_t *ctl, void *data, uint64_t size)
+{
+    r->ctl = ctl;
+    r->data = data;
+    r->size = size;
+    /* A ring may be attached after use (tests re-attach); start from the
+     * shared counters. */
+    r->head = atomic_load_explicit(&ctl->head, memory_order_acquire);
+    r->tail = atomic_load_explicit(&ctl->tail, memory_order_acquire);
+    r->tail_cache = r->tail;
+    r->head_cache = r->head;
+}
+
+int ump_shm_ring_push(ump_shm_ring_t *r, uint32_t seq, uint8_t am_id, const void *hdr, size_t hlen,
+                      const struct iovec *iov, int iovcnt, size_t total)
+{
+    uint64_t need = UMP_ALIGN_UP(UMP_SHM_REC_HDR + total, UMP_CACHELINE);
+    if (UMP_UNLIKELY(total > ump_shm_ring_max_payload(r->size))) return UMP_ERR_INVALID;
+    uint64_t pos = r->head & (r->size - 1);
+    uint64_t pad = pos + need > r->size ? r->size - pos : 0;
+    if (r->head + pad + need - r->tail_cache > r->size) {
+        /* Acquire: the consumer's reads of the space it gave back happen
+         * before we overwrite it. */
+        r->tail_cache = atomic_load_explicit(&r->ctl->tail, memory_order_acquire);
+        if (r->head + pad + need - r->tail_cache > r->size) return UMP_ERR_NO_RESOURCE;
+    }
+    if (pad) {
+        ump_shm_rec_t *p = (ump_shm_rec_t *)(r->data + pos);
+        p->kind = UMP_SHM_REC_PAD;
+        p->len = (uint32_t)pad;
+        r->head += pad;
+        pos = 0;
+    }
+    ump_shm_rec_t *rec = (ump_shm_rec_t *)(r->data + pos);
+    rec->len = (uint32_t)total;
+    rec->seq = seq;
+    rec->kind = UMP_SHM_REC_DATA;
+    rec->am_id = am_id;
+    ump_shm_gather((char *)(rec + 1), hdr, hlen, iov, iovcnt, total);
+    r->head += need;
+    /* Release: the record (and any padding) is visible before the head. */
+    atomic_store_explicit(&r->ctl->head, r->head, memory_order_release);
+    return UMP_OK;
+}
+
+bool ump_shm_ring_drained(ump_shm_ring_t *r)
+{
+    r->tail_cache = atomic_load_explicit(&r->ctl->tail, memory_order_acquire);
+    return r->tail_cache == r->head;
+}
+
+const ump_shm_rec_t *ump_shm_ring_peek(ump_shm_ring_t *r)
+{
+    /* Bounded: at most one padding record precedes a data record. */
+    for (;;) {
+        if (r->tail == r->head_cache) {
+            r->head_cache = atomic_load_explicit(&r->ctl->head, memory_order_acquire);
+            if (r->tail == r->head_cache) return NULL;
+        }
+        const ump_shm_rec_t *rec = (const ump_shm_rec_t *)(r->data + (r->tail & (r->size - 1)));
+        if (rec->kind != UMP_SHM_REC_PAD) return rec;
+        r->tail += rec->len;
+        atomic_store_explicit(&r->ctl->tail, r->tail, memory_order_release);
+    }
+}
+
+void ump_shm_ring_pop(ump_shm_ring_t *r, const ump_shm_rec_t *rec)
+{
+    r->tail += UMP_ALIGN_UP(UMP_SHM_REC_HDR + rec->len, UMP_CACHELINE);
+    /* Release: our reads of the record are done before the producer may
+     * reuse the space. */
+    atomic_store_explicit(&r->ctl->tail, r->tail, memory_order_release);
+}
+
+int ump_shm_fb_push(ump_shm_fastbox_t *fb, uint32_t seq, uint8_t am_id, const void *hdr,
+                    size_t hlen, const struct iovec *iov, int iovcnt, size_t total)
+{
+    if (total > UMP_SHM_FB_PAYLOAD) return UMP_ERR_NO_RESOURCE;
+    /* Acquire: the receiver's reads of the previous message are done. */
+    if (atomic_load_explicit(&fb->state, memory_order_acquire) != 0) return UMP_ERR_NO_RESOURCE;
+    fb->len = (uint16_t)total;
+    fb->am_id = am_id;
+    ump_shm_gather(fb->data, hdr, hlen, iov, iovcnt, total);
+    atomic_store_explicit(&fb->state, UMP_SHM_FB_FULL | (seq & UMP_SHM_FB_SEQ),
+                          memory_order_release);
+    return UMP_OK;
+}
+
+int ump_shm_pair_send(ump_shm_ring_t *tx, ump_shm_fastbox_t *fb, uint32_t seq, uint8_t am_id,
+                      const void *hdr, size_t hlen, const struct iovec *iov, int iovcnt,
+                      size_t total)
+{
+    /* The fastbox whenever it is free, even with records still in the ring:
+     * the receiver orders by sequence number. */
+    if (total <= UMP_SHM_FB_PAYLOAD &&
+        ump_shm_fb_push(fb, seq, am_id, hdr, hlen, iov, iovcnt, total) == UMP_OK)
+        return UMP_OK;
+    return ump_shm_ring_push(tx, seq, am_id, hdr, hlen, iov, iovcnt, total);
+}
+
+int ump_shm_pair_next(ump_shm_ring_t *rx, ump_shm_fastbox_t *fb, uint32_t seq, ump_shm_msg_t *m)
+{
+    /* Ring first: once the ring shows a later number (acquire on its head),
+     * the fastbox write that preceded it is visible too, so checking the
+     * fastbox second never misses the message that comes before. */
+    const ump_shm_rec_t *rec = ump_shm_ring_peek(rx);
+    if (rec && rec->seq == seq) {
+        m->data = rec + 1;
+        m->len = rec->len;
+        m->am_id = rec->am_id;
+        m->rec = rec;
+        return 1;
+    }
+    if (ump_shm_fb_holds(fb, seq)) {
+        m->data = fb->data;
+        m->len = fb->len;
+        m->am_id = fb->am_id;
+        m->rec = NULL;
+        return 1;
+    }
+    return rec ? UMP_ERR_PROTOCOL : 0;
+}
+
+void ump_shm_pair_release(ump_shm_ring_t *rx, ump_shm_fastbox_t *fb, const ump_shm_msg_t *m)
+{
+    if (m->rec)
+        ump_shm_ring_pop(rx, m->rec);
+    else
+        ump_shm_fb_pop(fb);
+}

@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * tcp.h - the TCP transport's internals, shared by its files and unit tests.
+ *
+ *   tcp_iface.c   address choice and the listening socket
+ *   tcp_frame.c   the wire format: frame headers, the receive parser, the
+ *                 per-connection send queue
+ *   tcp_conn.c    connections: lazy connect, handshake, accept, teardown
+ *   tcp_xport.c   the ops table: am_send, progress, arm, flush, ...
+ *
+ * Channel rule: every connection carries AMs in ONE direction only, from the
+ * rank that connected to the rank that accepted. A rank sends to peer p only
+ * on the connection it opened to p, and receives p's AMs only on the
+ * connection p opened to it. So when both ranks send first at the same time
+ * there is nothing to resolve: each opens its own connection, each AM stream
+ * is one TCP byte stream, and per-peer order, no loss and no duplication
+ * follow from TCP itself. The price is two sockets for a pair that talks
+ * both ways. The accepting side writes only a BYE frame at close, so each
+ * socket also carries the "closing cleanly" notice back.
+ *
+ * Wire format, after the connector's 32-byte hello (see ump_tcp_hello_t):
+ * frames of an 8-byte header (little-endian u32 length of the AM's bytes,
+ * u8 am_id, u8 flags, u16 zero) then the AM's bytes, padded with zeros to a
+ * multiple of 8 so that every frame, and so every AM handed to the handler,
+ * starts 8-byte aligned in the receive buffer.
+ */
+#ifndef UMP_XPORT_TCP_H
+#define UMP_XPORT_TCP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/queue.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include "rt/rt.h"
+#include "util/util.h"
+#include "xport/xport.h"
+
+/* --- wire format --------------------------------------------------------- */
+
+#define UMP_TCP_MAGIC       0x544d5055u /* "UMPT" little-endian */
+#define UMP_TCP_VERSION     1
+#define UMP_TCP_FRAME_HDR   8
+#define UMP_TCP_FRAME_ALIGN 8
+#define UMP_TCP_FLAG_BYE    0x01 /* sender closes cleanly; no AM bytes */
+#define UMP_TCP_MAX_IOV     64   /* caps.max_iov */
+
+/* The first bytes a connector writes; all integers little-endian. */
+typedef struct ump_tcp_hello {
+    uint32_t magic;
+    uint16_t version;
+    uint16_t reserved;
+    uint32_t rank; /* the connector's rank */
+    uint32_t size; /* the connector's job size, must match */
+    uint8_t secret[UMP_RT_SECRET_LEN];
+} ump_tcp_hello_t;
+_Static_assert(sizeof(ump_tcp_hello_t) == 32, "hello is 32 bytes on the wire");
+
+void ump_tcp_hello_encode(ump_tcp_hello_t *h, int rank, int size, const uint8_t *secret);
+/* UMP_OK with *rank set, UMP_ERR_PROTOCOL (bad magic/version/size/rank) or
+ * UMP_ERR_AUTH (wrong secret). */
+int ump_tcp_hello_check(const ump_tcp_hello_t *h, int size, const uint8_t *secret, int *rank);
+
+/* Padding that follows `len` AM bytes on the wire. */
+static inline size_t ump_tcp_pad(size_t len)
+{
+    return UMP_ALIGN_UP(len, UMP_TCP_FRAME_ALIGN) - len;
+}
+
+/*
+ * Builds the iovec of one frame into out[] (room for iovcnt + 3 entries):
+ * the 8 header bytes (written into hbuf), hdr, iov, padding. Returns the
+ * number of entries; *total gets the frame's byte count.
+ */
+int ump_tcp_frame_iov(uint8_t hbuf[UMP_TCP_FRAME_HDR], uint8_t am_id, uint8_t flags,
+                      const void *hdr, size_t hlen, const struct iovec *iov, int iovcnt,
+                      struct iovec *out, size_t *total);
+
+/* --- receive parser -------------------------------------------------------
+ * A growable buffer holding bytes read but not yet delivered. start is
+ * always a frame boundary (a multiple of 8 from the stream start), so
+ * compaction to offset 0 keeps frames aligned. */
+typedef struct ump_tcp_rx {
+    uint8_t *buf;
+    size_t cap, start, end;
+    size_t max_frame; /* largest AM (hlen + payload) accepted */
+} ump_tcp_rx_t;
+
+void ump_tcp_rx_init(ump_tcp_rx_t *rx, size_t max_am);
+void ump_tcp_rx_fini(ump_tcp_rx_t *rx);
+/* Room to read into (at least 1 byte): compacts or grows to hold the frame
+ * under way. NULL when out of memory. */
+uint8_t *ump_tcp_rx_space(ump_tcp_rx_t *rx, size_t *room);
+static inline void ump_tcp_rx_commit(ump_tcp_rx_t *rx, size_t n)
+{
+    rx->end += n;
+}
+/* Next complete frame: 1 with the fields set (data valid until the next
+ * rx call), 0 when more bytes are needed, UMP_ERR_PROTOCOL on a bad header. */
+int ump_tcp_rx_next(ump_tcp_rx_t *rx, uint8_t *am_id, uint8_t *flags, const void **data,
+                    size_t *len);
+static inline size_t ump_tcp_rx_pending(const ump_tcp_rx_t *rx)
+{
+    return rx->end - rx->start;
+}
+
+/* --- send queue ----------------------------------------------------------
+ * Bytes taken by am_send that the socket did not accept yet, in order. */
+typedef struct ump_tcp_txq {
+    uint8_t *buf;
+    size_t cap, head, tail;
+} ump_tcp_txq_t;
+
+void ump_tcp_txq_init(ump_tcp_txq_t *q);
+void ump_tcp_txq_fini(ump_tcp_txq_t *q);
+static inline size_t ump_tcp_txq_len(const ump_tcp_txq_t *q)
+{
+    return q->tail - q->head;
+}
+/* Appends the bytes of iov[] from byte `skip` on. UMP_OK or NO_MEMORY. */
+int ump_tcp_txq_push(ump_tcp_txq_t *q, const struct iovec *iov, int n, size_t skip);
+/*
+ * Sends a frame on fd: when the queue is empty, one sendmsg() and the
+ * unsent rest is queued; otherwise all of it is queued behind. UMP_OK,
+ * UMP_ERR_NO_MEMORY, or UMP_ERR_PEER_DEAD (the socket failed; errno kept).
+ * `fd` < 0 queues without sending (connection not open yet).
+ */
+int ump_tcp_tx_send(ump_tcp_txq_t *q, int fd, const struct iovec *iov, int n, size_t total);
+/* Writes queued bytes until the queue is empty or the socket is full.
+ * Returns bytes written (>= 0) or UMP_ERR_PEER_DEAD. */
+ssize_t ump_tcp_tx_drain(ump_tcp_txq_t *q, int fd);
+
+/* --- connections and the transport --------------------------------------- */
+
+typedef enum {
+    UMP_TCP_CONNECTING, /* outgoing, connect() under way */
+    UMP_TCP_HELLO_WAIT, /* incoming, hello not read completely */
+    UMP_TCP_OPEN,
+    UMP_TCP_CLOSED, /* fd closed; struct freed at the end of progress */
+} ump_tcp_state_t;
+
+typedef struct ump_tcp_conn {
+    LIST_ENTRY(ump_tcp_conn) link; /* xp->conns or xp->zombies */
+    int fd;
+    int peer; /* -1 until an incoming connection's hello is read */
+    bool outgoing;
+    bool bye; /* the other side said BYE: its EOF is a clean close */
+    ump_tcp_state_t state;
+    uint32_t events; /* epoll mask registered */
+    char addr[80];   /* "ip:port" of the other end, for log lines */
+    ump_tcp_rx_t rx;
+    ump_tcp_txq_t txq;
+} ump_tcp_conn_t;
+
+typedef struct ump_tcp_peer {
+    ump_tcp_conn_t *out; /* the connection this rank sends on */
+    ump_tcp_conn_t *in;  /* the connection the peer sends on */
+    bool dead;           /* am_send fails with PEER_DEAD */
+    bool report;         /* peer_failed still to be called (from progress) */
+    bool gone;           /* closed cleanly (BYE): dead, never reported */
+} ump_tcp_peer_t;
+
+typedef struct ump_tcp_xp {
+    ump_xp_t base; /* first: the core sees only this */
+    int rank, size;
+    int lfd;       /* listening socket */
+    int epfd;      /* listener + every connection */
+    char addr[80]; /* published "ip:port" */
+    uint8_t secret[UMP_RT_SECRET_LEN];
+    ump_tcp_peer_t *peers;
+    LIST_HEAD(, ump_tcp_conn) conns;
+    LIST_HEAD(, ump_tcp_conn) zombies;
+    int nreport; /* peers with report set */
+    size_t queue_max, sndbuf, rcvbuf;
+} ump_tcp_xp_t;
+
+/* tcp_iface.c */
+/* Picks the IPv4 address to listen on: UMP_TCP_IF's, else the runtime's. */
+int ump_tcp_pick_addr(ump_rt_t *rt, const char *ifname, char *ip, size_t len);
+/* Non-blocking listener on ip, port 0; writes "ip:port" into addr. */
+int ump_tcp_listen(const char *ip, char *addr, size_t alen);
+/* Splits "ip:port" (IPv4 or IPv6; the port follows the last colon) into a
+ * socket address; UMP_ERR_INVALID if malformed. */
+int ump_tcp_parse_addr(const char *addr, struct sockaddr_storage *ss, socklen_t *sl);
+/* Writes "ip:port" of sa into buf. */
+void ump_tcp_format_addr(const struct sockaddr *sa, char *buf, size_t len);
+void ump_tcp_sock_opts(int fd, size_t sndbuf, size_t rcvbuf);
+
+/* tcp_conn.c */
+int ump_tcp_conn_connect(ump_tcp_xp_t *xp, int peer, ump_tcp_conn_t **out);
+int ump_tcp_conn_accept(ump_tcp_xp_t *xp);
+/* Handles epoll events of one connection; returns events handled or error. */
+int ump_tcp_conn_event(ump_tcp_xp_t *xp, ump_tcp_conn_t *c, uint32_t ev);
+/* Updates the epoll mask to what the state and queue need. */
+void ump_tcp_conn_rearm(ump_tcp_xp_t *xp, ump_tcp_conn_t *c);
+/* Closes fd now, frees later (it may be on the stack of a delivery). */
+void ump_tcp_conn_close(ump_tcp_xp_t *xp, ump_tcp_conn_t *c);
+/* The peer is gone: closes both of its connections, drops its queue, and
+ * schedules the peer_failed call unless it left cleanly. */
+void ump_tcp_peer_fail(ump_tcp_xp_t *xp, int peer, bool clean);
+void ump_tcp_free_zombies(ump_tcp_xp_t *xp);
+
+extern const ump_xp_ops_t ump_xp_tcp_ops;
+
+#endif /* UMP_XPORT_TCP_H */

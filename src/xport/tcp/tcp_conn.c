@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * tcp_conn.c - TCP connections: the lazy connect with its hello, accepting
+ * and checking a hello, reading and delivering frames, and teardown.
+ *
+ * A connection is never freed while it may be on the stack: a handler
+ * called from conn_read() may call am_send(), which may find the peer dead
+ * and close this very connection. So closing only closes the fd and moves
+ * the struct to xp->zombies; progress() frees zombies when it returns.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "xport/tcp/tcp.h"
+
+/* Reads per connection per event before letting the others have a turn;
+ * level-triggered epoll brings a busy connection back on the next call. */
+#define READS_PER_EVENT 8
+
+static ump_tcp_conn_t *conn_new(ump_tcp_xp_t *xp, int fd, bool outgoing)
+{
+    ump_tcp_conn_t *c = calloc(1, sizeof(*c));
+    if (!c) return NULL;
+    c->fd = fd;
+    c->peer = -1;
+    c->outgoing = outgoing;
+    ump_tcp_rx_init(&c->rx, xp->base.caps.max_am);
+    ump_tcp_txq_init(&c->txq);
+    return c;
+}
+
+static uint32_t conn_want(const ump_tcp_conn_t *c)
+{
+    switch (c->state) {
+    case UMP_TCP_CONNECTING:
+        return EPOLLOUT;
+    case UMP_TCP_HELLO_WAIT:
+        return EPOLLIN;
+    case UMP_TCP_OPEN:
+        return EPOLLIN | (ump_tcp_txq_len(&c->txq) ? EPOLLOUT : 0);
+    default:
+        return 0;
+    }
+}
+
+static int conn_register(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
+{
+    c->events = conn_want(c);
+    struct epoll_event ev = {.events = c->events, .data.ptr = c};
+    if (epoll_ctl(xp->epfd, EPOLL_CTL_ADD, c->fd, &ev)) {
+        ump_error("tcp: epoll_ctl add: %m");
+        return UMP_ERR_IO;
+    }
+    LIST_INSERT_HEAD(&xp->conns, c, link);
+    return UMP_OK;
+}
+
+void ump_tcp_conn_rearm(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
+{
+    if (c->state == UMP_TCP_CLOSED) return;
+    uint32_t want = conn_want(c);
+    if (want == c->events) return;
+    struct epoll_event ev = {.events = want, .data.ptr = c};
+    if (epoll_ctl(xp->epfd, EPOLL_CTL_MOD, c->fd, &ev))
+        ump_warn("tcp: epoll_ctl mod (%s): %m", c->addr);
+    else
+        c->events = want;
+}
+
+void ump_tcp_conn_close(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
+{
+    if (c->state == UMP_TCP_CLOSED) return;
+    epoll_ctl(xp->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+    close(c->fd);
+    c->fd = -1;
+    c->state = UMP_TCP_CLOSED;
+    LIST_REMOVE(c, link);
+    LIST_INSERT_HEAD(&xp->zombies, c, link);
+}
+
+void ump_tcp_free_zombies(ump_tcp_xp_t *xp)
+{
+    ump_tcp_conn_t *c;
+    while ((c = LIST_FIRST(&xp->zombies))) {
+        LIST_REMOVE(c, link);
+        ump_tcp_rx_fini(&c->rx);
+        ump_tcp_txq_fini(&c->txq);
+        free(c);
+    }
+}
+
+void ump_tcp_peer_fail(ump_tcp_xp_t *xp, int peer, bool clean)
+{
+    ump_tcp_peer_t *p = &xp->peers[peer];
+    if (p->out) ump_tcp_conn_close(xp, p->out);
+    if (p->in) ump_tcp_conn_close(xp, p->in);
+    p->out = p->in = NULL;
+    if (p->dead) return;
+    p->dead = true;
+    if (clean) {
+        p->gone = true;
+        ump_debug("tcp: rank %d closed its connections", peer);
+    } else {
+        p->report = true;
+        xp->nreport++;
+    }
+}
+
+int ump_tcp_conn_connect(ump_tcp_xp_t *xp, int peer, ump_tcp_conn_t **out)
+{
+    char addr[80];
+    size_t len = sizeof(addr) - 1;
+    int rc = ump_rt_get(xp->base.params.rt, peer, "tcp.addr", addr, &len);
+    if (rc) {
+        ump_error("tcp: no address published by rank %d: %s", peer, ump_strerror(rc));
+        return UMP_ERR_PEER_DEAD;
+    }
+    addr[len] = '\0';
+    struct sockaddr_storage ss;
+    socklen_t sl;
+    if (ump_tcp_parse_addr(addr, &ss, &sl)) {
+        ump_error("tcp: rank %d published a bad address '%s'", peer, addr);
+        return UMP_ERR_PEER_DEAD;
+    }
+    int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        ump_error("tcp: socket: %m");
+        return UMP_ERR_IO;
+    }
+    ump_tcp_sock_opts(fd, xp->sndbuf, xp->rcvbuf);
+    ump_tcp_conn_t *c = conn_new(xp, fd, true);
+    if (!c) {
+        rc = UMP_ERR_NO_MEMORY;
+        goto err_close;
+    }
+    c->peer = peer;
+    memcpy(c->addr, addr, sizeof(c->addr));
+    /* The hello goes first in the queue, so AMs queued before the connect
+     * completes follow it in order. */
+    ump_tcp_hello_t h;
+    ump_tcp_hello_encode(&h, xp->rank, xp->size, xp->secret);
+    struct iovec hv = {&h, sizeof(h)};
+    rc = ump_tcp_txq_push(&c->txq, &hv, 1, 0);
+    if (rc) goto err_free;
+    int r;
+    do /* connect is restartable here: EINTR only interrupts the wait */
+        r = connect(fd, (struct sockaddr *)&ss, sl);
+    while (r < 0 && errno == EINTR);
+    if (r == 0) {
+        c->state = UMP_TCP_OPEN;
+    } else if (errno == EINPROGRESS) {
+        c->state = UMP_TCP_CONNECTING;
+    } else {
+        ump_warn("tcp: connect to rank %d at %s: %m", peer, addr);
+        rc = UMP_ERR_PEER_DEAD;
+        goto err_free;
+    }
+    rc = conn_register(xp, c);
+    if (rc) goto err_free;
+    ump_debug("tcp: connecting to rank %d at %s", peer, addr);
+    *out = c;
+    return UMP_OK;
+err_free:
+    ump_tcp_rx_fini(&c->rx);
+    ump_tcp_txq_fini(&c->txq);
+    free(c);
+err_close:
+    close(fd);
+    return rc;
+}
+
+int ump_tcp_conn_accept(ump_tcp_xp_t *xp)
+{
+    int n = 0;
+    for (;;) {
+        struct sockaddr_storage ss;
+        socklen_t sl = sizeof(ss);
+        int fd = accept4(xp->lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) {
+            /* A connection reset before we took it, or a signal: the next
+             * one may be fine. */
+            if (errno == EINTR || errno == ECONNABORTED) continue;
+            if (errno != EAGAIN && errno != EWOULDBLOCK) ump_warn("tcp: accept: %m");
+            return n;
+        }
+        ump_tcp_sock_opts(fd, xp->sndbuf, xp->rcvbuf);
+        ump_tcp_conn_t *c = conn_new(xp, fd, false);
+        if (!c) {
+            close(fd);
+            return UMP_ERR_NO_MEMORY;
+        }
+        ump_tcp_format_addr((struct sockaddr *)&ss, c->addr, sizeof(c->addr));
+        c->state = UMP_TCP_HELLO_WAIT;
+        if (conn_register(xp, c)) {
+            close(fd);
+            ump_tcp_rx_fini(&c->rx);
+            free(c);
+            return UMP_ERR_IO;
+        }
+        n++;
+    }
+}
+
+/* Reads and checks the hello of an incoming connection. 1 when done, 0 when
+ * more bytes are needed, <0 when the connection was refused and closed. */
+static int conn_hello(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
+{
+    ump_tcp_hello_t h;
+    if (ump_tcp_rx_pending(&c->rx) < sizeof(h)) return 0;
+    memcpy(&h, c->rx.buf + c->rx.start, sizeof(h));
+    c->rx.start += sizeof(h); /* 32 bytes: frames after it stay aligned */
+    int peer;
+    int rc = ump_tcp_hello_check(&h, xp->size, xp->secret, &peer);
+    if (rc == UMP_ERR_AUTH) {
+        ump_warn("tcp: refused connection from %s: wrong job secret", c->addr);
+    } else if (rc) {
+        ump_warn("tcp: refused connection from %s: bad handshake (magic, version or job size)",
+                 c->addr);
+    } else if (xp->peers[peer].in || xp->peers[peer].dead) {
+        ump_warn("tcp: refused connection from %s: rank %d is already connected or gone", c->addr,
+                 peer);
+        rc = UMP_ERR_PROTOCOL;
+    }
+    if (rc) {
+        ump_tcp_conn_close(xp, c);
+        return rc;
+    }
+    c->peer = peer;
+    c->state = UMP_TCP_OPEN;
+    xp->peers[peer].in = c;
+    ump_debug("tcp: rank %d connected from %s", peer, c->addr);
+    return 1;
+}
+
+/* The connection ended (EOF, reset, error). */
+static void conn_lost(ump_tcp_xp_t *xp, ump_tcp_conn_t *c, int err)
+{
+    if (c->peer < 0) { /* before its hello: nobody to tell */
+        ump_debug("tcp: connection from %s closed before its handshake", c->addr);
+        ump_tcp_conn_close(xp, c);
+        return;
+    }
+    if (c->bye) {
+        ump_tcp_peer_fail(xp, c->peer, true);
+        return;
+    }
+    if (!xp->peers[c->peer].dead)
+        ump_warn("tcp: lost connection %s rank %d (%s): %s", c->outgoing ? "to" : "from", c->peer,
+                 c->addr, err ? strerror(err) : "end of stream");
+    ump_tcp_peer_fail(xp, c->peer, false);
+}
+
+/* Reads what is available and delivers every complete frame. */
+static int conn_read(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
+{
+    int n = 0;
+    for (int i = 0; i < READS_PER_EVENT && c->state != UMP_TCP_CLOSED; i++) {
+        size_t room;
+        uint8_t *p = ump_tcp_rx_space(&c->rx, &room);
+        if (!p) {
+            ump_error("tcp: out of memory for a receive buffer (%s)", c->addr);
+            conn_lost(xp, c, ENOMEM);
+            return UMP_ERR_NO_MEMORY;
+        }
+        ssize_t r = recv(c->fd, p, room, MSG_DONTWAIT);
+        if (r < 0) {
+            if (errno == EINTR) /* nothing read yet: read again */
+                continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+            conn_lost(xp, c, errno);
+            return n;
+        }
+        if (r == 0) {
+            conn_lost(xp, c, 0);
+            return n;
+        }
+        ump_tcp_rx_commit(&c->rx, (size_t)r);
+        /* A short read emptied the socket: skip the recv that would only
+         * say EAGAIN. */
+        bool drained = (size_t)r < room;
+        if (c->state == UMP_TCP_HELLO_WAIT) {
+            int h = conn_hello(xp, c);
+            if (h <= 0) return n + (h < 0);
+            n++;
+        }
+        uint8_t am_id, flags;
+        const void *data;
+        size_t len;
+        int k;
+        while ((k = ump_tcp_rx_next(&c->rx, &am_id, &flags, &data, &len)) == 1) {
+            if (flags & UMP_TCP_FLAG_BYE) {
+                c->bye = true;
+                continue;
+            }
+            xp->base.params.am_handler(xp->base.params.arg, &xp->base, c->peer, am_id, data, len);
+            n++;
+            /* The handler's am_send may have found this peer dead. */
+            if (c->state == UMP_TCP_CLOSED) return n;
+        }
+        if (k < 0) {
+            ump_error("tcp: corrupted frame from rank %d (%s)", c->peer, c->addr);
+            ump_tcp_peer_fail(xp, c->peer, false);
+            return n;
+        }
+        if (drained) break;
+    }
+    return n;
+}
+
+int ump_tcp_conn_event(ump_tcp_xp_t *xp, ump_tcp_conn_t *c, uint32_t ev)
+{
+    int n = 0;
+    if (c->state == UMP_TCP_CLOSED) return 0;
+    if (c->state == UMP_TCP_CONNECTING) {
+        int err = 0;
+        socklen_t sl = sizeof(err);
+        if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &sl)) err = errno;
+        if (err) {
+            ump_warn("tcp: connect to rank %d at %s: %s", c->peer, c->addr, strerror(err));
+            ump_tcp_peer_fail(xp, c->peer, false);
+            return 1;
+        }
+        if (!(ev & EPOLLOUT)) return 0;
+        c->state = UMP_TCP_OPEN;
+        n++;
+    }
+    if ((ev & EPOLLOUT) && c->state == UMP_TCP_OPEN && ump_tcp_txq_len(&c->txq)) {
+        ssize_t w = ump_tcp_tx_drain(&c->txq, c->fd);
+        if (w < 0) {
+            conn_lost(xp, c, errno);
+            return n + 1;
+        }
+        n += w > 0;
+    }
+    if (ev & (EPOLLIN | EPOLLHUP | EPOLLERR)) {
+        int r = conn_read(xp, c);
+        if (r < 0) return r;
+        n += r;
+    }
+    ump_tcp_conn_rearm(xp, c);
+    return n;
+}

@@ -1,0 +1,141 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Multi-process tests: each tests/mp/<prog>.c is one program against ump.h, run
+# through umprun once per transport (ctest mp.<prog>.shm / mp.<prog>.tcp), plus
+# runs that shrink the protocol thresholds, a singleton run without the
+# launcher, and two-"host" runs in network namespaces (mp.<prog>.netns, skipped
+# with code 77 where namespaces cannot be made).
+set(UMP_MP_DIR ${CMAKE_CURRENT_LIST_DIR})
+set(UMP_MP_PROGS sizes wildcards order many self truncate ssend probe cancel alltoall flood init
+                 storm finalize threads)
+# ext tests the calls ump.h gained for the MPI layer (matched probe, greq,
+# hooks, node ids); it is built once the core defines them.
+file(GLOB_RECURSE ump_mp_core_src ${CMAKE_SOURCE_DIR}/src/core/*.c)
+set(UMP_MP_HAVE_EXT FALSE)
+foreach(f ${ump_mp_core_src})
+  file(STRINGS ${f} hit REGEX "^int ump_improbe\\(")
+  if(hit)
+    set(UMP_MP_HAVE_EXT TRUE)
+  endif()
+endforeach()
+if(UMP_MP_HAVE_EXT)
+  list(APPEND UMP_MP_PROGS ext)
+else()
+  message(STATUS "core has no ump_improbe yet: mp.ext.* not built")
+endif()
+
+foreach(prog ${UMP_MP_PROGS})
+  add_executable(mp_${prog} ${UMP_MP_DIR}/${prog}.c)
+  target_link_libraries(mp_${prog} PRIVATE ump)
+  target_compile_options(mp_${prog} PRIVATE ${UMP_WARNINGS})
+  set_target_properties(mp_${prog} PROPERTIES OUTPUT_NAME ${prog}
+                        RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/mp)
+endforeach()
+target_link_libraries(mp_threads PRIVATE Threads::Threads)
+
+# ump_mp_test(<test name> <prog> <ranks> <timeout s> [ARGS ...] [ENV ...])
+# The launcher kills the job after <timeout>; ctest's own timeout is a little
+# longer so the launcher's report (which rank hung) is what one reads.
+function(ump_mp_test name prog np timeout)
+  cmake_parse_arguments(MP "" "" "ARGS;ENV" ${ARGN})
+  add_test(NAME mp.${name}
+           COMMAND $<TARGET_FILE:umprun> -n ${np} --timeout ${timeout} --tag-output
+                   $<TARGET_FILE:mp_${prog}> ${MP_ARGS})
+  math(EXPR ctest_timeout "${timeout} + 15")
+  set_tests_properties(mp.${name} PROPERTIES TIMEOUT ${ctest_timeout} LABELS mp
+                       ENVIRONMENT "${MP_ENV}")
+endfunction()
+
+# ump_mp_netns(<prog> <timeout s> [args...]): 4 ranks on two namespaces.
+function(ump_mp_netns prog timeout)
+  add_test(NAME mp.${prog}.netns
+           COMMAND ${CMAKE_SOURCE_DIR}/scripts/netns-run.sh -n 4 --timeout ${timeout}
+                   --tag-output $<TARGET_FILE:mp_${prog}> ${ARGN})
+  math(EXPR ctest_timeout "${timeout} + 20")
+  set_tests_properties(mp.${prog}.netns PROPERTIES TIMEOUT ${ctest_timeout} LABELS "mp;netns"
+                       SKIP_RETURN_CODE 77 ENVIRONMENT "UMPRUN=$<TARGET_FILE:umprun>")
+endfunction()
+
+if(NOT TARGET umprun)
+  message(STATUS "umprun not built: multi-process tests are not registered")
+  return()
+endif()
+
+foreach(t shm tcp)
+  set(env UMP_TRANSPORTS=${t})
+  ump_mp_test(sizes.${t} sizes 2 90 ENV ${env})
+  ump_mp_test(wildcards.${t} wildcards 4 60 ENV ${env})
+  ump_mp_test(order.${t} order 2 60 ENV ${env})
+  ump_mp_test(many.${t} many 2 60 ENV ${env})
+  ump_mp_test(self.${t} self 2 60 ENV ${env})
+  ump_mp_test(truncate.${t} truncate 2 60 ENV ${env})
+  ump_mp_test(ssend.${t} ssend 2 60 ENV ${env})
+  ump_mp_test(probe.${t} probe 2 60 ENV ${env})
+  ump_mp_test(cancel.${t} cancel 2 60 ENV ${env})
+  # 8 ranks on 2 cores: must finish in seconds, not minutes, with UMP_WAIT=auto.
+  ump_mp_test(alltoall.${t} alltoall 8 60 ENV ${env} UMP_WAIT=auto)
+  ump_mp_test(flood.${t} flood 2 90 ENV ${env})
+  ump_mp_test(init.${t} init 3 30 ARGS 3 ENV ${env})
+  ump_mp_test(finalize.${t} finalize 2 20 ENV ${env})
+  ump_mp_test(threads.${t} threads 2 60 ENV ${env})
+  # Random all-to-all traffic, wildcard receives, completions through ump_peek.
+  ump_mp_test(storm.${t} storm 4 60 ENV ${env})
+  # Matched probe, request status, generalized requests, hooks, node ids.
+  if(UMP_MP_HAVE_EXT)
+    ump_mp_test(ext.${t} ext 4 30 ENV ${env})
+  endif()
+endforeach()
+
+# Every protocol path with small data: shrunken thresholds. UMP_SHM_CMA=0
+# with a CMA threshold set is the "CMA not permitted" fallback.
+ump_mp_test(sizes.shm.small-cma sizes 2 90 ARGS --max 1m
+            ENV UMP_TRANSPORTS=shm UMP_SHM_EAGER_LIMIT=256 UMP_SHM_SEG_SIZE=1k
+                UMP_SHM_CMA_MIN=4096 UMP_SHM_CMA=1)
+ump_mp_test(sizes.shm.small-nocma sizes 2 90 ARGS --max 1m
+            ENV UMP_TRANSPORTS=shm UMP_SHM_EAGER_LIMIT=256 UMP_SHM_SEG_SIZE=1k
+                UMP_SHM_CMA_MIN=4096 UMP_SHM_CMA=0)
+# Single-copy (process_vm_readv) for every message from 256 KiB up, to 16 MiB.
+ump_mp_test(sizes.shm.cma sizes 2 90 ENV UMP_TRANSPORTS=shm UMP_SHM_CMA_MIN=256k UMP_SHM_CMA=1)
+ump_mp_test(sizes.tcp.small sizes 2 90 ARGS --max 1m
+            ENV UMP_TRANSPORTS=tcp UMP_TCP_EAGER_LIMIT=1k UMP_TCP_SEG_SIZE=4k)
+ump_mp_test(order.shm.small order 2 60
+            ENV UMP_TRANSPORTS=shm UMP_SHM_EAGER_LIMIT=256 UMP_SHM_SEG_SIZE=1k UMP_SHM_CMA_MIN=4096)
+ump_mp_test(order.tcp.small order 2 60
+            ENV UMP_TRANSPORTS=tcp UMP_TCP_EAGER_LIMIT=1k UMP_TCP_SEG_SIZE=4k)
+
+# Fan-in flood: three senders, one receiver.
+ump_mp_test(flood.shm.fanin flood 4 90 ENV UMP_TRANSPORTS=shm)
+ump_mp_test(flood.tcp.fanin flood 4 90 ENV UMP_TRANSPORTS=tcp)
+
+# Sleeping waits (no lost wake-ups), and oversubscribed random traffic.
+ump_mp_test(storm.shm.block storm 4 60 ENV UMP_TRANSPORTS=shm UMP_WAIT=block)
+ump_mp_test(storm.tcp.block storm 4 60 ENV UMP_TRANSPORTS=tcp UMP_WAIT=block)
+ump_mp_test(storm.shm.8 storm 8 60 ARGS 150 ENV UMP_TRANSPORTS=shm UMP_WAIT=auto)
+ump_mp_test(sizes.shm.block sizes 2 90 ARGS --max 1m ENV UMP_TRANSPORTS=shm UMP_WAIT=block)
+
+# Tight resources: the smallest shm rings, minimal credits, tiny socket
+# buffers and send queues, so back-pressure paths run all the time.
+ump_mp_test(storm.shm.tight storm 4 60 ARGS 300
+            ENV UMP_TRANSPORTS=shm UMP_SHM_RING_SIZE=16k UMP_CREDITS=1 UMP_SHM_EAGER_LIMIT=1k
+                UMP_SHM_SEG_SIZE=2k)
+ump_mp_test(storm.tcp.tight storm 4 60 ARGS 300
+            ENV UMP_TRANSPORTS=tcp UMP_TCP_SNDBUF=4k UMP_TCP_RCVBUF=4k UMP_TCP_QUEUE_MAX=8k
+                UMP_CREDITS=1 UMP_TCP_EAGER_LIMIT=2k UMP_TCP_SEG_SIZE=8k)
+ump_mp_test(sizes.shm.tight sizes 2 90 ARGS --max 4m
+            ENV UMP_TRANSPORTS=shm UMP_SHM_RING_SIZE=16k UMP_CREDITS=1)
+ump_mp_test(sizes.tcp.tight sizes 2 90 ARGS --max 4m
+            ENV UMP_TRANSPORTS=tcp UMP_TCP_SNDBUF=4k UMP_TCP_RCVBUF=4k UMP_TCP_QUEUE_MAX=8k
+                UMP_CREDITS=1)
+
+# Without the launcher: a one-rank job.
+add_test(NAME mp.init.singleton COMMAND $<TARGET_FILE:mp_init> 1)
+set_tests_properties(mp.init.singleton PROPERTIES TIMEOUT 30 LABELS mp)
+
+# Two "hosts" (network namespaces), ranks 0,1 on one and 2,3 on the other:
+# shm inside a host, tcp between them.
+ump_mp_netns(sizes 120 --max 4m)
+ump_mp_netns(wildcards 60)
+ump_mp_netns(order 60)
+ump_mp_netns(storm 60)
+if(UMP_MP_HAVE_EXT)
+  ump_mp_netns(ext 30 0,0,1,1)
+endif()

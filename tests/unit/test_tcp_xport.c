@@ -1,0 +1,574 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The TCP transport through its ops table and the real runtime.
+ *
+ * In-process cases run as a singleton job (rank 0 of 1): rank 0 streams to
+ * itself over a real connection to its own listener, and raw sockets play
+ * the part of other connectors (wrong secret, wrong version, a crash).
+ *
+ * The two-rank cases start this same program under umprun
+ * (`umprun -n 2 test_tcp_xport --rank MODE`): both ranks send first at the
+ * same moment, then stream AMs of random sizes both ways; rank 1 also tries
+ * a connection with a wrong secret, which rank 0 must refuse; at the end
+ * rank 1 closes cleanly and rank 0 must not take that for a failure.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "xport/tcp/tcp.h"
+
+/* In a cmocka test a failed check fails the test; in a rank under umprun
+ * it ends the rank with status 1, which fails the job. */
+static bool under_cmocka = true;
+static void check_failed(int line, const char *what)
+{
+    if (under_cmocka) fail_msg("line %d: check failed: %s", line, what);
+    fprintf(stderr, "test_tcp_xport line %d: check failed: %s\n", line, what);
+    exit(1);
+}
+#define CHECK(x)                                                                                   \
+    do {                                                                                           \
+        if (!(x)) check_failed(__LINE__, #x);                                                      \
+    } while (0)
+
+#define NR_MAX 4
+
+enum { AM_DATA = 7, AM_ECHO = 9, AM_DONE = 11 };
+
+typedef struct {
+    uint32_t seq, len; /* len: payload bytes after this header */
+} msg_hdr_t;
+
+typedef struct rank_ctx {
+    int rank, size;
+    ump_rt_t *rt;
+    ump_xp_t *xp;
+    unsigned sent[NR_MAX]; /* DATA AMs taken, per destination */
+    unsigned got[NR_MAX];  /* DATA AMs received, per source */
+    unsigned echo_sent[NR_MAX], echo_got[NR_MAX], done_got[NR_MAX];
+    int failed[NR_MAX]; /* peer_failed calls, per peer */
+    unsigned bad;       /* wrong sequence or bytes */
+    bool echo;          /* answer every 8th DATA from the handler */
+    uint8_t *buf;
+} rank_ctx_t;
+
+static uint8_t pat(int src, int dst, uint32_t seq, size_t i)
+{
+    return (uint8_t)(src * 17 + dst * 5 + seq * 131u + i * 7u + (i >> 9));
+}
+
+static void on_am(void *arg, ump_xp_t *xp, int peer, uint8_t am_id, const void *data, size_t len)
+{
+    rank_ctx_t *c = arg;
+    CHECK(xp == c->xp);
+    CHECK(peer >= 0 && peer < c->size);
+    CHECK((uintptr_t)data % 8 == 0); /* frames arrive aligned */
+    CHECK(len >= sizeof(msg_hdr_t));
+    msg_hdr_t h;
+    memcpy(&h, data, sizeof(h));
+    CHECK(len == sizeof(h) + h.len);
+    if (am_id == AM_DONE) {
+        c->done_got[peer]++;
+        return;
+    }
+    if (am_id == AM_ECHO) {
+        if (h.seq != c->echo_got[peer]) c->bad++;
+        c->echo_got[peer]++;
+        return;
+    }
+    CHECK(am_id == AM_DATA);
+    if (h.seq != c->got[peer]) c->bad++;
+    const uint8_t *b = (const uint8_t *)data + sizeof(h);
+    for (size_t i = 0; i < h.len; i++)
+        if (b[i] != pat(peer, c->rank, h.seq, i)) {
+            c->bad++;
+            break;
+        }
+    c->got[peer]++;
+    /* Answer some from inside the handler: am_send is re-entrant. */
+    if (c->echo && h.seq % 8 == 0) {
+        msg_hdr_t e = {c->echo_sent[peer], 0};
+        int rc = xp->ops->am_send(xp, peer, AM_ECHO, &e, sizeof(e), NULL, 0);
+        if (rc == UMP_OK)
+            c->echo_sent[peer]++;
+        else
+            CHECK(rc == UMP_ERR_NO_RESOURCE);
+    }
+}
+
+static void on_failed(void *arg, ump_xp_t *xp, int peer, int status)
+{
+    rank_ctx_t *c = arg;
+    CHECK(status == UMP_ERR_PEER_DEAD);
+    c->failed[peer]++;
+}
+
+static void open_rank(rank_ctx_t *c)
+{
+    memset(c, 0, sizeof(*c));
+    CHECK(ump_rt_init(&c->rt) == UMP_OK);
+    c->rank = ump_rt_info(c->rt)->rank;
+    c->size = ump_rt_info(c->rt)->size;
+    CHECK(c->size <= NR_MAX);
+    ump_xp_params_t p = {c->rt, on_am, on_failed, c};
+    CHECK(ump_xp_tcp_ops.open(&p, &c->xp) == UMP_OK);
+    CHECK(strcmp(c->xp->ops->name, "tcp") == 0);
+    CHECK(c->xp->caps.reliable && c->xp->caps.ordered && !c->xp->caps.rma_get);
+    CHECK(c->xp->ops->get == NULL);
+    CHECK(c->xp->caps.max_am >= c->xp->caps.seg_size + 64);
+    CHECK(c->xp->caps.get_min == SIZE_MAX);
+    CHECK(ump_rt_fence(c->rt) == UMP_OK);
+    CHECK(c->xp->ops->wireup(c->xp) == UMP_OK);
+    c->buf = malloc(c->xp->caps.max_am);
+    CHECK(c->buf != NULL);
+}
+
+static void close_xp(rank_ctx_t *c)
+{
+    if (c->xp) c->xp->ops->close(c->xp);
+    c->xp = NULL;
+}
+
+static void close_rank(rank_ctx_t *c)
+{
+    close_xp(c);
+    ump_rt_fini(c->rt);
+    free(c->buf);
+    c->buf = NULL;
+}
+
+static void progress(rank_ctx_t *c)
+{
+    CHECK(c->xp->ops->progress(c->xp) >= 0);
+}
+
+static uint32_t rng = 12345;
+static uint32_t rnd(void)
+{
+    rng = rng * 1103515245u + 12345u;
+    return rng >> 8;
+}
+
+/* Mostly tiny or full-size AMs, the rest anywhere in between. */
+static size_t pick_len(rank_ctx_t *c)
+{
+    size_t max = c->xp->caps.max_am - sizeof(msg_hdr_t);
+    switch (rnd() % 4) {
+    case 0:
+        return rnd() % 32;
+    case 1:
+        return rnd() % 2000;
+    case 2:
+        return max - rnd() % 64;
+    default:
+        return rnd() % max;
+    }
+}
+
+/* Sends DATA AM number c->sent[dst] with `len` payload bytes split over 1-3
+ * iovs; the buffer is scribbled over at once, as a caller may. */
+static int send_data(rank_ctx_t *c, int dst, size_t len)
+{
+    uint32_t seq = c->sent[dst];
+    for (size_t i = 0; i < len; i++)
+        c->buf[i] = pat(c->rank, dst, seq, i);
+    msg_hdr_t h = {seq, (uint32_t)len};
+    int n = 1 + (int)(seq % 3);
+    struct iovec v[3];
+    size_t a = len / n, off = 0;
+    for (int i = 0; i < n; i++) {
+        size_t l = i == n - 1 ? len - off : a;
+        v[i] = (struct iovec){c->buf + off, l};
+        off += l;
+    }
+    int rc = c->xp->ops->am_send(c->xp, dst, AM_DATA, &h, sizeof(h), v, n);
+    if (rc == UMP_OK) {
+        memset(c->buf, 0xa5, len);
+        c->sent[dst]++;
+    }
+    return rc;
+}
+
+/*
+ * This rank streams `n` DATA AMs to `dst` (itself, or the other rank) while
+ * `dst` does the same back; then each sends DONE, which, AMs being ordered,
+ * arrives after everything else the peer sent. Returns with every queue
+ * flushed. The first AM goes out before any progress() call.
+ */
+static void stream(rank_ctx_t *c, int dst, unsigned n)
+{
+    time_t t0 = time(NULL);
+    unsigned pushed_back = 0;
+    bool done_sent = false;
+    c->echo = true;
+    for (;;) {
+        if (c->sent[dst] < n) {
+            int rc = send_data(c, dst, pick_len(c));
+            if (rc == UMP_ERR_NO_RESOURCE)
+                pushed_back++;
+            else
+                CHECK(rc == UMP_OK);
+        }
+        if (!done_sent && c->sent[dst] == n && c->got[dst] == n) {
+            msg_hdr_t h = {0, 0};
+            int rc = c->xp->ops->am_send(c->xp, dst, AM_DONE, &h, sizeof(h), NULL, 0);
+            CHECK(rc == UMP_OK || rc == UMP_ERR_NO_RESOURCE);
+            done_sent = rc == UMP_OK;
+        }
+        if (done_sent && c->done_got[dst] && c->xp->ops->flush(c->xp) == UMP_OK) break;
+        progress(c);
+        if (time(NULL) - t0 > 40) {
+            fprintf(stderr, "rank %d stalled: sent %u got %u done %d/%u\n", c->rank, c->sent[dst],
+                    c->got[dst], done_sent, c->done_got[dst]);
+            CHECK(!"stream stalled");
+        }
+    }
+    CHECK(c->bad == 0);
+    CHECK(c->failed[dst] == 0);
+    CHECK(c->got[dst] == n && c->done_got[dst] == 1);
+    CHECK(c->echo_sent[dst] > 0 && c->echo_got[dst] > 0);
+    if (c->xp->caps.max_am > ((ump_tcp_xp_t *)c->xp)->queue_max) CHECK(pushed_back > 0);
+    /* One connection each way to the peer. */
+    ump_tcp_xp_t *t = (ump_tcp_xp_t *)c->xp;
+    CHECK(t->peers[dst].out && t->peers[dst].in);
+    CHECK(t->peers[dst].out->outgoing && !t->peers[dst].in->outgoing);
+}
+
+/* --- in-process cases (singleton job) ------------------------------------ */
+
+static void test_self_stream(void **state)
+{
+    rank_ctx_t c;
+    open_rank(&c);
+    stream(&c, 0, 300);
+    close_rank(&c);
+}
+
+/* One AM queued at most, the smallest socket buffers: every am_send past
+ * the first meets back-pressure, and handlers still send. */
+static void test_self_pressure(void **state)
+{
+    rank_ctx_t c;
+    open_rank(&c);
+    ump_tcp_xp_t *t = (ump_tcp_xp_t *)c.xp;
+    t->queue_max = 1;
+    t->sndbuf = t->rcvbuf = 4096;
+    stream(&c, 0, 150);
+    close_rank(&c);
+}
+
+/* Connects a raw socket to `addr` and writes `len` bytes. */
+static int raw_connect(const char *addr, const void *bytes, size_t len)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl;
+    CHECK(ump_tcp_parse_addr(addr, &ss, &sl) == UMP_OK);
+    int fd = socket(ss.ss_family, SOCK_STREAM, 0);
+    CHECK(fd >= 0);
+    CHECK(connect(fd, (struct sockaddr *)&ss, sl) == 0);
+    CHECK(write(fd, bytes, len) == (ssize_t)len);
+    return fd;
+}
+
+/* Waits (progressing c) until the raw socket sees the far end close. */
+static bool refused(rank_ctx_t *c, int fd)
+{
+    struct timeval tv = {0, 10000};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    for (int k = 0; k < 300; k++) {
+        progress(c);
+        char b;
+        ssize_t n = recv(fd, &b, 1, 0);
+        if (n == 0 || (n < 0 && errno == ECONNRESET)) return true;
+        CHECK(n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK));
+    }
+    return false;
+}
+
+/* A hello followed by one DATA frame, as a connector writes them. */
+static size_t hand_stream(uint8_t *out, int rank, int size, const uint8_t *secret)
+{
+    ump_tcp_hello_t h;
+    ump_tcp_hello_encode(&h, rank, size, secret);
+    memcpy(out, &h, sizeof(h));
+    msg_hdr_t m = {0, 5};
+    struct iovec in = {"hello", 5};
+    struct iovec v[4];
+    uint8_t fh[UMP_TCP_FRAME_HDR];
+    size_t total, off = sizeof(h);
+    int k = ump_tcp_frame_iov(fh, AM_DATA, 0, &m, sizeof(m), &in, 1, v, &total);
+    for (int i = 0; i < k; i++) {
+        memcpy(out + off, v[i].iov_base, v[i].iov_len);
+        off += v[i].iov_len;
+    }
+    return off;
+}
+
+static void my_addr(rank_ctx_t *c, int rank, char *addr, size_t len)
+{
+    size_t l = len - 1;
+    CHECK(ump_rt_get(c->rt, rank, "tcp.addr", addr, &l) == UMP_OK);
+    addr[l] = '\0';
+}
+
+static void test_handshake(void **state)
+{
+    rank_ctx_t c;
+    open_rank(&c);
+    const uint8_t *secret = ump_rt_info(c.rt)->secret;
+    char addr[64];
+    my_addr(&c, 0, addr, sizeof(addr));
+    uint8_t s[256];
+    uint8_t wrong[UMP_RT_SECRET_LEN];
+    memcpy(wrong, secret, sizeof(wrong));
+    wrong[3] ^= 1;
+
+    /* Wrong secret: closed, nothing delivered, nobody reported. */
+    size_t l = hand_stream(s, 0, 1, wrong);
+    int fd = raw_connect(addr, s, l);
+    assert_true(refused(&c, fd));
+    close(fd);
+    /* Wrong version. */
+    l = hand_stream(s, 0, 1, secret);
+    ((ump_tcp_hello_t *)s)->version = 99;
+    fd = raw_connect(addr, s, l);
+    assert_true(refused(&c, fd));
+    close(fd);
+    /* Wrong job size, and a rank outside the job. */
+    l = hand_stream(s, 0, 2, secret);
+    fd = raw_connect(addr, s, l);
+    assert_true(refused(&c, fd));
+    close(fd);
+    l = hand_stream(s, 1, 1, secret);
+    fd = raw_connect(addr, s, l);
+    assert_true(refused(&c, fd));
+    close(fd);
+    assert_int_equal(c.got[0], 0);
+    assert_int_equal(c.failed[0], 0);
+
+    /* The right hello, written a byte at a time: accepted, AM delivered. */
+    l = hand_stream(s, 0, 1, secret);
+    fd = raw_connect(addr, s, 1);
+    for (size_t i = 1; i < l; i++) {
+        progress(&c);
+        assert_int_equal(write(fd, s + i, 1), 1);
+    }
+    for (int k = 0; k < 1000 && !c.got[0]; k++) {
+        progress(&c);
+        usleep(1000);
+    }
+    assert_int_equal(c.got[0], 1);
+    assert_int_equal(c.bad, 1); /* "hello" is not the test pattern: seen as such */
+
+    /* A second connection claiming the same rank is refused. */
+    int fd2 = raw_connect(addr, s, l);
+    assert_true(refused(&c, fd2));
+    close(fd2);
+    assert_int_equal(c.got[0], 1);
+
+    /* The first one vanishes without a BYE: a crash, reported once. */
+    close(fd);
+    for (int k = 0; k < 1000 && !c.failed[0]; k++) {
+        progress(&c);
+        usleep(1000);
+    }
+    progress(&c);
+    assert_int_equal(c.failed[0], 1);
+    msg_hdr_t m = {0, 0};
+    assert_int_equal(c.xp->ops->am_send(c.xp, 0, AM_DATA, &m, sizeof(m), NULL, 0),
+                     UMP_ERR_PEER_DEAD);
+    assert_int_equal(c.xp->ops->flush(c.xp), UMP_OK);
+    close_rank(&c);
+}
+
+/* Nothing listens at the peer's address: reported, then PEER_DEAD. */
+static void test_connect_refused(void **state)
+{
+    rank_ctx_t c;
+    open_rank(&c);
+    char addr[64];
+    int lfd = ump_tcp_listen("127.0.0.1", addr, sizeof(addr));
+    assert_true(lfd >= 0);
+    close(lfd); /* a port that was free a moment ago */
+    /* A later put replaces the transport's own address. */
+    assert_int_equal(ump_rt_put(c.rt, "tcp.addr", addr, strlen(addr) + 1), UMP_OK);
+    msg_hdr_t m = {0, 0};
+    int rc = c.xp->ops->am_send(c.xp, 0, AM_DATA, &m, sizeof(m), NULL, 0);
+    assert_true(rc == UMP_OK || rc == UMP_ERR_PEER_DEAD);
+    for (int k = 0; k < 1000 && !c.failed[0]; k++) {
+        progress(&c);
+        usleep(1000);
+    }
+    assert_int_equal(c.failed[0], 1);
+    assert_int_equal(c.xp->ops->am_send(c.xp, 0, AM_DATA, &m, sizeof(m), NULL, 0),
+                     UMP_ERR_PEER_DEAD);
+    /* flush does not wait for a dead peer. */
+    assert_int_equal(c.xp->ops->flush(c.xp), UMP_OK);
+    close_rank(&c);
+}
+
+/* arm() says OK when idle; an arriving AM wakes wait_fd. */
+static void test_sleep(void **state)
+{
+    rank_ctx_t c;
+    open_rank(&c);
+    int fd = c.xp->ops->wait_fd(c.xp);
+    assert_true(fd >= 0);
+    assert_int_equal(c.xp->ops->arm(c.xp), UMP_OK);
+    struct pollfd pfd = {fd, POLLIN, 0};
+    assert_int_equal(poll(&pfd, 1, 50), 0); /* nothing to wake for */
+    assert_int_equal(send_data(&c, 0, 1000), UMP_OK);
+    /* Pending work (the connect under way): arm refuses to sleep. */
+    assert_int_equal(c.xp->ops->arm(c.xp), UMP_ERR_BUSY);
+    for (int k = 0; k < 50 && !c.got[0]; k++) {
+        if (c.xp->ops->arm(c.xp) == UMP_OK) assert_int_equal(poll(&pfd, 1, 2000), 1);
+        progress(&c);
+    }
+    assert_int_equal(c.got[0], 1);
+    assert_int_equal(c.bad, 0);
+    /* Drained: it may sleep again, and nothing wakes it. */
+    for (int k = 0; k < 10 && c.xp->ops->arm(c.xp) != UMP_OK; k++)
+        progress(&c);
+    assert_int_equal(c.xp->ops->arm(c.xp), UMP_OK);
+    assert_int_equal(poll(&pfd, 1, 20), 0);
+    close_rank(&c);
+}
+
+static void test_bad_args(void **state)
+{
+    rank_ctx_t c;
+    open_rank(&c);
+    msg_hdr_t m = {0, 0};
+    assert_int_equal(c.xp->ops->am_send(c.xp, 1, AM_DATA, &m, sizeof(m), NULL, 0), UMP_ERR_INVALID);
+    assert_int_equal(c.xp->ops->am_send(c.xp, -1, AM_DATA, &m, sizeof(m), NULL, 0),
+                     UMP_ERR_INVALID);
+    struct iovec big = {c.buf, c.xp->caps.max_am};
+    assert_int_equal(c.xp->ops->am_send(c.xp, 0, AM_DATA, &m, sizeof(m), &big, 1), UMP_ERR_INVALID);
+    assert_false(c.xp->ops->reaches(c.xp, 1));
+    assert_true(c.xp->ops->reaches(c.xp, 0));
+    close_rank(&c);
+}
+
+/* --- two ranks under umprun ---------------------------------------------- */
+
+static char self_path[PATH_MAX];
+
+/* Runs this program as a two-rank job in `mode`; returns its exit status. */
+static int run_job(const char *mode)
+{
+    char umprun[PATH_MAX + 32];
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof(dir), "%s", self_path);
+    snprintf(umprun, sizeof(umprun), "%s/../bin/umprun", dirname(dir));
+    if (access(umprun, X_OK)) fail_msg("no launcher at %s", umprun);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        execl(umprun, umprun, "-n", "2", "--timeout", "45", self_path, "--rank", mode,
+              (char *)NULL);
+        _exit(127);
+    }
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static void test_two_ranks(void **state)
+{
+    assert_int_equal(run_job("default"), 0);
+}
+static void test_two_ranks_pressure(void **state)
+{
+    assert_int_equal(run_job("pressure"), 0);
+}
+
+/* One rank of the job. */
+static int rank_main(const char *mode)
+{
+    under_cmocka = false;
+    rank_ctx_t c;
+    open_rank(&c);
+    CHECK(c.size == 2);
+    int peer = 1 - c.rank;
+    ump_tcp_xp_t *t = (ump_tcp_xp_t *)c.xp;
+    if (strcmp(mode, "pressure") == 0) {
+        t->queue_max = 1;
+        t->sndbuf = t->rcvbuf = 4096;
+    }
+    rng = 777u + (unsigned)c.rank;
+
+    /* Both ranks send first, right after the fence, before any progress. */
+    CHECK(send_data(&c, peer, 100) == UMP_OK);
+
+    /* Rank 1 knocks on rank 0's door with a wrong secret; rank 0 refuses
+     * it while streaming (had it accepted, rank 1's real connection would
+     * be refused as a duplicate and the stream would fail). */
+    if (c.rank == 1) {
+        char addr[64];
+        my_addr(&c, 0, addr, sizeof(addr));
+        uint8_t s[256], wrong[UMP_RT_SECRET_LEN];
+        memcpy(wrong, ump_rt_info(c.rt)->secret, sizeof(wrong));
+        wrong[0] ^= 0x55;
+        size_t l = hand_stream(s, 1, 2, wrong);
+        int fd = raw_connect(addr, s, l);
+        CHECK(refused(&c, fd));
+        close(fd);
+    }
+    stream(&c, peer, strcmp(mode, "pressure") == 0 ? 150 : 400);
+
+    /* The final fence, then rank 1 closes; rank 0 sees BYE + EOF and must
+     * not report it, but sending to rank 1 now fails. */
+    CHECK(ump_rt_fence(c.rt) == UMP_OK);
+    if (c.rank == 1) close_xp(&c);
+    if (c.rank == 0) {
+        msg_hdr_t m = {0, 0};
+        int rc = UMP_OK;
+        for (int k = 0; k < 2000 && rc == UMP_OK; k++) {
+            progress(&c);
+            rc = t->peers[1].dead ? UMP_ERR_PEER_DEAD : UMP_OK;
+            if (rc == UMP_OK) usleep(1000);
+        }
+        CHECK(rc == UMP_ERR_PEER_DEAD);
+        CHECK(c.xp->ops->am_send(c.xp, 1, AM_DATA, &m, sizeof(m), NULL, 0) == UMP_ERR_PEER_DEAD);
+        progress(&c);
+        CHECK(c.failed[1] == 0);
+    }
+    CHECK(ump_rt_fence(c.rt) == UMP_OK);
+    close_rank(&c);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    alarm(58); /* a hang fails the test instead of waiting for ctest */
+    if (argc == 3 && strcmp(argv[1], "--rank") == 0) return rank_main(argv[2]);
+    ssize_t l = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
+    if (l <= 0) return 1;
+    self_path[l] = '\0';
+    /* The in-process cases are singleton jobs, whatever started us. */
+    unsetenv("UMP_JOB_KVS");
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_self_stream), cmocka_unit_test(test_self_pressure),
+        cmocka_unit_test(test_handshake),   cmocka_unit_test(test_connect_refused),
+        cmocka_unit_test(test_sleep),       cmocka_unit_test(test_bad_args),
+        cmocka_unit_test(test_two_ranks),   cmocka_unit_test(test_two_ranks_pressure),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
