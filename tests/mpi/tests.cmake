@@ -9,7 +9,7 @@
 file(GLOB UMP_MPI_LAYER_SOURCES ${CMAKE_SOURCE_DIR}/src/mpi/*.c)
 set(UMP_MPI_HAS_INIT FALSE)
 foreach(src ${UMP_MPI_LAYER_SOURCES})
-  file(STRINGS ${src} hit REGEX "^int PMPI_Init[ ]*\\(")
+  file(STRINGS ${src} hit REGEX "PMPI_Init[ ]*\\([ ]*int")
   if(hit)
     set(UMP_MPI_HAS_INIT TRUE)
   endif()
