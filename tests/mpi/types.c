@@ -22,10 +22,14 @@ static void xchg(const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Da
                  int want_bytes, const char *what)
 {
     MPI_Status status;
-    int p = partner(), n = -1;
+    int p = partner(), n = -1, tsize = 0;
     CALL(MPI_Sendrecv(s, sc, st, p, 1, r, rc, rt, p, 1, MPI_COMM_WORLD, &status));
-    CALL(MPI_Get_count(&status, MPI_BYTE, &n));
-    CHECK(n == want_bytes, "%s: received %d bytes, want %d", what, n, want_bytes);
+    /* Get_count takes the receive's datatype (MPI 3.1 §3.2.5). */
+    CALL(MPI_Type_size(rt, &tsize));
+    CALL(MPI_Get_count(&status, rt, &n));
+    CHECK(tsize > 0 && want_bytes % tsize == 0 && n == want_bytes / tsize,
+          "%s: MPI_Get_count gave %d elements of %d bytes, want %d bytes", what, n, tsize,
+          want_bytes);
 }
 
 static void check_extent(MPI_Datatype t, int size, MPI_Aint lb, MPI_Aint ext, MPI_Aint tlb,
@@ -280,7 +284,7 @@ static void test_struct(void)
         CHECK(r[k].c == 'a' + k && r[k].d == k + 0.25 && r[k].i[1] == k * 10 + 1,
               "unpacked struct %d is {%c, %g, %d}", k, r[k].c, r[k].d, r[k].i[1]);
     memset(r2, 0, sizeof(r2));
-    xchg(pk, packed, MPI_PACKED, r2, N, t2r, packed, "MPI_PACKED received as struct");
+    xchg(pk, packed, MPI_PACKED, r2, N, t2r, N * 21, "MPI_PACKED received as struct");
     for (int k = 0; k < N; k++)
         CHECK(r2[k].c == 'a' + k && r2[k].d == k + 0.25 && r2[k].i[2] == k * 10 + 2,
               "packed message: rec2 %d arrived as {%c, %g, %d}", k, r2[k].c, r2[k].d, r2[k].i[2]);
