@@ -336,6 +336,41 @@ static void test_attrs(void)
           y, st.MPI_TAG);
 }
 
+/* Many communicators alive at once, and many dup/free cycles: context ids are
+ * recycled correctly and messages stay in their own communicator. */
+static void test_many_comms(void)
+{
+    enum { ALIVE = 40, CYCLES = 200 };
+    MPI_Comm c[ALIVE];
+    int right = (mt_rank + 1) % mt_size, left = (mt_rank + mt_size - 1) % mt_size;
+    MPI_Request rq[2 * ALIVE];
+    int out[ALIVE], in[ALIVE];
+    for (int i = 0; i < ALIVE; i++)
+        CALL(MPI_Comm_dup(i % 2 ? MPI_COMM_WORLD : (i ? c[i - 1] : MPI_COMM_WORLD), &c[i]));
+    /* the same tag on every communicator: each receive gets its own comm's value */
+    for (int i = 0; i < ALIVE; i++) {
+        out[i] = mt_rank * 1000 + i;
+        in[i] = -1;
+        CALL(MPI_Irecv(&in[i], 1, MPI_INT, left, 0, c[i], &rq[i]));
+    }
+    for (int i = ALIVE - 1; i >= 0; i--)
+        CALL(MPI_Isend(&out[i], 1, MPI_INT, right, 0, c[i], &rq[ALIVE + i]));
+    CALL(MPI_Waitall(2 * ALIVE, rq, MPI_STATUSES_IGNORE));
+    for (int i = 0; i < ALIVE; i++)
+        CHECK(in[i] == left * 1000 + i, "communicator %d of %d received %d, want %d", i, ALIVE,
+              in[i], left * 1000 + i);
+    for (int i = 0; i < ALIVE; i++)
+        CALL(MPI_Comm_free(&c[i]));
+    for (int k = 0; k < CYCLES; k++) {
+        MPI_Comm d;
+        int x = k, y = -1;
+        CALL(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+        CALL(MPI_Sendrecv(&x, 1, MPI_INT, right, k, &y, 1, MPI_INT, left, k, d, MPI_STATUS_IGNORE));
+        CHECK(y == k, "dup/free cycle %d: received %d", k, y);
+        CALL(MPI_Comm_free(&d));
+    }
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv, "comm");
@@ -345,5 +380,6 @@ int main(int argc, char **argv)
     test_create();
     test_names();
     test_attrs();
+    test_many_comms();
     return mt_done();
 }

@@ -116,6 +116,60 @@ static void check_version_calls(const char *when)
           "%s: MPI_Get_library_version string not terminated at resultlen %d", when, len);
 }
 
+/*
+ * Under MPI_THREAD_MULTIPLE two threads of every rank talk to the partner
+ * rank at once on one communicator, told apart by tag: one with small
+ * messages, one with large ones.
+ */
+struct talk {
+    MPI_Comm comm;
+    int peer, tag, len, rounds;
+    int err;
+};
+
+static void *talker(void *arg)
+{
+    struct talk *t = arg;
+    int *s = malloc(sizeof(int) * (size_t)t->len), *r = malloc(sizeof(int) * (size_t)t->len);
+    for (int k = 0; k < t->rounds && !t->err; k++) {
+        MPI_Status st;
+        for (int i = 0; i < t->len; i++) {
+            s[i] = t->tag * 1000000 + k * 1000 + i % 1000;
+            r[i] = -1;
+        }
+        if (MPI_Sendrecv(s, t->len, MPI_INT, t->peer, t->tag, r, t->len, MPI_INT, t->peer, t->tag,
+                         t->comm, &st) != MPI_SUCCESS)
+            t->err = 1;
+        for (int i = 0; i < t->len && !t->err; i++)
+            if (r[i] != t->tag * 1000000 + k * 1000 + i % 1000) {
+                fprintf(stderr,
+                        "FAIL env rank %d: thread with tag %d, round %d: element %d is %d\n",
+                        mt_rank, t->tag, k, i, r[i]);
+                t->err = 2;
+            }
+    }
+    free(s);
+    free(r);
+    return NULL;
+}
+
+static void test_threads(void)
+{
+    MPI_Comm c;
+    pthread_t th[2];
+    int p = mt_rank ^ 1;
+    if (p >= mt_size) p = mt_rank;
+    CALL(MPI_Comm_dup(MPI_COMM_WORLD, &c));
+    struct talk t[2] = {{c, p, 10, 16, 300, 0}, {c, p, 11, 60000, 20, 0}};
+    for (int i = 0; i < 2; i++)
+        CHECK(pthread_create(&th[i], NULL, talker, &t[i]) == 0, "pthread_create");
+    for (int i = 0; i < 2; i++)
+        pthread_join(th[i], NULL);
+    CHECK(t[0].err == 0 && t[1].err == 0, "threads under MPI_THREAD_MULTIPLE failed (%d, %d)",
+          t[0].err, t[1].err);
+    CALL(MPI_Comm_free(&c));
+}
+
 int main(int argc, char **argv)
 {
     int flag = -1, provided = -1, required = -1, expect_size = -1;
@@ -180,6 +234,7 @@ int main(int argc, char **argv)
         CHECK(pthread_create(&t, NULL, other_thread, &other) == 0, "pthread_create");
         pthread_join(t, NULL);
         CHECK(other == 0, "MPI_Is_thread_main on another thread gave %d, want 0", other);
+        test_threads();
     }
 
     check_version_calls("after MPI_Init");

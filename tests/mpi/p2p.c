@@ -492,6 +492,77 @@ static void test_counts(void)
     CHECK(pair == MPI_DATATYPE_NULL, "MPI_Type_free did not set the handle to MPI_DATATYPE_NULL");
 }
 
+/*
+ * Flow control: each side of a pair posts many sends before any receive
+ * (small, medium and large, all unexpected at the receiver), then receives
+ * them in a different order than sent (by tag). Nothing may deadlock or be
+ * lost when eager buffers or credits run out.
+ */
+static void test_flood(void)
+{
+    enum { NMSG = 300 };
+    int p = partner();
+    MPI_Request *sr = mt_xmalloc(sizeof(MPI_Request) * NMSG);
+    unsigned char **bufs = mt_xmalloc(sizeof(void *) * NMSG);
+    size_t len[NMSG];
+    for (int i = 0; i < NMSG; i++) {
+        len[i] = i % 50 == 49 ? 300000 : i % 7 == 3 ? 20000 : (size_t)(i % 13) * 37;
+        bufs[i] = mt_xmalloc(len[i]);
+        mt_fill(bufs[i], len[i], 1000u + (unsigned)i);
+        CALL(MPI_Isend(bufs[i], (int)len[i], MPI_BYTE, p, 1000 + i, MPI_COMM_WORLD, &sr[i]));
+    }
+    /* both sides have all their sends out: now receive, odd tags first */
+    unsigned char *r = mt_xmalloc(300000);
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 1 - pass; i < NMSG; i += 2) {
+            MPI_Status st;
+            int n = -1;
+            CALL(MPI_Recv(r, 300000, MPI_BYTE, p, 1000 + i, MPI_COMM_WORLD, &st));
+            CALL(MPI_Get_count(&st, MPI_BYTE, &n));
+            CHECK(n == (int)len[i], "flood message %d: %d bytes, want %zu", i, n, len[i]);
+            CHECK_DATA(r, len[i], 1000u + (unsigned)i, "flood message");
+        }
+    CALL(MPI_Waitall(NMSG, sr, MPI_STATUSES_IGNORE));
+    for (int i = 0; i < NMSG; i++)
+        free(bufs[i]);
+    free(bufs);
+    free(sr);
+    free(r);
+}
+
+/* All ranks send large messages to rank 0 at once; it takes them by ANY_SOURCE. */
+static void test_many_to_one(void)
+{
+    enum { BIG = 1 << 19, EACH = 3 };
+    unsigned char *s = mt_xmalloc(BIG);
+    MPI_Request sr[EACH];
+    mt_fill(s, BIG, 7000u + (unsigned)mt_rank);
+    for (int k = 0; k < EACH; k++)
+        CALL(MPI_Isend(s, BIG - k, MPI_BYTE, 0, 77, MPI_COMM_WORLD, &sr[k]));
+    if (mt_rank == 0) {
+        unsigned char *r = mt_xmalloc(BIG);
+        int *next = calloc((size_t)mt_size, sizeof(int));
+        for (int i = 0; i < EACH * mt_size; i++) {
+            MPI_Status st;
+            int n = -1;
+            CALL(MPI_Recv(r, BIG, MPI_BYTE, MPI_ANY_SOURCE, 77, MPI_COMM_WORLD, &st));
+            CALL(MPI_Get_count(&st, MPI_BYTE, &n));
+            int src = st.MPI_SOURCE;
+            CHECK(src >= 0 && src < mt_size && next[src] < EACH,
+                  "many-to-one: unexpected source %d", src);
+            /* non-overtaking per sender: sizes arrive in send order */
+            CHECK(n == BIG - next[src], "many-to-one: message %d of rank %d has %d bytes, want %d",
+                  next[src], src, n, BIG - next[src]);
+            CHECK_DATA(r, (size_t)n, 7000u + (unsigned)src, "many-to-one data");
+            next[src]++;
+        }
+        free(next);
+        free(r);
+    }
+    CALL(MPI_Waitall(EACH, sr, MPI_STATUSES_IGNORE));
+    free(s);
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv, "p2p");
@@ -505,5 +576,9 @@ int main(int argc, char **argv)
     test_order();
     test_truncate();
     test_counts();
+    CALL(MPI_Barrier(MPI_COMM_WORLD));
+    test_flood();
+    CALL(MPI_Barrier(MPI_COMM_WORLD));
+    test_many_to_one();
     return mt_done();
 }

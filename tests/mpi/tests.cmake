@@ -63,13 +63,18 @@ endforeach()
 add_test(NAME mpi.env.singleton COMMAND $<TARGET_FILE:mpi_env> --expect-size=1)
 set_tests_properties(mpi.env.singleton PROPERTIES TIMEOUT 30 LABELS mpi)
 
-# MPI_Init_thread with each required level.
-foreach(level single funneled serialized multiple)
-  add_test(NAME mpi.env_thread_${level}.n2.shm
-           COMMAND ${MPI_UMPRUN} -n 2 --timeout 30 -x UMP_TRANSPORTS=shm
-                   $<TARGET_FILE:mpi_env> --thread=${level} --expect-size=2)
-  set_tests_properties(mpi.env_thread_${level}.n2.shm PROPERTIES TIMEOUT 45 LABELS mpi
-                                                                 ENVIRONMENT UMP_TRANSPORTS=shm)
+# MPI_Init_thread with each required level; under MULTIPLE the program also
+# communicates from two threads at once.
+foreach(run "single;2;shm" "funneled;2;shm" "serialized;2;shm" "multiple;2;shm" "multiple;4;shm"
+            "multiple;3;tcp")
+  list(GET run 0 level)
+  list(GET run 1 n)
+  list(GET run 2 xp)
+  set(name mpi.env_thread_${level}.n${n}.${xp})
+  add_test(NAME ${name}
+           COMMAND ${MPI_UMPRUN} -n ${n} --timeout 60 -x UMP_TRANSPORTS=${xp}
+                   $<TARGET_FILE:mpi_env> --thread=${level} --expect-size=${n})
+  set_tests_properties(${name} PROPERTIES TIMEOUT 90 LABELS mpi ENVIRONMENT UMP_TRANSPORTS=${xp})
 endforeach()
 
 # MPI_ERRORS_ARE_FATAL aborts the job, and the message names the call.

@@ -415,6 +415,53 @@ static void test_misc(void)
     CHECK(t == MPI_DATATYPE_NULL, "MPI_Type_free did not set MPI_DATATYPE_NULL");
 }
 
+/*
+ * Large non-contiguous messages (past any eager limit): a vector with
+ * stride 2 received as a vector with stride 3, and an hvector of struct
+ * blocks received contiguous, so packing and unpacking run in pieces.
+ */
+static void test_large(void)
+{
+    enum { NB = 150000 };
+    double *s = mt_xmalloc(sizeof(double) * 2 * NB), *r = mt_xmalloc(sizeof(double) * 3 * NB);
+    MPI_Datatype v2, v3;
+    for (int i = 0; i < 2 * NB; i++)
+        s[i] = i % 2 ? -1.0 : i / 2 + 0.5;
+    for (int i = 0; i < 3 * NB; i++)
+        r[i] = -2.0;
+    CALL(MPI_Type_vector(NB, 1, 2, MPI_DOUBLE, &v2));
+    CALL(MPI_Type_vector(NB, 1, 3, MPI_DOUBLE, &v3));
+    CALL(MPI_Type_commit(&v2));
+    CALL(MPI_Type_commit(&v3));
+    xchg(s, 1, v2, r, 1, v3, NB * 8, "large vector stride 2 to stride 3");
+    for (int i = 0; i < 3 * NB; i++)
+        CHECK(r[i] == (i % 3 ? -2.0 : i / 3 + 0.5), "large vector: element %d is %g", i, r[i]);
+
+    /* count > 1 of a vector: blocks of 3 of every 5 ints, 40000 times */
+    enum { NV = 40000 };
+    int *si = mt_xmalloc(sizeof(int) * 5 * NV), *ri = mt_xmalloc(sizeof(int) * 3 * NV);
+    MPI_Datatype blk, blkr;
+    CALL(MPI_Type_vector(1, 3, 5, MPI_INT, &blk));
+    CALL(MPI_Type_create_resized(blk, 0, 5 * sizeof(int), &blkr));
+    CALL(MPI_Type_commit(&blkr));
+    for (int i = 0; i < 5 * NV; i++)
+        si[i] = i % 5 < 3 ? i : -1;
+    memset(ri, 0, sizeof(int) * 3 * NV);
+    xchg(si, NV, blkr, ri, 3 * NV, MPI_INT, NV * 12, "40000 resized blocks to contiguous");
+    for (int k = 0; k < NV; k++)
+        for (int j = 0; j < 3; j++)
+            CHECK(ri[3 * k + j] == 5 * k + j, "resized blocks: element %d is %d, want %d",
+                  3 * k + j, ri[3 * k + j], 5 * k + j);
+    CALL(MPI_Type_free(&blk));
+    CALL(MPI_Type_free(&blkr));
+    CALL(MPI_Type_free(&v2));
+    CALL(MPI_Type_free(&v3));
+    free(s);
+    free(r);
+    free(si);
+    free(ri);
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv, "types");
@@ -423,5 +470,6 @@ int main(int argc, char **argv)
     test_struct();
     test_subarray();
     test_misc();
+    test_large();
     return mt_done();
 }
