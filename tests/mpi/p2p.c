@@ -493,37 +493,54 @@ static void test_counts(void)
 }
 
 /*
- * Flow control: each side of a pair posts many sends before any receive
- * (small, medium and large, all unexpected at the receiver), then receives
- * them in a different order than sent (by tag). Nothing may deadlock or be
- * lost when eager buffers or credits run out.
+ * Flow control: each side of a pair posts many sends before any receive, so
+ * all are unexpected at the receiver, then receives them odd tags first.
+ * Every send has a matching receive posted eventually, so by the progress
+ * rule (MPI 3.1 §3.5) none may hang when eager buffers or credits run out.
+ * Patterns: 0 mixed small / medium / large, 1: 1000 x 1000 bytes,
+ * 2: 100 x 8000 bytes, 3: 50 x 30000 bytes.
  */
-static void test_flood(void)
+static size_t flood_len(int pattern, int i)
 {
-    enum { NMSG = 300 };
+    switch (pattern) {
+    case 0:
+        return i % 50 == 49 ? 300000 : i % 7 == 3 ? 20000 : (size_t)(i % 13) * 37;
+    case 1:
+        return 1000;
+    case 2:
+        return 8000;
+    default:
+        return 30000;
+    }
+}
+
+static void test_flood(int pattern)
+{
+    const int nmsg = pattern == 0 ? 300 : pattern == 1 ? 1000 : pattern == 2 ? 100 : 50;
     int p = partner();
-    MPI_Request *sr = mt_xmalloc(sizeof(MPI_Request) * NMSG);
-    unsigned char **bufs = mt_xmalloc(sizeof(void *) * NMSG);
-    size_t len[NMSG];
-    for (int i = 0; i < NMSG; i++) {
-        len[i] = i % 50 == 49 ? 300000 : i % 7 == 3 ? 20000 : (size_t)(i % 13) * 37;
-        bufs[i] = mt_xmalloc(len[i]);
-        mt_fill(bufs[i], len[i], 1000u + (unsigned)i);
-        CALL(MPI_Isend(bufs[i], (int)len[i], MPI_BYTE, p, 1000 + i, MPI_COMM_WORLD, &sr[i]));
+    MPI_Request *sr = mt_xmalloc(sizeof(MPI_Request) * (size_t)nmsg);
+    unsigned char **bufs = mt_xmalloc(sizeof(void *) * (size_t)nmsg);
+    for (int i = 0; i < nmsg; i++) {
+        size_t len = flood_len(pattern, i);
+        bufs[i] = mt_xmalloc(len);
+        mt_fill(bufs[i], len, 1000u + (unsigned)i);
+        CALL(MPI_Isend(bufs[i], (int)len, MPI_BYTE, p, 1000 + i, MPI_COMM_WORLD, &sr[i]));
     }
     /* both sides have all their sends out: now receive, odd tags first */
     unsigned char *r = mt_xmalloc(300000);
     for (int pass = 0; pass < 2; pass++)
-        for (int i = 1 - pass; i < NMSG; i += 2) {
+        for (int i = 1 - pass; i < nmsg; i += 2) {
             MPI_Status st;
             int n = -1;
+            size_t len = flood_len(pattern, i);
             CALL(MPI_Recv(r, 300000, MPI_BYTE, p, 1000 + i, MPI_COMM_WORLD, &st));
             CALL(MPI_Get_count(&st, MPI_BYTE, &n));
-            CHECK(n == (int)len[i], "flood message %d: %d bytes, want %zu", i, n, len[i]);
-            CHECK_DATA(r, len[i], 1000u + (unsigned)i, "flood message");
+            CHECK(n == (int)len, "flood pattern %d message %d: %d bytes, want %zu", pattern, i, n,
+                  len);
+            CHECK_DATA(r, len, 1000u + (unsigned)i, "flood message");
         }
-    CALL(MPI_Waitall(NMSG, sr, MPI_STATUSES_IGNORE));
-    for (int i = 0; i < NMSG; i++)
+    CALL(MPI_Waitall(nmsg, sr, MPI_STATUSES_IGNORE));
+    for (int i = 0; i < nmsg; i++)
         free(bufs[i]);
     free(bufs);
     free(sr);
@@ -577,7 +594,10 @@ int main(int argc, char **argv)
     test_truncate();
     test_counts();
     CALL(MPI_Barrier(MPI_COMM_WORLD));
-    test_flood();
+    for (int pattern = 0; pattern < 4; pattern++) {
+        test_flood(pattern);
+        CALL(MPI_Barrier(MPI_COMM_WORLD));
+    }
     CALL(MPI_Barrier(MPI_COMM_WORLD));
     test_many_to_one();
     return mt_done();
