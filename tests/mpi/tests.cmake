@@ -95,6 +95,9 @@ foreach(prog ${MPI_CLASSIC_PROGS})
            COMMAND bash ${MPI_TEST_DIR}/classic/compare.sh ${prog}
                    $<TARGET_FILE:mpi_classic_${prog}> ${MPI_UMPRUN} 4)
   set_tests_properties(mpi.classic.${prog} PROPERTIES TIMEOUT 400 LABELS mpi SKIP_RETURN_CODE 77)
+  if(UMP_SANITIZE)
+    set_tests_properties(mpi.classic.${prog} PROPERTIES ENVIRONMENT UMP_COMPARE_NO_UMPCC=1)
+  endif()
   add_test(NAME mpi.classic.${prog}.n3.tcp
            COMMAND ${MPI_UMPRUN} -n 3 --timeout 60 -x UMP_TRANSPORTS=tcp
                    $<TARGET_FILE:mpi_classic_${prog}>)
