@@ -135,6 +135,26 @@ static void test_return(void)
     CALL(MPI_Sendrecv(NULL, 0, MPI_INT, mt_rank, 9, NULL, 0, MPI_INT, mt_rank, 9, MPI_COMM_WORLD,
                       MPI_STATUS_IGNORE));
 
+    /* errors of calls without a communicator are raised on MPI_COMM_WORLD */
+    MPI_Group wg, ng;
+    MPI_Datatype nt;
+    MPI_Info info;
+    int out_of_range[1] = {mt_size + 5}, size = -1;
+    char longkey[MPI_MAX_INFO_KEY + 16];
+    CALL(MPI_Comm_group(MPI_COMM_WORLD, &wg));
+    EXPECT_ERR(MPI_Group_incl(wg, 1, out_of_range, &ng), MPI_ERR_RANK, "MPI_Group_incl", "rank");
+    CALL(MPI_Group_free(&wg));
+    EXPECT_ERR(MPI_Type_contiguous(-1, MPI_INT, &nt), MPI_ERR_COUNT, "MPI_Type_contiguous",
+               "count");
+    CALL(MPI_Info_create(&info));
+    memset(longkey, 'k', sizeof(longkey) - 1);
+    longkey[sizeof(longkey) - 1] = 0;
+    EXPECT_ERR(MPI_Info_set(info, longkey, "v"), MPI_ERR_INFO_KEY, "MPI_Info_set", "key");
+    CALL(MPI_Info_free(&info));
+    EXPECT_ERR(MPI_Comm_size(MPI_COMM_NULL, &size), MPI_ERR_COMM, "MPI_Comm_size", "comm");
+    EXPECT_ERR(MPI_Allreduce(buf, buf + 1, 1, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD), MPI_ERR_OP,
+               "MPI_Allreduce", "op");
+
     still_works(MPI_COMM_WORLD, "argument errors under MPI_ERRORS_RETURN");
     CALL(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
 }
