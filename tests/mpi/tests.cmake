@@ -60,8 +60,14 @@ foreach(prog ${MPI_TEST_PROGS})
 endforeach()
 
 # Started without umprun, a program is a singleton job of size 1.
-add_test(NAME mpi.env.singleton COMMAND $<TARGET_FILE:mpi_env> --expect-size=1)
-set_tests_properties(mpi.env.singleton PROPERTIES TIMEOUT 30 LABELS mpi)
+foreach(prog ${MPI_TEST_PROGS})
+  set(args "")
+  if(prog STREQUAL "env")
+    set(args --expect-size=1)
+  endif()
+  add_test(NAME mpi.${prog}.singleton COMMAND $<TARGET_FILE:mpi_${prog}> ${args})
+  set_tests_properties(mpi.${prog}.singleton PROPERTIES TIMEOUT 60 LABELS mpi)
+endforeach()
 
 # MPI_Init_thread with each required level; under MULTIPLE the program also
 # communicates from two threads at once.
