@@ -580,6 +580,45 @@ static void test_many_to_one(void)
     free(s);
 }
 
+/*
+ * Receives are matched in the order they were posted, whatever their
+ * wildcards: a message that matches both an earlier MPI_ANY_SOURCE (or
+ * MPI_ANY_TAG) receive and a later specific one goes to the earlier one.
+ */
+static void test_posted_order(void)
+{
+    int p = partner(), v[4] = {-1, -1, -1, -1}, sv[4] = {101, 102, 103, 104};
+    MPI_Request rr[4], sr[4];
+    MPI_Status st[4];
+    if (mt_rank >= p) {
+        CALL(MPI_Irecv(&v[0], 1, MPI_INT, MPI_ANY_SOURCE, 41, MPI_COMM_WORLD, &rr[0]));
+        CALL(MPI_Irecv(&v[1], 1, MPI_INT, p, 41, MPI_COMM_WORLD, &rr[1]));
+        CALL(MPI_Irecv(&v[2], 1, MPI_INT, p, MPI_ANY_TAG, MPI_COMM_WORLD, &rr[2]));
+        CALL(MPI_Irecv(&v[3], 1, MPI_INT, p, 42, MPI_COMM_WORLD, &rr[3]));
+        if (mt_rank != p) CALL(MPI_Send(NULL, 0, MPI_BYTE, p, 40, MPI_COMM_WORLD));
+    }
+    if (mt_rank <= p) {
+        if (mt_rank != p)
+            CALL(MPI_Recv(NULL, 0, MPI_BYTE, p, 40, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        CALL(MPI_Isend(&sv[0], 1, MPI_INT, p, 41, MPI_COMM_WORLD, &sr[0]));
+        CALL(MPI_Isend(&sv[1], 1, MPI_INT, p, 41, MPI_COMM_WORLD, &sr[1]));
+        CALL(MPI_Isend(&sv[2], 1, MPI_INT, p, 42, MPI_COMM_WORLD, &sr[2]));
+        CALL(MPI_Isend(&sv[3], 1, MPI_INT, p, 42, MPI_COMM_WORLD, &sr[3]));
+    }
+    if (mt_rank >= p) {
+        CALL(MPI_Waitall(4, rr, st));
+        for (int i = 0; i < 4; i++)
+            CHECK(v[i] == sv[i] && st[i].MPI_SOURCE == p && st[i].MPI_TAG == (i < 2 ? 41 : 42),
+                  "posted receive %d (%s) got %d tag %d, want %d tag %d", i,
+                  i == 0   ? "ANY_SOURCE, tag 41"
+                  : i == 1 ? "partner, tag 41"
+                  : i == 2 ? "partner, ANY_TAG"
+                           : "partner, tag 42",
+                  v[i], st[i].MPI_TAG, sv[i], i < 2 ? 41 : 42);
+    }
+    if (mt_rank <= p) CALL(MPI_Waitall(4, sr, MPI_STATUSES_IGNORE));
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv, "p2p");
@@ -590,6 +629,7 @@ int main(int argc, char **argv)
     test_sendrecv();
     test_wildcards();
     CALL(MPI_Barrier(MPI_COMM_WORLD));
+    test_posted_order();
     test_order();
     test_truncate();
     test_counts();

@@ -374,6 +374,106 @@ static void test_cancel(void)
     CHECK(!flag && y == 8, "MPI_Test_cancelled of a completed receive gave %d", flag);
 }
 
+/*
+ * A failed receive among several: Waitall / Testall / Waitsome return
+ * MPI_ERR_IN_STATUS and set each status's MPI_ERROR (MPI 3.1 §3.7.5);
+ * Waitany returns the error itself.
+ */
+static void test_err_in_status(void)
+{
+    int p = partner();
+    int big[4] = {1, 2, 3, 4}, small[2] = {5, 6};
+    int r1[4], r2[4];
+    MPI_Request sr[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL}, rr[2];
+    MPI_Status st[2];
+    CALL(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    for (int how = 0; how < 4; how++) {
+        if (mt_rank <= p) {
+            CALL(MPI_Isend(big, 4, MPI_INT, p, 60 + how, MPI_COMM_WORLD, &sr[0]));
+            CALL(MPI_Isend(small, 2, MPI_INT, p, 70 + how, MPI_COMM_WORLD, &sr[1]));
+        }
+        if (mt_rank >= p) {
+            /* the first receive is too small for its 4 ints */
+            CALL(MPI_Irecv(r1, 2, MPI_INT, p, 60 + how, MPI_COMM_WORLD, &rr[0]));
+            CALL(MPI_Irecv(r2, 4, MPI_INT, p, 70 + how, MPI_COMM_WORLD, &rr[1]));
+            st[0].MPI_ERROR = st[1].MPI_ERROR = -12345;
+            int rc, flag = 0, out = 0, ind[2], idx = -1, done = 0;
+            const char *w = how == 0   ? "MPI_Waitall"
+                            : how == 1 ? "MPI_Testall"
+                            : how == 2 ? "MPI_Waitsome"
+                                       : "MPI_Waitany";
+            if (how == 0)
+                rc = MPI_Waitall(2, rr, st);
+            else if (how == 1) {
+                double t0 = MPI_Wtime();
+                do {
+                    rc = MPI_Testall(2, rr, &flag, st);
+                    CHECK(MPI_Wtime() - t0 < 30.0, "MPI_Testall: not complete after 30 s");
+                } while (rc == MPI_SUCCESS && !flag);
+            } else if (how == 2) {
+                /* Waitsome until both are done; the call that completes the
+                 * truncated receive returns MPI_ERR_IN_STATUS */
+                int seen_err = 0;
+                while (done < 2) {
+                    MPI_Status sts[2];
+                    rc = MPI_Waitsome(2, rr, &out, ind, sts);
+                    CHECK(rc == MPI_SUCCESS || mt_class(rc) == MPI_ERR_IN_STATUS,
+                          "MPI_Waitsome returned %d (%s)", rc, mt_errstr(rc));
+                    CHECK(out >= 1 && out <= 2 - done, "MPI_Waitsome outcount %d", out);
+                    for (int j = 0; j < out; j++) {
+                        if (ind[j] == 0) {
+                            CHECK(rc != MPI_SUCCESS &&
+                                      mt_class(sts[j].MPI_ERROR) == MPI_ERR_TRUNCATE,
+                                  "MPI_Waitsome completed the truncated receive with rc %d, "
+                                  "status error %d",
+                                  rc, sts[j].MPI_ERROR);
+                            seen_err = 1;
+                        } else if (rc != MPI_SUCCESS)
+                            CHECK(sts[j].MPI_ERROR == MPI_SUCCESS,
+                                  "MPI_Waitsome: the good "
+                                  "receive has status error %d",
+                                  sts[j].MPI_ERROR);
+                    }
+                    done += out;
+                }
+                CHECK(seen_err, "MPI_Waitsome never reported the truncated receive");
+                goto next;
+            } else {
+                /* Waitany: the truncated receive's error is the return code */
+                while (done < 2) {
+                    MPI_Status one;
+                    rc = MPI_Waitany(2, rr, &idx, &one);
+                    if (idx == 0)
+                        CHECK(mt_class(rc) == MPI_ERR_TRUNCATE,
+                              "MPI_Waitany of the truncated "
+                              "receive returned %d (%s)",
+                              rc, mt_errstr(rc));
+                    else
+                        CHECK(rc == MPI_SUCCESS, "MPI_Waitany of the good receive returned %d", rc);
+                    done++;
+                }
+                goto next;
+            }
+            CHECK(mt_class(rc) == MPI_ERR_IN_STATUS,
+                  "%s with a truncated receive returned %d "
+                  "(%s), want MPI_ERR_IN_STATUS",
+                  w, rc, mt_errstr(rc));
+            CHECK(mt_class(st[0].MPI_ERROR) == MPI_ERR_TRUNCATE,
+                  "%s: status of the truncated receive has MPI_ERROR %d", w, st[0].MPI_ERROR);
+            CHECK(st[1].MPI_ERROR == MPI_SUCCESS,
+                  "%s: status of the good receive has MPI_ERROR "
+                  "%d",
+                  w, st[1].MPI_ERROR);
+        next:
+            CHECK(r2[0] == 5 && r2[1] == 6, "the good receive got %d %d", r2[0], r2[1]);
+            CHECK(rr[0] == MPI_REQUEST_NULL && rr[1] == MPI_REQUEST_NULL,
+                  "%s left a request non-null", w);
+        }
+        if (mt_rank <= p) CALL(MPI_Waitall(2, sr, MPI_STATUSES_IGNORE));
+    }
+    CALL(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv, "requests");
@@ -384,5 +484,6 @@ int main(int argc, char **argv)
     test_free_active();
     test_get_status();
     test_cancel();
+    test_err_in_status();
     return mt_done();
 }
