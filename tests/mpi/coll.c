@@ -166,11 +166,64 @@ static void test_barrier(void)
     CHECK(dt >= 0.1, "left MPI_Barrier after %.3f s, before the late rank entered (0.3 s)", dt);
 }
 
+/* Collectives never match point-to-point receives, even fully wildcarded ones. */
+static void test_isolation(void)
+{
+    int v = -1, flag = 1, one = 1, sum = 0;
+    double d[3] = {1, 2, 3};
+    MPI_Request r;
+    MPI_Status st;
+    CALL(MPI_Irecv(&v, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &r));
+    CALL(MPI_Barrier(MPI_COMM_WORLD));
+    CALL(MPI_Bcast(d, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD));
+    CALL(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    CALL(MPI_Reduce(&one, &sum, 1, MPI_INT, MPI_SUM, mt_size - 1, MPI_COMM_WORLD));
+    CALL(MPI_Barrier(MPI_COMM_WORLD));
+    CALL(MPI_Test(&r, &flag, &st));
+    CHECK(!flag, "a wildcard receive matched a collective's message (source %d tag %d)",
+          st.MPI_SOURCE, st.MPI_TAG);
+    /* every rank has tested before anyone sends the message that matches */
+    CALL(MPI_Barrier(MPI_COMM_WORLD));
+    int x = 1000 + mt_rank;
+    CALL(MPI_Send(&x, 1, MPI_INT, (mt_rank + 1) % mt_size, 3, MPI_COMM_WORLD));
+    CALL(MPI_Wait(&r, &st));
+    int left = (mt_rank + mt_size - 1) % mt_size;
+    CHECK(v == 1000 + left && st.MPI_SOURCE == left && st.MPI_TAG == 3,
+          "wildcard receive after collectives got %d from %d tag %d", v, st.MPI_SOURCE, st.MPI_TAG);
+}
+
+/* Bcast of a derived datatype: a matrix column, received in place of another layout. */
+static void test_bcast_derived(void)
+{
+    enum { R = 50, C = 7 };
+    double m[R][C];
+    MPI_Datatype col;
+    CALL(MPI_Type_vector(R, 1, C, MPI_DOUBLE, &col));
+    CALL(MPI_Type_commit(&col));
+    for (int root = 0; root < mt_size; root++) {
+        for (int i = 0; i < R; i++)
+            for (int j = 0; j < C; j++)
+                m[i][j] = mt_rank == root ? i * 10 + j : -1;
+        if (mt_rank == root) /* root sends column 2; the others receive it contiguously */
+            CALL(MPI_Bcast(&m[0][2], 1, col, root, MPI_COMM_WORLD));
+        else {
+            double flat[R];
+            CALL(MPI_Bcast(flat, R, MPI_DOUBLE, root, MPI_COMM_WORLD));
+            for (int i = 0; i < R; i++)
+                CHECK(flat[i] == i * 10 + 2, "MPI_Bcast of a column from %d: element %d is %g",
+                      root, i, flat[i]);
+        }
+    }
+    CALL(MPI_Type_free(&col));
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv, "coll");
     test_barrier();
     test_bcast();
     test_reduce();
+    test_isolation();
+    test_bcast_derived();
     return mt_done();
 }

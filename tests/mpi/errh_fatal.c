@@ -3,7 +3,8 @@
  * errh_fatal.c - MPI_ERRORS_ARE_FATAL, the default handler, aborts the whole
  * job: the last rank sends to a rank that does not exist while the others
  * wait in a receive that never completes. fatal.sh checks that the launcher
- * exits non-zero and that the output names the call.
+ * exits non-zero and that the output names the call. With --abort the last
+ * rank calls MPI_Abort(MPI_COMM_WORLD, 7) instead.
  */
 #include "mt.h"
 
@@ -15,6 +16,11 @@ int main(int argc, char **argv)
     mt_init(&argc, &argv, "errh_fatal");
     if (mt_rank == mt_size - 1) {
         usleep(100 * 1000);
+        if (argc > 1 && !strcmp(argv[1], "--abort")) {
+            MPI_Abort(MPI_COMM_WORLD, 7);
+            printf("errh_fatal: MPI_Abort returned under MPI_ERRORS_ARE_FATAL\n");
+            return 3;
+        }
         MPI_Send(&x, 1, MPI_INT, mt_size + 3, 0, MPI_COMM_WORLD);
         printf("errh_fatal: MPI_Send with a bad rank returned under MPI_ERRORS_ARE_FATAL\n");
         fflush(stdout);

@@ -51,5 +51,14 @@ for n in 1 2 4; do
         fail=1
     fi
 done
+for n in 1 3; do
+    if FATAL_RC=7 bash "$here/fatal.sh" "(code|errorcode) 7" $mpirun -n $n "$out/errh_fatal" --abort \
+        >"$out/abort.n$n.log" 2>&1; then
+        echo "ok   MPI_Abort n=$n"
+    else
+        echo "FAIL MPI_Abort n=$n (log $out/abort.n$n.log)"
+        fail=1
+    fi
+done
 echo "openmpi.sh: $(($(date +%s) - start)) s, logs in $out"
 exit $fail

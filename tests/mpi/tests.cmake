@@ -94,6 +94,18 @@ foreach(run "1;shm" "2;shm" "4;shm" "2;tcp" "4;tcp")
   set_tests_properties(${name} PROPERTIES TIMEOUT 60 LABELS mpi ENVIRONMENT UMP_TRANSPORTS=${xp})
 endforeach()
 
+# MPI_Abort ends the whole job with the code given.
+foreach(run "1;shm" "3;shm" "3;tcp")
+  list(GET run 0 n)
+  list(GET run 1 xp)
+  set(name mpi.abort.n${n}.${xp})
+  add_test(NAME ${name}
+           COMMAND bash ${MPI_TEST_DIR}/fatal.sh "(code|errorcode) 7" ${MPI_UMPRUN} -n ${n}
+                   --timeout 30 -x UMP_TRANSPORTS=${xp} $<TARGET_FILE:mpi_errh_fatal> --abort)
+  set_tests_properties(${name} PROPERTIES TIMEOUT 60 LABELS mpi
+                                          ENVIRONMENT "UMP_TRANSPORTS=${xp};FATAL_RC=7")
+endforeach()
+
 # Classic programs: same output as under Open MPI (4 ranks, default transport),
 # and self-checking runs on 3 ranks over tcp.
 foreach(prog ${MPI_CLASSIC_PROGS})
