@@ -8,11 +8,13 @@
  * reads the data with the transport's get() and answers FIN, or answers CTS
  * and the sender streams DATA segments). Arriving AMs enter through
  * ump_core_am_handler (proto.c), which matches them against posted receives
- * (match.c) or keeps them as unexpected. Every AM that the receiver must be
- * able to hold without a posted receive (EAGER, EAGER_SYNC, RTS) costs the
- * sender credits, returned by the receiver once the message is consumed:
- * a flood of unexpected messages slows the sender instead of exhausting the
- * receiver's memory.
+ * (match.c) or keeps them as unexpected. Eager data the receiver holds
+ * without a posted receive costs the sender credits, returned by the
+ * receiver once the message is consumed; a sender out of credits sends an
+ * RTS instead, whose data stays with the sender until the receive is
+ * posted: a flood of unexpected messages slows the sender (its sends
+ * complete only when matched) and leaves the receiver holding small records,
+ * never the data.
  */
 #ifndef UMP_CORE_H
 #define UMP_CORE_H
@@ -126,7 +128,7 @@ typedef struct ump_ctxq {
     UT_hash_handle hh;
 } ump_ctxq_t;
 
-/* A send-side operation waiting for the transport or for credits. */
+/* A send-side operation waiting for room in the transport. */
 typedef struct ump_op {
     TAILQ_ENTRY(ump_op) link;
     uint8_t am_id;
@@ -147,10 +149,10 @@ typedef struct ump_peer {
     ump_xp_t *xp;
     bool dead;
     bool on_pending_list;
-    int64_t credits;          /* bytes of unexpected-able AMs we may still send */
+    int64_t credits;          /* eager bytes the receiver will still hold for us */
     size_t owed;              /* bytes of its messages we consumed, not yet returned */
-    struct ump_op_list ctrl;  /* replies and DATA: never wait for credits */
-    struct ump_op_list match; /* EAGER/RTS: wait for credits, in send order */
+    struct ump_op_list ctrl;  /* replies and DATA, which may overtake `match` */
+    struct ump_op_list match; /* EAGER/EAGER_SYNC/RTS, in send order */
     TAILQ_ENTRY(ump_peer) pending_link;
 } ump_peer_t;
 TAILQ_HEAD(ump_peer_list, ump_peer);
@@ -162,6 +164,11 @@ typedef struct ump_core {
     int rank, size;
     int thread_level;
     pthread_mutex_t lock; /* taken only at UMP_THREAD_MULTIPLE */
+    pthread_cond_t cond;  /* MULTIPLE: wakes threads waiting behind the sleeper */
+    int cond_waiters;
+    bool sleeping;  /* a thread sleeps on the transports' wait fds */
+    bool wake_sent; /* wake_fd was written since that sleep began */
+    int wake_fd;    /* MULTIPLE: eventfd in epfd that wakes the sleeper */
     ump_rt_t *rt;
     ump_xp_t *xps[8];
     int nxps;
@@ -198,6 +205,12 @@ static inline void ump_core_unlock(void)
     if (ump_core.thread_level == UMP_THREAD_MULTIPLE) pthread_mutex_unlock(&ump_core.lock);
 }
 
+/* Every entry point of ump.h starts with this. */
+#define UMP_CORE_CHECK_INIT()                                                                      \
+    do {                                                                                           \
+        if (UMP_UNLIKELY(!ump_core.initialized || ump_core.finalized)) return UMP_ERR_NOT_INIT;    \
+    } while (0)
+
 static inline uint64_t ump_req_id(struct ump_request *r)
 {
     return (uint64_t)(uintptr_t)r;
@@ -220,6 +233,8 @@ ump_unexp_t *ump_core_unexp_alloc(size_t datalen);
 void ump_core_unexp_free(ump_unexp_t *u);
 /* Finds and removes the first posted receive matching (src, tag), or NULL. */
 struct ump_request *ump_core_match_posted(ump_ctxq_t *q, int src, int tag);
+/* Fills *st (if not NULL) with what a probe of `u` reports. */
+void ump_core_describe_unexp(const ump_unexp_t *u, ump_status_t *st);
 /* Finds the first unexpected message matching (src, tag); removes it if `take`. */
 ump_unexp_t *ump_core_match_unexp(ump_ctxq_t *q, int src, int tag, bool take);
 
@@ -244,9 +259,11 @@ void ump_core_send_ctrl(int peer, uint8_t am_id, const void *hdr, size_t hlen);
 void ump_core_fail_peer(int peer, int error);
 bool ump_core_sends_pending(void);
 /* Credit cost of a matching AM. */
-static inline size_t ump_core_cost(size_t hlen, size_t payload)
+static inline size_t ump_core_cost(uint8_t am_id, size_t hlen, size_t payload)
 {
-    return hlen + payload;
+    /* An RTS holds only a small record at the receiver; its data waits at
+     * the sender. */
+    return am_id == UMP_AM_RTS ? 0 : hlen + payload;
 }
 
 #endif /* UMP_CORE_H */

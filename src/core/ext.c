@@ -5,22 +5,6 @@
  */
 #include "core/core.h"
 
-#define CHECK_INIT()                                                                               \
-    do {                                                                                           \
-        if (UMP_UNLIKELY(!ump_core.initialized || ump_core.finalized)) return UMP_ERR_NOT_INIT;    \
-    } while (0)
-
-static void describe(const ump_unexp_t *u, ump_status_t *st)
-{
-    if (!st) return;
-    st->source = u->src;
-    st->tag = u->h.m.tag;
-    st->error = UMP_OK;
-    st->cancelled = 0;
-    st->msg_len = u->h.m.len;
-    st->count = u->h.m.len;
-}
-
 struct mprobe {
     int src, tag;
     uint32_t ctx;
@@ -42,7 +26,7 @@ static int check_probe(int src, int tag)
 
 int ump_improbe(int src, int tag, uint32_t ctx, int *flag, ump_msg_t *msg, ump_status_t *st)
 {
-    CHECK_INIT();
+    UMP_CORE_CHECK_INIT();
     if (!flag || !msg) return UMP_ERR_INVALID;
     int rc = check_probe(src, tag);
     if (rc != UMP_OK) return rc;
@@ -52,14 +36,14 @@ int ump_improbe(int src, int tag, uint32_t ctx, int *flag, ump_msg_t *msg, ump_s
     ump_unexp_t *u = q ? ump_core_match_unexp(q, src, tag, true) : NULL;
     *flag = u != NULL;
     *msg = u;
-    if (u) describe(u, st);
+    if (u) ump_core_describe_unexp(u, st);
     ump_core_unlock();
     return UMP_OK;
 }
 
 int ump_mprobe(int src, int tag, uint32_t ctx, ump_msg_t *msg, ump_status_t *st)
 {
-    CHECK_INIT();
+    UMP_CORE_CHECK_INIT();
     if (!msg) return UMP_ERR_INVALID;
     int rc = check_probe(src, tag);
     if (rc != UMP_OK) return rc;
@@ -68,7 +52,7 @@ int ump_mprobe(int src, int tag, uint32_t ctx, ump_msg_t *msg, ump_status_t *st)
     ump_core_wait_until(mprobe_found, &p);
     ump_unexp_t *u = ump_core_match_unexp(ump_core_ctxq(ctx, false), src, tag, true);
     *msg = u;
-    describe(u, st);
+    ump_core_describe_unexp(u, st);
     ump_core_unlock();
     return UMP_OK;
 }
@@ -76,7 +60,7 @@ int ump_mprobe(int src, int tag, uint32_t ctx, ump_msg_t *msg, ump_status_t *st)
 int ump_imrecv(void *buf, size_t count, ump_dt_t dt, ump_msg_t *msg, ump_req_t *req)
 {
     size_t len;
-    CHECK_INIT();
+    UMP_CORE_CHECK_INIT();
     if (!msg || !*msg || !req) return UMP_ERR_INVALID;
     long long rc = ump_dt_bytes(dt, count, &len);
     if (rc != UMP_OK) return rc == UMP_ERR_UNSUPPORTED ? UMP_ERR_DATATYPE : (int)rc;
@@ -102,7 +86,7 @@ int ump_imrecv(void *buf, size_t count, ump_dt_t dt, ump_msg_t *msg, ump_req_t *
 
 int ump_request_get_status(ump_req_t req, int *flag, ump_status_t *st)
 {
-    CHECK_INIT();
+    UMP_CORE_CHECK_INIT();
     if (!flag) return UMP_ERR_INVALID;
     if (!req) {
         *flag = 1;
@@ -118,7 +102,7 @@ int ump_request_get_status(ump_req_t req, int *flag, ump_status_t *st)
 
 int ump_greq_start(ump_req_t *req)
 {
-    CHECK_INIT();
+    UMP_CORE_CHECK_INIT();
     if (!req) return UMP_ERR_INVALID;
     ump_core_lock();
     struct ump_request *r = ump_core_req_alloc(UMP_REQ_GREQ);
@@ -134,7 +118,7 @@ int ump_greq_start(ump_req_t *req)
 
 int ump_greq_complete(ump_req_t req, int error)
 {
-    CHECK_INIT();
+    UMP_CORE_CHECK_INIT();
     if (!req || req->kind != UMP_REQ_GREQ) return UMP_ERR_REQUEST;
     ump_core_lock();
     ump_core_req_complete(req, error);
@@ -174,7 +158,7 @@ int ump_progress_unregister(ump_progress_fn_t fn, void *arg)
 
 int ump_node_id(int rank)
 {
-    CHECK_INIT();
+    UMP_CORE_CHECK_INIT();
     if (rank < 0 || rank >= ump_core.size) return UMP_ERR_RANK;
     return ump_rt_node_of(ump_core.rt, rank);
 }

@@ -7,11 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "core/core.h"
 
-ump_core_t ump_core = {.epfd = -1};
+ump_core_t ump_core = {.epfd = -1, .wake_fd = -1};
 
 UMP_CFG(cfg_transports, "UMP_TRANSPORTS", UMP_CFG_STRING, "shm,tcp",
         "transports ump may use, comma-separated, in order of preference (self is always used "
@@ -103,6 +104,28 @@ static void choose_transports(void)
     }
 }
 
+/* Closes the transports no peer uses, so progress never polls them (a
+ * tcp endpoint would cost a system call on every pass of a shm-only job).
+ * The choice is symmetric (both ends of a pair pick alike), so no peer will
+ * ever reach us through a transport we close. */
+static void drop_unused_transports(void)
+{
+    int kept = 0;
+    for (int i = 0; i < ump_core.nxps; i++) {
+        ump_xp_t *xp = ump_core.xps[i];
+        bool used = false;
+        for (int peer = 0; peer < ump_core.size && !used; peer++)
+            used = ump_core.peers[peer].xp == xp;
+        if (used) {
+            ump_core.xps[kept++] = xp;
+        } else {
+            ump_debug("transport %s reaches no peer here; closing it", xp->ops->name);
+            xp->ops->close(xp);
+        }
+    }
+    ump_core.nxps = kept;
+}
+
 static void setup_waiting(const ump_rt_info_t *info)
 {
     int cpus = ump_num_cpus();
@@ -126,6 +149,13 @@ static void setup_waiting(const ump_rt_info_t *info)
         ump_warn("epoll_create1: %m; waiting will poll");
         return;
     }
+    if (ump_core.thread_level == UMP_THREAD_MULTIPLE) {
+        ump_core.wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+        struct epoll_event ev = {.events = EPOLLIN, .data.u32 = UINT32_MAX};
+        if (ump_core.wake_fd >= 0 &&
+            epoll_ctl(ump_core.epfd, EPOLL_CTL_ADD, ump_core.wake_fd, &ev) != 0)
+            ump_warn("epoll_ctl on the core's wake-up fd: %m");
+    }
     for (int i = 0; i < ump_core.nxps; i++) {
         ump_xp_t *xp = ump_core.xps[i];
         int fd = xp->ops->wait_fd(xp);
@@ -141,6 +171,7 @@ int ump_init(int *argc, char ***argv, int thread_level, int *provided)
     if (ump_core.initialized) return UMP_ERR_ALREADY_INIT;
     ump_cfg_load(false);
     pthread_mutex_init(&ump_core.lock, NULL);
+    pthread_cond_init(&ump_core.cond, NULL);
     TAILQ_INIT(&ump_core.active);
     TAILQ_INIT(&ump_core.complq);
     TAILQ_INIT(&ump_core.pending_peers);
@@ -180,8 +211,9 @@ int ump_init(int *argc, char ***argv, int thread_level, int *provided)
         }
     }
     choose_transports();
-    setup_waiting(info);
+    drop_unused_transports();
     ump_core.thread_level = UMP_MIN(UMP_MAX(thread_level, UMP_THREAD_SINGLE), UMP_THREAD_MULTIPLE);
+    setup_waiting(info);
     if (provided) *provided = ump_core.thread_level;
     ump_core.initialized = true;
     ump_debug("initialized: rank %d of %d over %d transport(s), %s waits", ump_core.rank,
@@ -208,6 +240,13 @@ err:
 static bool quiet(void *arg)
 {
     if (ump_core_sends_pending()) return false;
+    /* ump.h promises that outstanding sends finish before finalize returns:
+     * a rendezvous send needs our progress until the receiver has the data. */
+    struct ump_request *r;
+    TAILQ_FOREACH(r, &ump_core.active, active)
+    {
+        if (r->kind == UMP_REQ_SEND) return false;
+    }
     for (int i = 0; i < ump_core.nxps; i++) {
         ump_xp_t *xp = ump_core.xps[i];
         if (xp->ops->flush(xp) != UMP_OK) return false;
@@ -219,8 +258,14 @@ int ump_finalize(void)
 {
     if (!ump_core.initialized || ump_core.finalized) return UMP_ERR_NOT_INIT;
     ump_core_lock();
-    if (!TAILQ_EMPTY(&ump_core.active))
-        ump_warn("ump_finalize: operations are still outstanding; they will not complete");
+    struct ump_request *r;
+    TAILQ_FOREACH(r, &ump_core.active, active)
+    {
+        if (r->kind == UMP_REQ_RECV) {
+            ump_warn("ump_finalize: receives are still outstanding; they will not complete");
+            break;
+        }
+    }
     /* Our queued messages must leave before the peers close their ends. */
     ump_core_wait_until(quiet, NULL);
     int rc = ump_rt_fence(ump_core.rt);
@@ -230,6 +275,8 @@ int ump_finalize(void)
     ump_core.nxps = 0;
     if (ump_core.epfd >= 0) close(ump_core.epfd);
     ump_core.epfd = -1;
+    if (ump_core.wake_fd >= 0) close(ump_core.wake_fd);
+    ump_core.wake_fd = -1;
     ump_rt_fini(ump_core.rt);
     ump_core.rt = NULL;
     ump_core_ctxq_destroy_all();

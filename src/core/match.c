@@ -103,3 +103,14 @@ ump_unexp_t *ump_core_match_unexp(ump_ctxq_t *q, int src, int tag, bool take)
     }
     return NULL;
 }
+
+void ump_core_describe_unexp(const ump_unexp_t *u, ump_status_t *st)
+{
+    if (!st) return;
+    st->source = u->src;
+    st->tag = u->h.m.tag;
+    st->error = UMP_OK;
+    st->cancelled = 0;
+    st->msg_len = u->h.m.len;
+    st->count = u->h.m.len;
+}

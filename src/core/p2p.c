@@ -196,17 +196,6 @@ static bool probe_found(void *arg)
     return p->found != NULL;
 }
 
-static void describe(const ump_unexp_t *u, ump_status_t *st)
-{
-    if (!st) return;
-    st->source = u->src;
-    st->tag = u->h.m.tag;
-    st->error = UMP_OK;
-    st->cancelled = 0;
-    st->msg_len = u->h.m.len;
-    st->count = u->h.m.len;
-}
-
 int ump_iprobe(int src, int tag, uint32_t ctx, int *flag, ump_status_t *st)
 {
     static const char call[] = "ump_iprobe";
@@ -221,7 +210,7 @@ int ump_iprobe(int src, int tag, uint32_t ctx, int *flag, ump_status_t *st)
         probe_found(&p);
     }
     *flag = p.found != NULL;
-    if (p.found) describe(p.found, st);
+    if (p.found) ump_core_describe_unexp(p.found, st);
     ump_core_unlock();
     return UMP_OK;
 }
@@ -235,7 +224,7 @@ int ump_probe(int src, int tag, uint32_t ctx, ump_status_t *st)
     struct probe p = {src, tag, ctx, NULL};
     ump_core_lock();
     ump_core_wait_until(probe_found, &p);
-    describe(p.found, st);
+    ump_core_describe_unexp(p.found, st);
     ump_core_unlock();
     return UMP_OK;
 }

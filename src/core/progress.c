@@ -3,10 +3,10 @@
  * The progress engine and the send queues.
  *
  * Each peer has two FIFO queues of operations a transport refused for now:
- * `match` (EAGER, EAGER_SYNC, RTS: they also wait for credits and must keep
- * their order, which is MPI's order) and `ctrl` (CTS, DATA, FIN, SYNC_ACK,
- * CREDIT: replies that never wait for credits, so that two peers out of
- * credits can always return them to each other).
+ * `match` (EAGER, EAGER_SYNC, RTS: they must keep their order, which is
+ * MPI's order) and `ctrl` (CTS, DATA, FIN, SYNC_ACK, CREDIT: replies, which
+ * may overtake them). An eager message that would exceed the credits the
+ * receiver granted goes as RTS instead, so nothing waits for credits.
  */
 #include <string.h>
 
@@ -37,8 +37,18 @@ static int try_op(int peer, ump_peer_t *p, ump_op_t *op)
     case UMP_AM_EAGER_SYNC:
     case UMP_AM_RTS: {
         size_t plen = op->am_id == UMP_AM_RTS ? 0 : r->len;
-        int64_t cost = (int64_t)ump_core_cost(op->hlen, plen);
-        if (p->credits < cost) return OP_BLOCKED;
+        int64_t cost = (int64_t)ump_core_cost(op->am_id, op->hlen, plen);
+        if (cost > p->credits) {
+            /* The receiver holds as much unexpected data from us as we
+             * allow: send a request-to-send instead, whose data stays here
+             * until the receive is posted. Waiting for credits could
+             * deadlock a receiver that takes our later messages first. */
+            op->h.rts.addr = (uint64_t)(uintptr_t)r->buf;
+            op->am_id = UMP_AM_RTS;
+            op->hlen = sizeof(ump_hdr_rts_t);
+            plen = 0;
+            cost = 0;
+        }
         iov.iov_base = r->buf;
         iov.iov_len = plen;
         rc = xp->ops->am_send(xp, peer, op->am_id, &op->h, op->hlen, &iov, plen ? 1 : 0);

@@ -114,7 +114,7 @@ static void on_match_am(int peer, uint8_t am_id, const char *data, size_t len)
         return;
     }
     struct ump_request *r = ump_core_match_posted(q, peer, h.m.tag);
-    size_t cost = ump_core_cost(hlen, plen);
+    size_t cost = ump_core_cost(am_id, hlen, plen);
     if (r) {
         deliver(r, peer, am_id, &h, payload, plen);
         ump_core_consumed(peer, cost);

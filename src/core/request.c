@@ -7,13 +7,9 @@
 #include <sched.h>
 #include <sys/epoll.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/core.h"
-
-#define CHECK_INIT()                                                                               \
-    do {                                                                                           \
-        if (UMP_UNLIKELY(!ump_core.initialized || ump_core.finalized)) return UMP_ERR_NOT_INIT;    \
-    } while (0)
 
 struct ump_request *ump_core_req_alloc(ump_req_kind_t kind)
 {
@@ -37,6 +33,14 @@ void ump_core_req_complete(struct ump_request *r, int error)
     }
     TAILQ_INSERT_TAIL(&ump_core.complq, r, complq);
     r->flags |= UMP_RF_IN_COMPLQ;
+    if (ump_core.cond_waiters) pthread_cond_broadcast(&ump_core.cond);
+    /* MULTIPLE: the thread sleeping on the fds may be waiting for this very
+     * request, completed by another thread's progress: wake it. */
+    if (ump_core.sleeping && !ump_core.wake_sent && ump_core.wake_fd >= 0) {
+        uint64_t one = 1;
+        ump_core.wake_sent = true;
+        if (write(ump_core.wake_fd, &one, sizeof(one)) < 0) ump_debug("core wake-up: %m");
+    }
 }
 
 /* Hands the final status out and returns the request to its free list. */
@@ -64,9 +68,32 @@ static void empty_status(ump_status_t *st)
     }
 }
 
+/* With MULTIPLE, one thread at a time sleeps on the transports' fds; the
+ * others sleep on a condition variable that is signalled when that thread
+ * wakes and whenever a request completes, since the event a thread waits
+ * for may be taken in by another thread's progress. */
+static void wait_for_sleeper(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += 1000000; /* bounds the cost of a missed signal */
+    if (ts.tv_nsec >= 1000000000) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000;
+    }
+    ump_core.cond_waiters++;
+    pthread_cond_timedwait(&ump_core.cond, &ump_core.lock, &ts);
+    ump_core.cond_waiters--;
+}
+
 /* Sleeps until a transport has an event, or briefly when one cannot wake us. */
 static void sleep_once(void)
 {
+    bool multiple = ump_core.thread_level == UMP_THREAD_MULTIPLE;
+    if (multiple && ump_core.sleeping) {
+        wait_for_sleeper();
+        return;
+    }
     bool poll_only = ump_core.blocked_sends > 0 || ump_core.epfd < 0;
     for (int i = 0; i < ump_core.nxps && !poll_only; i++) {
         ump_xp_t *xp = ump_core.xps[i];
@@ -75,6 +102,7 @@ static void sleep_once(void)
         else if (xp->ops->arm(xp) == UMP_ERR_BUSY)
             return; /* work arrived while arming: progress instead */
     }
+    ump_core.sleeping = true;
     ump_core_unlock();
     if (poll_only) {
         /* A transport refused a send for lack of room and will not signal
@@ -87,6 +115,13 @@ static void sleep_once(void)
         (void)epoll_wait(ump_core.epfd, ev, 8, 100);
     }
     ump_core_lock();
+    ump_core.sleeping = false;
+    if (ump_core.wake_sent) {
+        uint64_t v;
+        ump_core.wake_sent = false;
+        if (read(ump_core.wake_fd, &v, sizeof(v)) < 0) ump_debug("core wake-up drain: %m");
+    }
+    if (multiple && ump_core.cond_waiters) pthread_cond_broadcast(&ump_core.cond);
 }
 
 void ump_core_wait_until(bool (*done)(void *), void *arg)
@@ -132,7 +167,7 @@ static bool req_done(void *arg)
 
 int ump_wait(ump_req_t *req, ump_status_t *st)
 {
-    CHECK_INIT();
+    UMP_CORE_CHECK_INIT();
     if (!req) return UMP_ERR_INVALID;
     if (*req == UMP_REQ_NULL) {
         empty_status(st);
@@ -147,7 +182,7 @@ int ump_wait(ump_req_t *req, ump_status_t *st)
 
 int ump_test(ump_req_t *req, int *done, ump_status_t *st)
 {
-    CHECK_INIT();
+    UMP_CORE_CHECK_INIT();
     if (!req || !done) return UMP_ERR_INVALID;
     if (*req == UMP_REQ_NULL) {
         *done = 1;
@@ -178,7 +213,7 @@ static bool all_done(void *arg)
 
 int ump_waitall(size_t n, ump_req_t *reqs, ump_status_t *st)
 {
-    CHECK_INIT();
+    UMP_CORE_CHECK_INIT();
     if (n && !reqs) return UMP_ERR_INVALID;
     struct reqs a = {n, reqs};
     int first_err = UMP_OK;
@@ -215,28 +250,32 @@ static bool any_done(void *arg)
     return find_done(a->n, a->reqs, &active) >= 0 || !active;
 }
 
+/* Releases reqs[i] when one completed (i >= 0), else reports an empty status. */
+static int finish_any(ump_req_t *reqs, int i, int *index, ump_status_t *st)
+{
+    *index = i;
+    if (i >= 0) return release(&reqs[i], st);
+    empty_status(st);
+    return UMP_OK;
+}
+
 int ump_waitany(size_t n, ump_req_t *reqs, int *index, ump_status_t *st)
 {
-    CHECK_INIT();
+    UMP_CORE_CHECK_INIT();
     if ((n && !reqs) || !index) return UMP_ERR_INVALID;
     struct reqs a = {n, reqs};
     bool active;
     ump_core_lock();
     ump_core_wait_until(any_done, &a);
     int i = find_done(n, reqs, &active);
-    int rc = UMP_OK;
-    *index = i;
-    if (i >= 0)
-        rc = release(&reqs[i], st);
-    else
-        empty_status(st);
+    int rc = finish_any(reqs, i, index, st);
     ump_core_unlock();
     return rc;
 }
 
 int ump_testany(size_t n, ump_req_t *reqs, int *index, int *done, ump_status_t *st)
 {
-    CHECK_INIT();
+    UMP_CORE_CHECK_INIT();
     if ((n && !reqs) || !index || !done) return UMP_ERR_INVALID;
     bool active;
     ump_core_lock();
@@ -245,13 +284,8 @@ int ump_testany(size_t n, ump_req_t *reqs, int *index, int *done, ump_status_t *
         ump_core_progress();
         i = find_done(n, reqs, &active);
     }
-    int rc = UMP_OK;
-    *index = i;
     *done = i >= 0 || !active;
-    if (i >= 0)
-        rc = release(&reqs[i], st);
-    else
-        empty_status(st);
+    int rc = finish_any(reqs, i, index, st);
     ump_core_unlock();
     return rc;
 }
@@ -263,7 +297,7 @@ static bool complq_nonempty(void *arg)
 
 int ump_peek(ump_req_t *req)
 {
-    CHECK_INIT();
+    UMP_CORE_CHECK_INIT();
     if (!req) return UMP_ERR_INVALID;
     ump_core_lock();
     if (TAILQ_EMPTY(&ump_core.complq) && TAILQ_EMPTY(&ump_core.active)) {
@@ -282,7 +316,7 @@ int ump_peek(ump_req_t *req)
 
 int ump_cancel(ump_req_t *req)
 {
-    CHECK_INIT();
+    UMP_CORE_CHECK_INIT();
     if (!req || !*req) return UMP_ERR_REQUEST;
     struct ump_request *r = *req;
     if (r->kind == UMP_REQ_SEND) return UMP_ERR_UNSUPPORTED;
@@ -302,7 +336,7 @@ int ump_cancel(ump_req_t *req)
 
 int ump_progress(void)
 {
-    CHECK_INIT();
+    UMP_CORE_CHECK_INIT();
     ump_core_lock();
     int n = ump_core_progress();
     ump_core_unlock();

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Runtime front: picks the backend from the environment. With UMP_JOB_KVS
- * set the rank talks to umprun (rt_umprun.c); without it, the process is a
- * one-rank "singleton" job whose key-value store is purely local.
+ * set the rank talks to umprun (rt_umprun.c); else, when a PMIx server
+ * started the process (srun --mpi=pmix, mpirun, prterun), through PMIx
+ * (rt_pmix.c); otherwise the process is a one-rank "singleton" job whose
+ * key-value store is purely local. UMP_BOOTSTRAP forces the choice.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -14,6 +16,35 @@
 
 #include "rt/rt_int.h"
 #include "util/util.h"
+
+UMP_CFG_ENUM_(rt_cfg_bootstrap, "UMP_BOOTSTRAP", "auto", "auto|umprun|pmix",
+              "how ranks find each other: umprun's key-value server (or a one-rank job "
+              "without umprun), PMIx, or auto: umprun when UMP_JOB_KVS is set, else PMIx when "
+              "a PMIx server started the process");
+enum { BOOT_AUTO, BOOT_UMPRUN, BOOT_PMIX };
+
+extern char **environ;
+
+const char *ump_rt_backends(void)
+{
+#ifdef UMP_HAVE_PMIX
+    return "umprun singleton pmix";
+#else
+    return "umprun singleton";
+#endif
+}
+
+bool ump_rt_pmix_env(void)
+{
+    const char *r = getenv("PMIX_RANK"), *ns = getenv("PMIX_NAMESPACE");
+    if ((r && *r) || (ns && *ns)) return true;
+    /* The server's address comes under a name per PMIx version:
+     * PMIX_SERVER_URI, PMIX_SERVER_URI2, PMIX_SERVER_URI21, ... */
+    for (char **e = environ; *e; e++) {
+        if (!strncmp(*e, "PMIX_SERVER_URI", 15)) return true;
+    }
+    return false;
+}
 
 static int singleton_init(ump_rt_t *rt)
 {
@@ -34,13 +65,65 @@ static int singleton_init(ump_rt_t *rt)
     return UMP_OK;
 }
 
+/* srun started this process as one of several tasks but offered no PMIx
+ * (no --mpi=pmix and MpiDefault=none): every task would become rank 0 of
+ * a one-rank job and never meet the others. Say so instead. */
+static bool srun_without_pmix(void)
+{
+    const char *n = getenv("SLURM_STEP_NUM_TASKS");
+    if (rt_cfg_bootstrap.v.e != BOOT_AUTO || !n || atoi(n) <= 1) return false;
+    ump_error("rt: srun started %s tasks without PMIx: run them with srun --mpi=pmix (or set "
+              "UMP_BOOTSTRAP=umprun to run each as a one-rank job)",
+              n);
+    return true;
+}
+
+static ump_rt_kind_t pick_backend(void)
+{
+    const char *kvs = getenv("UMP_JOB_KVS");
+    bool have_kvs = kvs && *kvs;
+    switch (rt_cfg_bootstrap.v.e) {
+    case BOOT_UMPRUN:
+        return have_kvs ? UMP_RT_UMPRUN : UMP_RT_SINGLETON;
+    case BOOT_PMIX:
+        return UMP_RT_PMIX;
+    default:
+        /* umprun first: a job umprun started inside a Slurm step inherits
+         * the step's PMIX_* variables, but its ranks belong to umprun. */
+        if (have_kvs) return UMP_RT_UMPRUN;
+        return ump_rt_pmix_env() ? UMP_RT_PMIX : UMP_RT_SINGLETON;
+    }
+}
+
 int ump_rt_init(ump_rt_t **out)
 {
     ump_rt_t *rt = calloc(1, sizeof(*rt));
     if (!rt) return UMP_ERR_NO_MEMORY;
     rt->fd = -1;
-    const char *kvs = getenv("UMP_JOB_KVS");
-    int rc = kvs && *kvs ? ump_rt_umprun_init(rt) : singleton_init(rt);
+    ump_cfg_load(false);
+    rt->kind = pick_backend();
+    int rc;
+    switch (rt->kind) {
+    case UMP_RT_UMPRUN:
+        rc = ump_rt_umprun_init(rt);
+        break;
+    case UMP_RT_PMIX:
+#ifdef UMP_HAVE_PMIX
+        rc = ump_rt_pmix_init(rt);
+#else
+        /* N processes each running as rank 0 of 1 would be worse than
+         * stopping: say why and how to get either behaviour. */
+        ump_error("rt: %s, but this ump was built without PMIx support (install libpmix-dev "
+                  "and rebuild); set UMP_BOOTSTRAP=umprun to run as a one-rank job",
+                  rt_cfg_bootstrap.v.e == BOOT_PMIX ? "UMP_BOOTSTRAP=pmix"
+                                                    : "a PMIx launcher started this process");
+        rc = UMP_ERR_BOOTSTRAP;
+#endif
+        break;
+    default:
+        rc = srun_without_pmix() ? UMP_ERR_BOOTSTRAP : singleton_init(rt);
+        break;
+    }
     if (rc) {
         ump_rt_store_fini(&rt->store);
         ump_kvs_buf_free(&rt->pending);
@@ -56,6 +139,9 @@ void ump_rt_fini(ump_rt_t *rt)
 {
     if (!rt) return;
     if (rt->fd >= 0) ump_rt_umprun_fini(rt);
+#ifdef UMP_HAVE_PMIX
+    if (rt->kind == UMP_RT_PMIX) ump_rt_pmix_fini(rt);
+#endif
     ump_rt_store_fini(&rt->store);
     ump_kvs_buf_free(&rt->pending);
     free(rt->node_of);
@@ -69,7 +155,7 @@ const ump_rt_info_t *ump_rt_info(const ump_rt_t *rt)
 
 int ump_rt_local_addr(const ump_rt_t *rt, char *buf, size_t len)
 {
-    const char *ip = "127.0.0.1";
+    const char *ip = rt->local_ip[0] ? rt->local_ip : "127.0.0.1";
     char tmp[INET6_ADDRSTRLEN];
     struct sockaddr_storage ss;
     socklen_t sl = sizeof(ss);
@@ -93,6 +179,9 @@ int ump_rt_put(ump_rt_t *rt, const char *key, const void *val, size_t len)
         return UMP_ERR_INVALID;
     /* Our own puts are readable at once; peers see them after the fence. */
     int rc = ump_rt_store_set(&rt->store, rt->info.rank, key, klen, val, len);
+#ifdef UMP_HAVE_PMIX
+    if (!rc && rt->kind == UMP_RT_PMIX) return ump_rt_pmix_put(rt, key, val, len);
+#endif
     if (rc || rt->fd < 0) return rc;
     ump_kvs_put_u8(&rt->pending, (uint8_t)klen);
     ump_kvs_put_bytes(&rt->pending, key, klen);
@@ -105,6 +194,9 @@ int ump_rt_put(ump_rt_t *rt, const char *key, const void *val, size_t len)
 
 int ump_rt_fence(ump_rt_t *rt)
 {
+#ifdef UMP_HAVE_PMIX
+    if (rt->kind == UMP_RT_PMIX) return ump_rt_pmix_fence(rt);
+#endif
     return rt->fd >= 0 ? ump_rt_umprun_fence(rt) : UMP_OK;
 }
 
@@ -112,6 +204,11 @@ int ump_rt_get(ump_rt_t *rt, int rank, const char *key, void *val, size_t *len)
 {
     if (!key || rank < 0 || rank >= rt->info.size) return UMP_ERR_INVALID;
     const ump_rt_kv_t *kv = ump_rt_store_find(&rt->store, rank, key);
+#ifdef UMP_HAVE_PMIX
+    /* PMIx keeps the peers' values; our own are in the local store. */
+    if (!kv && rt->kind == UMP_RT_PMIX && rank != rt->info.rank)
+        return ump_rt_pmix_get(rt, rank, key, val, len);
+#endif
     if (!kv) return UMP_ERR_INVALID;
     if (kv->len > *len) {
         *len = kv->len;
@@ -133,6 +230,9 @@ int ump_rt_node_of(const ump_rt_t *rt, int rank)
 void ump_rt_abort(ump_rt_t *rt, int code, const char *msg)
 {
     if (rt && rt->fd >= 0) ump_rt_umprun_abort(rt, code, msg);
+#ifdef UMP_HAVE_PMIX
+    if (rt && rt->kind == UMP_RT_PMIX) ump_rt_pmix_abort(rt, code, msg);
+#endif
     fprintf(stderr, "ump: rank %d aborted the job (code %d): %s\n", rt ? rt->info.rank : 0, code,
             msg ? msg : "");
     _exit(code ? code : 1);

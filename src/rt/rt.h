@@ -4,7 +4,11 @@
  *
  * Backends: the umprun launcher (a key-value/fence server over TCP,
  * authenticated by the job secret), a singleton (no launcher: a one-rank
- * job) and, later, PMIx. The core and the transports only see this header.
+ * job) and PMIx (srun --mpi=pmix, mpirun, prterun; built when libpmix is
+ * found). UMP_BOOTSTRAP=auto|umprun|pmix picks one; auto takes umprun when
+ * UMP_JOB_KVS is set, else PMIx when PMIX_RANK, PMIX_NAMESPACE or a
+ * PMIX_SERVER_URI* variable is set, else the singleton. The core and the
+ * transports only see this header.
  *
  * Life cycle:
  *   ump_rt_init()        reads the job's facts (rank, size, node) and
@@ -63,8 +67,9 @@ void ump_rt_fini(ump_rt_t *rt);
 const ump_rt_info_t *ump_rt_info(const ump_rt_t *rt);
 /* Writes the numeric IP address of this host's interface that reaches the
  * launcher ("127.0.0.1" for a singleton or an all-local job) into buf: the
- * address a network transport should publish. UMP_ERR_NO_RESOURCE if buf is
- * too small. */
+ * address a network transport should publish. Under PMIx (no launcher
+ * connection): the first up, non-loopback IPv4 address when the job spans
+ * several nodes, else 127.0.0.1. UMP_ERR_NO_RESOURCE if buf is too small. */
 int ump_rt_local_addr(const ump_rt_t *rt, char *buf, size_t len);
 
 /* Publishes key=val for this rank (key <= UMP_RT_KEY_MAX-1 chars, val <=
@@ -83,5 +88,9 @@ int ump_rt_node_of(const ump_rt_t *rt, int rank);
 /* Ends the whole job with `code` and `msg`; the launcher prints both with
  * this rank's identity. Does not return. */
 void ump_rt_abort(ump_rt_t *rt, int code, const char *msg) __attribute__((noreturn));
+
+/* The backends this build has, space-separated: "umprun singleton pmix"
+ * (pmix only when built with libpmix). For ump_info. */
+const char *ump_rt_backends(void);
 
 #endif /* UMP_RT_H */

@@ -27,7 +27,12 @@ int ump_rt_store_set(ump_rt_store_t *s, int rank, const char *key, size_t klen, 
 const ump_rt_kv_t *ump_rt_store_find(const ump_rt_store_t *s, int rank, const char *key);
 void ump_rt_store_fini(ump_rt_store_t *s);
 
+typedef enum { UMP_RT_SINGLETON, UMP_RT_UMPRUN, UMP_RT_PMIX } ump_rt_kind_t;
+
+struct ump_rt_pmix; /* rt_pmix.c */
+
 struct ump_rt {
+    ump_rt_kind_t kind;
     ump_rt_info_t info;
     ump_rt_store_t store;
     int *node_of;          /* per rank; NULL until the first fence (umprun) */
@@ -35,6 +40,8 @@ struct ump_rt {
     bool lost;             /* the connection failed: umprun is gone or ending the job */
     ump_kvs_buf_t pending; /* PUT entries not yet sent */
     uint32_t npending;
+    struct ump_rt_pmix *pmix; /* PMIx backend state */
+    char local_ip[64];        /* PMIx: what ump_rt_local_addr reports */
 };
 
 /* umprun backend (rt_umprun.c). init fills rt->info from UMP_JOB_* and
@@ -44,5 +51,24 @@ void ump_rt_umprun_fini(ump_rt_t *rt);
 int ump_rt_umprun_fence(ump_rt_t *rt);
 /* Returns only when the launcher cannot be told. */
 void ump_rt_umprun_abort(ump_rt_t *rt, int code, const char *msg);
+
+/* True when the environment says a PMIx server started this process
+ * (PMIX_RANK, PMIX_NAMESPACE or PMIX_SERVER_URI* set). */
+bool ump_rt_pmix_env(void);
+
+#ifdef UMP_HAVE_PMIX
+/* PMIx backend (rt_pmix.c). init does PMIx_Init, reads the job's facts and
+ * runs one fence of its own, so the secret, the job id and every rank's
+ * node are known when it returns; put/get go straight to PMIx (keys get an
+ * "ump." prefix). */
+int ump_rt_pmix_init(ump_rt_t *rt);
+void ump_rt_pmix_fini(ump_rt_t *rt);
+int ump_rt_pmix_put(ump_rt_t *rt, const char *key, const void *val, size_t len);
+int ump_rt_pmix_fence(ump_rt_t *rt);
+/* Reads a peer's key; same contract as ump_rt_get. */
+int ump_rt_pmix_get(ump_rt_t *rt, int rank, const char *key, void *val, size_t *len);
+/* Prints the message, asks PMIx to end the job, exits. */
+void ump_rt_pmix_abort(ump_rt_t *rt, int code, const char *msg) __attribute__((noreturn));
+#endif
 
 #endif /* UMP_RT_INT_H */

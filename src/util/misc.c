@@ -9,10 +9,14 @@
 
 int ump_num_cpus(void)
 {
+    /* The node's CPUs, not this process's affinity mask: a launcher that
+     * pins each rank to one core must not make every rank believe the node
+     * is oversubscribed. */
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    if (n > 0) return (int)n;
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof(set), &set) == 0) return CPU_COUNT(&set);
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
+    return 1;
 }
 
 int ump_random_bytes(void *out, size_t n)

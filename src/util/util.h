@@ -156,7 +156,7 @@ void ump_freelist_put(ump_freelist_t *fl, void *obj);
 
 /* --- misc ---------------------------------------------------------------- */
 
-/* Number of CPUs this process may run on. */
+/* Number of online CPUs of this node. */
 int ump_num_cpus(void);
 /* Fills `out` with `n` cryptographically random bytes; 0 on success. */
 int ump_random_bytes(void *out, size_t n);

@@ -6,7 +6,7 @@
 # with code 77 where namespaces cannot be made).
 set(UMP_MP_DIR ${CMAKE_CURRENT_LIST_DIR})
 set(UMP_MP_PROGS sizes wildcards order many self truncate ssend probe cancel alltoall flood init
-                 storm finalize threads)
+                 storm finalize threads credits)
 # ext tests the calls ump.h gained for the MPI layer (matched probe, greq,
 # hooks, node ids); it is built once the core defines them.
 file(GLOB_RECURSE ump_mp_core_src ${CMAKE_SOURCE_DIR}/src/core/*.c)
@@ -74,9 +74,14 @@ foreach(t shm tcp)
   # 8 ranks on 2 cores: must finish in seconds, not minutes, with UMP_WAIT=auto.
   ump_mp_test(alltoall.${t} alltoall 8 60 ENV ${env} UMP_WAIT=auto)
   ump_mp_test(flood.${t} flood 2 90 ENV ${env})
+  # Receives in reverse order of sends that overflow the credit window.
+  ump_mp_test(credits.${t} credits 2 60 ENV ${env})
   ump_mp_test(init.${t} init 3 30 ARGS 3 ENV ${env})
   ump_mp_test(finalize.${t} finalize 2 20 ENV ${env})
   ump_mp_test(threads.${t} threads 2 60 ENV ${env})
+  # Sleeping waits with several threads: a thread whose request another
+  # thread completed must be woken, not left to its sleep's timeout.
+  ump_mp_test(threads.${t}.block threads 2 60 ENV ${env} UMP_WAIT=block)
   # Random all-to-all traffic, wildcard receives, completions through ump_peek.
   ump_mp_test(storm.${t} storm 4 60 ENV ${env})
   # Matched probe, request status, generalized requests, hooks, node ids.

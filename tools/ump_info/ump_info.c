@@ -89,6 +89,7 @@ int main(int argc, char **argv)
     }
     ump_cfg_load(false);
     printf("ump %s\n", UMP_VERSION_STRING);
+    printf("bootstrap backends: %s\n", ump_rt_backends());
     if (show_transports) transports();
     printf("\nTunables (environment variables):\n");
     for (size_t i = 0; ump_cfg_at(i); i++) {
