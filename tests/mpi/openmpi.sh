@@ -8,7 +8,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-$(mktemp -d)}
 mkdir -p "$out"
-progs="env p2p probe requests comm group errh types info coll"
+progs="env p2p probe requests comm group errh types info coll stress"
 mpirun="mpirun.openmpi --allow-run-as-root --oversubscribe"
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 fail=0

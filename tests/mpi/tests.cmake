@@ -20,7 +20,7 @@ if(NOT UMP_MPI_HAS_INIT)
 endif()
 
 set(MPI_TEST_DIR ${CMAKE_CURRENT_LIST_DIR})
-set(MPI_TEST_PROGS env p2p probe requests comm group errh types info coll)
+set(MPI_TEST_PROGS env p2p probe requests comm group errh types info coll stress)
 set(MPI_CLASSIC_PROGS ring pi halo master_worker)
 set(MPI_UMPRUN $<TARGET_FILE:umprun>)
 
