@@ -462,6 +462,70 @@ static void test_large(void)
     free(ri);
 }
 
+/* Byte-displacement constructors, and a resized type with a non-zero lower bound. */
+static void test_hconstructors(void)
+{
+    struct cell {
+        double v;
+        int id;
+        char pad[4];
+    } cells[12];
+    for (int i = 0; i < 12; i++) {
+        cells[i].v = i * 1.5;
+        cells[i].id = 100 + i;
+    }
+    MPI_Datatype hv, hi, hb, shifted;
+    /* hvector: the v field of every third cell */
+    CALL(MPI_Type_create_hvector(4, 1, 3 * (MPI_Aint)sizeof(struct cell), MPI_DOUBLE, &hv));
+    CALL(MPI_Type_commit(&hv));
+    double got[4] = {0};
+    xchg(&cells[0].v, 1, hv, got, 4, MPI_DOUBLE, 32, "hvector of struct fields");
+    for (int i = 0; i < 4; i++)
+        CHECK(got[i] == 3 * i * 1.5, "hvector: element %d is %g", i, got[i]);
+    /* hindexed: ids of cells 5, 0 and 11 (displacements need not increase) */
+    int bl[3] = {1, 1, 1};
+    MPI_Aint dp[3] = {5 * (MPI_Aint)sizeof(struct cell), 0, 11 * (MPI_Aint)sizeof(struct cell)};
+    CALL(MPI_Type_create_hindexed(3, bl, dp, MPI_INT, &hi));
+    CALL(MPI_Type_commit(&hi));
+    int ids[3] = {0};
+    xchg(&cells[0].id, 1, hi, ids, 3, MPI_INT, 12, "hindexed with decreasing displacements");
+    CHECK(ids[0] == 105 && ids[1] == 100 && ids[2] == 111, "hindexed gave %d %d %d", ids[0], ids[1],
+          ids[2]);
+    int ni, na, nd, comb;
+    CALL(MPI_Type_get_envelope(hi, &ni, &na, &nd, &comb));
+    CHECK(comb == MPI_COMBINER_HINDEXED && ni == 4 && na == 3 && nd == 1,
+          "hindexed envelope: combiner %d ints %d addrs %d types %d", comb, ni, na, nd);
+    /* hindexed_block on the receive side */
+    MPI_Aint bd[2] = {(MPI_Aint)sizeof(struct cell), 0};
+    CALL(MPI_Type_create_hindexed_block(2, 1, bd, MPI_INT, &hb));
+    CALL(MPI_Type_commit(&hb));
+    struct cell out[2];
+    memset(out, 0, sizeof(out));
+    int two[2] = {7, 8};
+    xchg(two, 2, MPI_INT, &out[0].id, 1, hb, 8, "receive into hindexed_block");
+    CHECK(out[1].id == 7 && out[0].id == 8, "hindexed_block receive gave %d %d", out[0].id,
+          out[1].id);
+
+    /* resized with lb = -4, extent 12 over an int at displacement 0: count 3 takes
+     * the ints at byte offsets 0, 12 and 24 of the buffer */
+    MPI_Datatype one;
+    CALL(MPI_Type_contiguous(1, MPI_INT, &one));
+    CALL(MPI_Type_create_resized(one, -4, 12, &shifted));
+    CALL(MPI_Type_commit(&shifted));
+    check_extent(shifted, 4, -4, 12, 0, 4, "resized with negative lb");
+    int arr[9], res[3] = {0};
+    for (int i = 0; i < 9; i++)
+        arr[i] = 50 + i;
+    xchg(arr, 3, shifted, res, 3, MPI_INT, 12, "resized type with negative lb");
+    CHECK(res[0] == 50 && res[1] == 53 && res[2] == 56, "negative lb resized gave %d %d %d", res[0],
+          res[1], res[2]);
+    CALL(MPI_Type_free(&one));
+    CALL(MPI_Type_free(&shifted));
+    CALL(MPI_Type_free(&hv));
+    CALL(MPI_Type_free(&hi));
+    CALL(MPI_Type_free(&hb));
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv, "types");
@@ -471,5 +535,6 @@ int main(int argc, char **argv)
     test_subarray();
     test_misc();
     test_large();
+    test_hconstructors();
     return mt_done();
 }
