@@ -159,6 +159,12 @@ static void test_split(void)
     CHECK(s == n && r == mt_rank, "split_type(SHARED) on one host: size %d rank %d, want %d %d", s,
           r, n, mt_rank);
     CALL(MPI_Comm_free(&c));
+    /* keys order the ranks of the new communicator */
+    CALL(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, n - mt_rank, MPI_INFO_NULL, &c));
+    CALL(MPI_Comm_rank(c, &r));
+    CHECK(r == n - 1 - mt_rank, "split_type(SHARED) with reversed keys: rank %d, want %d", r,
+          n - 1 - mt_rank);
+    CALL(MPI_Comm_free(&c));
     CALL(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_UNDEFINED, 0, MPI_INFO_NULL, &c));
     CHECK(c == MPI_COMM_NULL, "split_type(MPI_UNDEFINED) did not give MPI_COMM_NULL");
     free(wr);
@@ -371,6 +377,22 @@ static void test_many_comms(void)
     }
 }
 
+/* Attributes on MPI_COMM_SELF are deleted first thing in MPI_Finalize (MPI 3.1 §8.7.1). */
+static int self_deleted;
+static int self_delete(MPI_Comm c, int key, void *val, void *extra)
+{
+    int fin = 1;
+    MPI_Finalized(&fin);
+    self_deleted = (c == MPI_COMM_SELF && (intptr_t)val == 4242 && !fin) ? 1 : -1;
+    return MPI_SUCCESS;
+}
+
+static int no_copy(MPI_Comm old, int key, void *extra, void *in, void *out, int *flag)
+{
+    *flag = 0;
+    return MPI_SUCCESS;
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv, "comm");
@@ -381,5 +403,32 @@ int main(int argc, char **argv)
     test_names();
     test_attrs();
     test_many_comms();
-    return mt_done();
+
+    /* a copy callback that declines: the duplicate has no attribute */
+    int kn, flag = -1;
+    void *v;
+    MPI_Comm d;
+    CALL(MPI_Comm_create_keyval(no_copy, MPI_COMM_NULL_DELETE_FN, &kn, NULL));
+    CALL(MPI_Comm_set_attr(MPI_COMM_WORLD, kn, (void *)(intptr_t)5));
+    CALL(MPI_Comm_dup(MPI_COMM_WORLD, &d));
+    CALL(MPI_Comm_get_attr(d, kn, &v, &flag));
+    CHECK(flag == 0, "a copy callback that set flag 0 still copied the attribute");
+    CALL(MPI_Comm_free(&d));
+    CALL(MPI_Comm_delete_attr(MPI_COMM_WORLD, kn));
+    CALL(MPI_Comm_free_keyval(&kn));
+
+    int ks;
+    CALL(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_delete, &ks, NULL));
+    CALL(MPI_Comm_set_attr(MPI_COMM_SELF, ks, (void *)(intptr_t)4242));
+    mt_done();
+    if (self_deleted != 1) {
+        fprintf(stderr,
+                "FAIL comm rank %d: MPI_Finalize %s the delete callback of an attribute "
+                "on MPI_COMM_SELF\n",
+                mt_rank,
+                self_deleted ? "called, but not while MPI was active or with the wrong value,"
+                             : "did not call");
+        return 1;
+    }
+    return 0;
 }

@@ -25,6 +25,16 @@ int main(int argc, char **argv)
     int n = -1, flag = -1, len = -1;
     char v[MPI_MAX_INFO_VAL + 1];
 
+    /* MPI_INFO_ENV is a valid, readable info object */
+    CALL(MPI_Info_get_nkeys(MPI_INFO_ENV, &n));
+    CHECK(n >= 0, "MPI_INFO_ENV has %d keys", n);
+    for (int i = 0; i < n; i++) {
+        char k[MPI_MAX_INFO_KEY + 1];
+        CALL(MPI_Info_get_nthkey(MPI_INFO_ENV, i, k));
+        CALL(MPI_Info_get_valuelen(MPI_INFO_ENV, k, &len, &flag));
+        CHECK(flag && len >= 0, "MPI_INFO_ENV key \"%s\" has no value", k);
+    }
+
     CALL(MPI_Info_create(&info));
     CHECK(info != MPI_INFO_NULL, "MPI_Info_create gave MPI_INFO_NULL");
     CALL(MPI_Info_get_nkeys(info, &n));
