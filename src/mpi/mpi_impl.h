@@ -41,6 +41,8 @@ struct ump_mpi_group {
     int size;
     int rank;        /* this process's rank in the group, or MPI_UNDEFINED */
     int *world;      /* group rank -> rank in MPI_COMM_WORLD (ump_rank numbering) */
+    int *inverse;    /* world rank -> group rank or MPI_UNDEFINED; built on first use */
+    int inverse_len; /* entries of inverse: largest world rank in the group + 1 */
 };
 
 typedef struct ump_mpi_attr {
@@ -67,6 +69,8 @@ struct ump_mpi_comm {
     ump_mpi_attr_t *attrs;
     char name[MPI_MAX_OBJECT_NAME];
     void *coll;            /* src/coll's per-communicator state (NULL until used) */
+    int ctx_id;            /* index in the context-id bitmap (ctx_p2p = base + 2 * id) */
+    int refcount;          /* handle + pending frees; freed at zero */
 };
 
 /* Translations between communicator ranks and core (world) ranks. */
@@ -119,13 +123,53 @@ struct ump_mpi_request {
     void *packbuf;         /* packed copy of a non-contiguous message, or NULL */
     size_t packlen;
     MPI_Status status;     /* final status, when completed outside the core */
+    bool complete;         /* completed outside the core (PROC_NULL, buffered send, error) */
+    bool cancelled;        /* MPI_Cancel was called */
+    ump_status_t core_status; /* the core's status at completion, for error messages */
+    bool pooled;           /* made by ump_mpi_req_new: pooled, holds a comm reference */
+    ump_msg_t msg;         /* Imrecv: not used after start */
+    /* Called once when the request is released (src/coll frees its schedule). */
+    void (*free_fn)(void *arg);
+    void *free_arg;
 };
 
+/* A new request of `kind` on `comm` (refcount of comm taken), or NULL. For
+ * UMP_MPI_REQ_COLL the caller stores its core generalized request in ->core.
+ * (A request the caller calloc'd itself, magic and kind set, also works:
+ * it is freed with free() and holds no communicator reference.) */
+MPI_Request ump_mpi_req_new(int kind, MPI_Comm comm);
+/* Releases a request object (calls free_fn, drops the comm reference). */
+void ump_mpi_req_release(MPI_Request r);
+
+/* Core contexts of MPI communicators: id n uses base + 2n (point-to-point)
+ * and base + 2n + 1 (collectives); core contexts below the base stay free
+ * for users of ump.h. */
+#define UMP_MPI_CTX_BASE 0x10000u
+#define UMP_MPI_MAX_CTX_IDS 4096
+/* Tags on ctx_coll that src/mpi uses for communicator construction; src/coll
+ * must not use tags at or above this value. */
+#define UMP_MPI_TAG_COMM_BASE 0x7fff0000
+
+/* MPI status from a core status on `comm` (rank translated). MPI_ERROR is
+ * left untouched (only the multi-completion calls set it). */
+void ump_mpi_status_from_core(MPI_Comm comm, const ump_status_t *u, MPI_Status *st);
+/* Status of an operation with MPI_PROC_NULL / of a null request. */
+void ump_mpi_status_proc_null(MPI_Status *st);
+void ump_mpi_status_empty(MPI_Status *st);
+
+/* Thread level granted at MPI_Init; the MPI layer's own lock (for its
+ * global tables) is taken only at MPI_THREAD_MULTIPLE. */
+extern int ump_mpi_thread_level;
+void ump_mpi_lock(void);
+void ump_mpi_unlock(void);
+
 /* Raises error `errclass` on `comm` (MPI_COMM_WORLD when comm is
- * MPI_COMM_NULL or invalid): formats "<call>: <message> (rank R)", stores
- * it for MPI_Error_string, calls the communicator's error handler (fatal
- * handler: prints and aborts the job through ump_abort) and returns
- * errclass for the caller to return. */
+ * MPI_COMM_NULL or invalid): formats "<call>: <message> in communicator
+ * <name> (<CLASS>)" (without the communicator part when there is none),
+ * keeps it as this thread's last error for MPI_Error_string, calls the
+ * communicator's error handler (the fatal one prints "ump: MPI error on
+ * rank R: ..." and ends the job through ump_abort with errclass as exit
+ * code) and returns errclass for the caller to return. */
 int ump_mpi_error(MPI_Comm comm, int errclass, const char *call, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 /* MPI error class for a core status code (UMP_ERR_TRUNCATE -> MPI_ERR_TRUNCATE, ...). */
@@ -140,6 +184,48 @@ bool ump_mpi_dt_ok(MPI_Datatype dt);
 
 /* Whether MPI_Init has run and MPI_Finalize has not. */
 bool ump_mpi_active(void);
+bool ump_mpi_info_ok(MPI_Info info);
+bool ump_mpi_errh_ok(MPI_Errhandler e);
+void ump_mpi_errh_ref(MPI_Errhandler e);
+void ump_mpi_errh_unref(MPI_Errhandler e);
+
+/* Groups: a new group of n world ranks (copied), refcount 1; or NULL. */
+MPI_Group ump_mpi_group_new(int n, const int *world);
+/* Group rank of a world rank, or MPI_UNDEFINED. */
+int ump_mpi_group_rank_of(MPI_Group g, int world_rank);
+void ump_mpi_group_unref(MPI_Group g);
+/* MPI_IDENT, MPI_SIMILAR or MPI_UNEQUAL. */
+int ump_mpi_group_compare(MPI_Group a, MPI_Group b);
+
+/* Reference counts of handles are atomic: requests, groups and
+ * communicators may be shared between threads at MPI_THREAD_MULTIPLE. */
+static inline void ump_mpi_comm_ref(MPI_Comm c)
+{
+    if (c && !c->predefined) __atomic_add_fetch(&c->refcount, 1, __ATOMIC_RELAXED);
+}
+static inline void ump_mpi_group_ref(MPI_Group g)
+{
+    if (g && !g->predefined) __atomic_add_fetch(&g->refcount, 1, __ATOMIC_RELAXED);
+}
+
+/* Communicator helpers (comm.c). src/coll may define ump_coll_comm_free to
+ * release comm->coll when a communicator is freed. */
+void ump_coll_comm_free(MPI_Comm c) __attribute__((weak));
+/* Attributes (attr.c): copy callbacks on dup, delete callbacks on free. */
+int ump_mpi_attr_copy_all(MPI_Comm oldc, MPI_Comm newc);
+int ump_mpi_attr_delete_all(MPI_Comm c);
+void ump_mpi_comm_unref(MPI_Comm c);
+/* Name of a communicator for error messages ("MPI_COMM_WORLD", "comm 0x..."). */
+const char *ump_mpi_comm_name(MPI_Comm c, char *buf, size_t len);
+/* Called by MPI_Init / MPI_Finalize. */
+int ump_mpi_comm_init(void);
+void ump_mpi_comm_fini(void);
+void ump_mpi_info_env_init(int argc, char **argv);
+void ump_mpi_info_env_fini(void);
+/* Buffered sends (bsend.c): completes outstanding ones at finalize. */
+void ump_mpi_bsend_fini(void);
+/* Requests freed while active (MPI_Request_free) are finished here. */
+void ump_mpi_req_reap(bool finalizing);
 
 #define UMP_MPI_CHECK_INIT(call)                                                                   \
     do {                                                                                           \

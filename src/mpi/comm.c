@@ -1,0 +1,522 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Communicators: the predefined ones, construction (dup, split, create)
+ * and the context ids that keep their traffic apart.
+ *
+ * Context ids. Communicator id n owns two core contexts: UMP_MPI_CTX_BASE +
+ * 2n for point-to-point and + 2n + 1 for collectives, so a collective never
+ * matches a user's receive. Every process keeps a bitmap of the ids it
+ * uses; a new communicator's members AND their free bitmaps over the
+ * parent's collective context and take the lowest id free everywhere. Ids
+ * only have to be unique per process, so the disjoint communicators that
+ * one Comm_split makes share a single agreement (and a single id). The
+ * agreement and the (color, key) exchange of Comm_split are small internal
+ * collectives on reserved tags (UMP_MPI_TAG_COMM_BASE...), written here on
+ * core sends so they do not depend on src/coll.
+ *
+ * Creating communicators concurrently from several threads on the same
+ * process is not supported (the agreements could pick the same id).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/mpi_impl.h"
+#include "util/util.h"
+
+struct ump_mpi_comm ump_mpi_comm_world = {.magic = UMP_MPI_MAGIC_COMM, .predefined = true};
+struct ump_mpi_comm ump_mpi_comm_self = {.magic = UMP_MPI_MAGIC_COMM, .predefined = true};
+struct ump_mpi_comm ump_mpi_comm_null = {.magic = UMP_MPI_MAGIC_DEAD};
+
+enum { NWORDS = UMP_MPI_MAX_CTX_IDS / 64 };
+static uint64_t ctx_used[NWORDS];
+
+enum {
+    TAG_REDUCE = UMP_MPI_TAG_COMM_BASE + 1,
+    TAG_BCAST,
+    TAG_GATHER,
+};
+
+bool ump_mpi_comm_ok(MPI_Comm c)
+{
+    return c && c->magic == UMP_MPI_MAGIC_COMM;
+}
+
+int ump_mpi_comm_rank_of(MPI_Comm c, int world_rank)
+{
+    if (c == MPI_COMM_WORLD)
+        return world_rank >= 0 && world_rank < c->size ? world_rank : MPI_UNDEFINED;
+    return ump_mpi_group_rank_of(c->group, world_rank);
+}
+
+const char *ump_mpi_comm_name(MPI_Comm c, char *buf, size_t len)
+{
+    if (c->name[0]) return c->name;
+    snprintf(buf, len, "<unnamed, context id %d>", c->ctx_id);
+    return buf;
+}
+
+static void set_ctx(MPI_Comm c, int id)
+{
+    c->ctx_id = id;
+    c->ctx_p2p = UMP_MPI_CTX_BASE + 2u * (uint32_t)id;
+    c->ctx_coll = c->ctx_p2p + 1;
+}
+
+static void ctx_mark(int id, bool used)
+{
+    ump_mpi_lock();
+    if (used)
+        ctx_used[id / 64] |= 1ull << (id % 64);
+    else
+        ctx_used[id / 64] &= ~(1ull << (id % 64));
+    ump_mpi_unlock();
+}
+
+int ump_mpi_comm_init(void)
+{
+    int n = ump_size(), me = ump_rank();
+    int *w = malloc(sizeof(int) * (size_t)n);
+    if (!w) return MPI_ERR_NO_MEM;
+    for (int i = 0; i < n; i++)
+        w[i] = i;
+    MPI_Group gw = ump_mpi_group_new(n, w);
+    MPI_Group gs = ump_mpi_group_new(1, &me);
+    free(w);
+    if (!gw || !gs) return MPI_ERR_NO_MEM;
+    memset(ctx_used, 0, sizeof(ctx_used));
+
+    MPI_Comm c = MPI_COMM_WORLD;
+    c->magic = UMP_MPI_MAGIC_COMM;
+    c->predefined = true;
+    c->group = gw;
+    c->rank = me;
+    c->size = n;
+    c->errh = MPI_ERRORS_ARE_FATAL;
+    c->attrs = NULL;
+    c->refcount = 1;
+    set_ctx(c, 0);
+    snprintf(c->name, sizeof(c->name), "MPI_COMM_WORLD");
+    ctx_mark(0, true);
+
+    c = MPI_COMM_SELF;
+    c->magic = UMP_MPI_MAGIC_COMM;
+    c->predefined = true;
+    c->group = gs;
+    c->rank = 0;
+    c->size = 1;
+    c->errh = MPI_ERRORS_ARE_FATAL;
+    c->attrs = NULL;
+    c->refcount = 1;
+    set_ctx(c, 1);
+    snprintf(c->name, sizeof(c->name), "MPI_COMM_SELF");
+    ctx_mark(1, true);
+    return MPI_SUCCESS;
+}
+
+void ump_mpi_comm_fini(void)
+{
+    /* MPI_COMM_SELF first: its delete callbacks may still use MPI. */
+    MPI_Comm cs[] = {MPI_COMM_SELF, MPI_COMM_WORLD};
+    for (int i = 0; i < 2; i++)
+        ump_mpi_attr_delete_all(cs[i]);
+    for (int i = 0; i < 2; i++) {
+        if (ump_coll_comm_free && cs[i]->coll) ump_coll_comm_free(cs[i]);
+        ump_mpi_errh_unref(cs[i]->errh);
+        cs[i]->errh = NULL;
+        ump_mpi_group_unref(cs[i]->group);
+        cs[i]->group = NULL;
+    }
+}
+
+void ump_mpi_comm_unref(MPI_Comm c)
+{
+    if (!c || c->predefined) return;
+    if (__atomic_sub_fetch(&c->refcount, 1, __ATOMIC_ACQ_REL) > 0) return;
+    /* The id is reused only now: a receive still pending on a freed
+     * communicator must not match traffic of a newer one. */
+    ctx_mark(c->ctx_id, false);
+    c->magic = UMP_MPI_MAGIC_DEAD;
+    ump_mpi_group_unref(c->group);
+    ump_mpi_errh_unref(c->errh);
+    free(c);
+}
+
+/* --- internal collectives on the parent's collective context -------------- */
+
+static int to_world(MPI_Comm c, int r)
+{
+    return ump_mpi_world_rank(c, r);
+}
+
+/* AND of `nwords` words over every member of c, result everywhere. */
+static int and_allreduce(MPI_Comm c, uint64_t *bits, int nwords)
+{
+    int me = c->rank, n = c->size, rc = UMP_OK;
+    size_t len = sizeof(uint64_t) * (size_t)nwords;
+    uint64_t *tmp = malloc(len);
+    if (!tmp) return UMP_ERR_NO_MEMORY;
+    int mask = 1;
+    /* Binomial reduction to rank 0. */
+    for (; mask < n; mask <<= 1) {
+        if (me & mask) {
+            rc = ump_send(bits, len, UMP_BYTE, to_world(c, me - mask), TAG_REDUCE, c->ctx_coll);
+            break;
+        }
+        if (me + mask < n) {
+            rc =
+                ump_recv(tmp, len, UMP_BYTE, to_world(c, me + mask), TAG_REDUCE, c->ctx_coll, NULL);
+            if (rc != UMP_OK) break;
+            for (int i = 0; i < nwords; i++)
+                bits[i] &= tmp[i];
+        }
+    }
+    free(tmp);
+    if (rc != UMP_OK) return rc;
+    /* Binomial broadcast from rank 0. */
+    for (mask = 1; mask < n; mask <<= 1) {
+        if (me & mask) {
+            rc =
+                ump_recv(bits, len, UMP_BYTE, to_world(c, me - mask), TAG_BCAST, c->ctx_coll, NULL);
+            if (rc != UMP_OK) return rc;
+            break;
+        }
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1)
+        if (me + mask < n) {
+            rc = ump_send(bits, len, UMP_BYTE, to_world(c, me + mask), TAG_BCAST, c->ctx_coll);
+            if (rc != UMP_OK) return rc;
+        }
+    return UMP_OK;
+}
+
+/* Gathers `len` bytes from every member into all (ordered by rank), everywhere. */
+static int allgather(MPI_Comm c, const void *mine, size_t len, void *all)
+{
+    int me = c->rank, n = c->size, rc = UMP_OK;
+    char *a = all;
+    if (me == 0) {
+        memcpy(a, mine, len);
+        for (int i = 1; i < n && rc == UMP_OK; i++)
+            rc = ump_recv(a + (size_t)i * len, len, UMP_BYTE, to_world(c, i), TAG_GATHER,
+                          c->ctx_coll, NULL);
+    } else {
+        rc = ump_send(mine, len, UMP_BYTE, to_world(c, 0), TAG_GATHER, c->ctx_coll);
+    }
+    if (rc != UMP_OK) return rc;
+    size_t total = len * (size_t)n;
+    int mask;
+    for (mask = 1; mask < n; mask <<= 1)
+        if (me & mask) {
+            rc = ump_recv(a, total, UMP_BYTE, to_world(c, me - mask), TAG_BCAST, c->ctx_coll, NULL);
+            if (rc != UMP_OK) return rc;
+            break;
+        }
+    for (mask >>= 1; mask > 0; mask >>= 1)
+        if (me + mask < n) {
+            rc = ump_send(a, total, UMP_BYTE, to_world(c, me + mask), TAG_BCAST, c->ctx_coll);
+            if (rc != UMP_OK) return rc;
+        }
+    return UMP_OK;
+}
+
+/* Agrees on a context id among the members of `parent`; those with `member`
+ * set mark it used. Every member of the parent must call it. */
+static int agree_ctx_id(const char *call, MPI_Comm parent, bool member, int *id)
+{
+    uint64_t bits[NWORDS];
+    ump_mpi_lock();
+    for (int i = 0; i < NWORDS; i++)
+        bits[i] = ~ctx_used[i];
+    ump_mpi_unlock();
+    int rc = and_allreduce(parent, bits, NWORDS);
+    if (rc != UMP_OK)
+        return ump_mpi_error(parent, ump_mpi_class_of(rc), call, "context id agreement failed: %s",
+                             ump_strerror(rc));
+    for (int i = 0; i < NWORDS; i++)
+        if (bits[i]) {
+            *id = i * 64 + __builtin_ctzll(bits[i]);
+            if (member) ctx_mark(*id, true);
+            return MPI_SUCCESS;
+        }
+    return ump_mpi_error(parent, MPI_ERR_INTERN, call,
+                         "no context id is free on every member (%d in use at most)",
+                         UMP_MPI_MAX_CTX_IDS);
+}
+
+static MPI_Comm comm_new(MPI_Group g, int id, MPI_Comm parent)
+{
+    MPI_Comm c = calloc(1, sizeof(*c));
+    if (!c) return NULL;
+    c->magic = UMP_MPI_MAGIC_COMM;
+    c->group = g;
+    c->rank = g->rank;
+    c->size = g->size;
+    c->refcount = 1;
+    c->errh = parent->errh;
+    ump_mpi_errh_ref(c->errh);
+    set_ctx(c, id);
+    return c;
+}
+
+/* --- MPI functions --------------------------------------------------------- */
+
+#pragma weak MPI_Comm_size = PMPI_Comm_size
+int PMPI_Comm_size(MPI_Comm comm, int *size)
+{
+    static const char call[] = "MPI_Comm_size";
+    UMP_MPI_CHECK_INIT(call);
+    UMP_MPI_CHECK_COMM(call, comm);
+    if (!size) return ump_mpi_error(comm, MPI_ERR_ARG, call, "size pointer is NULL");
+    *size = comm->size;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_rank = PMPI_Comm_rank
+int PMPI_Comm_rank(MPI_Comm comm, int *rank)
+{
+    static const char call[] = "MPI_Comm_rank";
+    UMP_MPI_CHECK_INIT(call);
+    UMP_MPI_CHECK_COMM(call, comm);
+    if (!rank) return ump_mpi_error(comm, MPI_ERR_ARG, call, "rank pointer is NULL");
+    *rank = comm->rank;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_dup = PMPI_Comm_dup
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    static const char call[] = "MPI_Comm_dup";
+    UMP_MPI_CHECK_INIT(call);
+    UMP_MPI_CHECK_COMM(call, comm);
+    if (!newcomm) return ump_mpi_error(comm, MPI_ERR_ARG, call, "newcomm pointer is NULL");
+    int id, rc = agree_ctx_id(call, comm, true, &id);
+    if (rc != MPI_SUCCESS) return rc;
+    ump_mpi_group_ref(comm->group);
+    MPI_Comm c = comm_new(comm->group, id, comm);
+    if (!c) {
+        ump_mpi_group_unref(comm->group);
+        ctx_mark(id, false);
+        return ump_mpi_error(comm, MPI_ERR_NO_MEM, call, "out of memory");
+    }
+    rc = ump_mpi_attr_copy_all(comm, c);
+    if (rc != MPI_SUCCESS) {
+        ump_mpi_attr_delete_all(c);
+        ump_mpi_comm_unref(c); /* gives the id back */
+        return ump_mpi_error(comm, rc, call, "an attribute copy callback failed");
+    }
+    *newcomm = c;
+    return MPI_SUCCESS;
+}
+
+struct split_entry {
+    int color, key, prank;
+};
+
+static int cmp_split(const void *a, const void *b)
+{
+    const struct split_entry *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return x->prank < y->prank ? -1 : x->prank > y->prank;
+}
+
+static int split(const char *call, MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    int n = comm->size;
+    struct split_entry mine = {color, key, comm->rank};
+    struct split_entry *all = malloc(sizeof(*all) * (size_t)n);
+    int *w = malloc(sizeof(int) * (size_t)n);
+    int rc = MPI_SUCCESS;
+    if (!all || !w) {
+        /* Still take part, or the other members would wait for us forever. */
+        free(all);
+        free(w);
+        return ump_mpi_error(comm, MPI_ERR_NO_MEM, call, "out of memory");
+    }
+    int urc = allgather(comm, &mine, sizeof(mine), all);
+    if (urc != UMP_OK) {
+        rc = ump_mpi_error(comm, ump_mpi_class_of(urc), call, "exchange of colors failed: %s",
+                           ump_strerror(urc));
+        goto out;
+    }
+    int k = 0;
+    if (color != MPI_UNDEFINED) {
+        for (int i = 0; i < n; i++)
+            if (all[i].color == color) all[k++] = all[i];
+        qsort(all, (size_t)k, sizeof(*all), cmp_split);
+        for (int i = 0; i < k; i++)
+            w[i] = to_world(comm, all[i].prank);
+    }
+    int id;
+    rc = agree_ctx_id(call, comm, color != MPI_UNDEFINED, &id);
+    if (rc != MPI_SUCCESS) goto out;
+    if (color == MPI_UNDEFINED) {
+        *newcomm = MPI_COMM_NULL;
+        goto out;
+    }
+    MPI_Group g = ump_mpi_group_new(k, w);
+    MPI_Comm c = g ? comm_new(g, id, comm) : NULL;
+    if (!c) {
+        ump_mpi_group_unref(g);
+        ctx_mark(id, false);
+        rc = ump_mpi_error(comm, MPI_ERR_NO_MEM, call, "out of memory");
+        goto out;
+    }
+    *newcomm = c;
+out:
+    free(all);
+    free(w);
+    return rc;
+}
+
+#pragma weak MPI_Comm_split = PMPI_Comm_split
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    static const char call[] = "MPI_Comm_split";
+    UMP_MPI_CHECK_INIT(call);
+    UMP_MPI_CHECK_COMM(call, comm);
+    if (!newcomm) return ump_mpi_error(comm, MPI_ERR_ARG, call, "newcomm pointer is NULL");
+    if (color < 0 && color != MPI_UNDEFINED)
+        return ump_mpi_error(comm, MPI_ERR_ARG, call, "color %d is negative and not MPI_UNDEFINED",
+                             color);
+    return split(call, comm, color, key, newcomm);
+}
+
+#pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
+{
+    static const char call[] = "MPI_Comm_split_type";
+    UMP_MPI_CHECK_INIT(call);
+    UMP_MPI_CHECK_COMM(call, comm);
+    if (!newcomm) return ump_mpi_error(comm, MPI_ERR_ARG, call, "newcomm pointer is NULL");
+    if (info != MPI_INFO_NULL && !ump_mpi_info_ok(info))
+        return ump_mpi_error(comm, MPI_ERR_INFO, call, "invalid info object");
+    int color;
+    if (split_type == MPI_UNDEFINED) {
+        color = MPI_UNDEFINED;
+    } else if (split_type == MPI_COMM_TYPE_SHARED) {
+        color = ump_node_id(ump_rank());
+        if (color < 0)
+            return ump_mpi_error(comm, ump_mpi_class_of(color), call, "node id unknown: %s",
+                                 ump_strerror(color));
+    } else {
+        return ump_mpi_error(comm, MPI_ERR_ARG, call,
+                             "split_type %d is not MPI_COMM_TYPE_SHARED or MPI_UNDEFINED",
+                             split_type);
+    }
+    return split(call, comm, color, key, newcomm);
+}
+
+#pragma weak MPI_Comm_create = PMPI_Comm_create
+int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+{
+    static const char call[] = "MPI_Comm_create";
+    UMP_MPI_CHECK_INIT(call);
+    UMP_MPI_CHECK_COMM(call, comm);
+    if (!newcomm) return ump_mpi_error(comm, MPI_ERR_ARG, call, "newcomm pointer is NULL");
+    if (!ump_mpi_group_ok(group)) return ump_mpi_error(comm, MPI_ERR_GROUP, call, "invalid group");
+    for (int i = 0; i < group->size; i++)
+        if (ump_mpi_comm_rank_of(comm, group->world[i]) == MPI_UNDEFINED)
+            return ump_mpi_error(comm, MPI_ERR_GROUP, call,
+                                 "group rank %d (world rank %d) is not in the communicator", i,
+                                 group->world[i]);
+    bool member = group->rank != MPI_UNDEFINED;
+    int id, rc = agree_ctx_id(call, comm, member, &id);
+    if (rc != MPI_SUCCESS) return rc;
+    if (!member) {
+        *newcomm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    ump_mpi_group_ref(group);
+    MPI_Comm c = comm_new(group, id, comm);
+    if (!c) {
+        ump_mpi_group_unref(group);
+        ctx_mark(id, false);
+        return ump_mpi_error(comm, MPI_ERR_NO_MEM, call, "out of memory");
+    }
+    *newcomm = c;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_free = PMPI_Comm_free
+int PMPI_Comm_free(MPI_Comm *comm)
+{
+    static const char call[] = "MPI_Comm_free";
+    UMP_MPI_CHECK_INIT(call);
+    if (!comm) return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "comm pointer is NULL");
+    MPI_Comm c = *comm;
+    UMP_MPI_CHECK_COMM(call, c);
+    if (c->predefined)
+        return ump_mpi_error(c, MPI_ERR_COMM, call, "a predefined communicator cannot be freed");
+    int rc = ump_mpi_attr_delete_all(c);
+    if (rc != MPI_SUCCESS) return ump_mpi_error(c, rc, call, "an attribute delete callback failed");
+    if (ump_coll_comm_free && c->coll) ump_coll_comm_free(c);
+    ump_mpi_comm_unref(c);
+    *comm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_compare = PMPI_Comm_compare
+int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
+{
+    static const char call[] = "MPI_Comm_compare";
+    UMP_MPI_CHECK_INIT(call);
+    UMP_MPI_CHECK_COMM(call, comm1);
+    UMP_MPI_CHECK_COMM(call, comm2);
+    if (!result) return ump_mpi_error(comm1, MPI_ERR_ARG, call, "result pointer is NULL");
+    if (comm1 == comm2) {
+        *result = MPI_IDENT;
+        return MPI_SUCCESS;
+    }
+    int g = ump_mpi_group_compare(comm1->group, comm2->group);
+    *result = g == MPI_IDENT ? MPI_CONGRUENT : g;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_group = PMPI_Comm_group
+int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
+{
+    static const char call[] = "MPI_Comm_group";
+    UMP_MPI_CHECK_INIT(call);
+    UMP_MPI_CHECK_COMM(call, comm);
+    if (!group) return ump_mpi_error(comm, MPI_ERR_ARG, call, "group pointer is NULL");
+    ump_mpi_group_ref(comm->group);
+    *group = comm->group;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
+int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
+{
+    static const char call[] = "MPI_Comm_test_inter";
+    UMP_MPI_CHECK_INIT(call);
+    UMP_MPI_CHECK_COMM(call, comm);
+    if (!flag) return ump_mpi_error(comm, MPI_ERR_ARG, call, "flag pointer is NULL");
+    *flag = 0; /* ump has intracommunicators only */
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_set_name = PMPI_Comm_set_name
+int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
+{
+    static const char call[] = "MPI_Comm_set_name";
+    UMP_MPI_CHECK_INIT(call);
+    UMP_MPI_CHECK_COMM(call, comm);
+    if (!comm_name) return ump_mpi_error(comm, MPI_ERR_ARG, call, "comm_name is NULL");
+    /* Longer names are truncated, as MPI 3.1 6.8 allows. */
+    snprintf(comm->name, sizeof(comm->name), "%s", comm_name);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_get_name = PMPI_Comm_get_name
+int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
+{
+    static const char call[] = "MPI_Comm_get_name";
+    UMP_MPI_CHECK_INIT(call);
+    UMP_MPI_CHECK_COMM(call, comm);
+    if (!comm_name || !resultlen)
+        return ump_mpi_error(comm, MPI_ERR_ARG, call, "comm_name or resultlen is NULL");
+    int n = snprintf(comm_name, MPI_MAX_OBJECT_NAME, "%s", comm->name);
+    *resultlen = UMP_MIN(n, MPI_MAX_OBJECT_NAME - 1);
+    return MPI_SUCCESS;
+}
