@@ -1,0 +1,668 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The MPI collective calls: argument checks, then src/coll. Blocking and
+ * nonblocking versions share one implementation each; a nonblocking call
+ * returns an MPI request over the core generalized request that the
+ * collective's schedule completes.
+ */
+#include <stdlib.h>
+
+#include "coll/coll.h"
+#include "mpi/mpi_impl.h"
+
+#define CHECK_ROOT(call, c, root)                                                                  \
+    do {                                                                                           \
+        if ((root) < 0 || (root) >= (c)->size)                                                     \
+            return ump_mpi_error(c, MPI_ERR_ROOT, call,                                            \
+                                 "root %d is not a rank of the "                                   \
+                                 "communicator (size %d)",                                         \
+                                 (root), (c)->size);                                               \
+    } while (0)
+#define CHECK_OP(call, c, op)                                                                      \
+    do {                                                                                           \
+        if (!ump_mpi_op_ok(op)) return ump_mpi_error(c, MPI_ERR_OP, call, "invalid op");           \
+    } while (0)
+#define CHECK_REQ(call, c, r)                                                                      \
+    do {                                                                                           \
+        if (!(r)) return ump_mpi_error(c, MPI_ERR_REQUEST, call, "request pointer is NULL");       \
+    } while (0)
+#define CHECK_NOT_INPLACE(call, c, buf, what)                                                      \
+    do {                                                                                           \
+        if ((buf) == MPI_IN_PLACE)                                                                 \
+            return ump_mpi_error(c, MPI_ERR_BUFFER, call,                                          \
+                                 "MPI_IN_PLACE is not allowed as the " what);                      \
+    } while (0)
+
+/* The result of a collective: MPI_SUCCESS, or the error raised on comm. */
+static int done(MPI_Comm comm, const char *call, int rc)
+{
+    if (rc == MPI_SUCCESS) return MPI_SUCCESS;
+    if (rc == MPI_ERR_OP)
+        return ump_mpi_error(comm, rc, call, "the op does not apply to the datatype");
+    return ump_mpi_error(comm, rc, call, "collective failed");
+}
+
+/* Wraps the generalized request of a started nonblocking collective. The
+ * schedule frees itself when it completes, so the request needs no hook. */
+static int ireq(MPI_Comm comm, const char *call, int rc, ump_req_t g, MPI_Request *request)
+{
+    if (rc != MPI_SUCCESS) return done(comm, call, rc);
+    MPI_Request r = ump_mpi_req_new(UMP_MPI_REQ_COLL, comm);
+    if (!r) {
+        ump_wait(&g, UMP_STATUS_IGNORE);
+        return ump_mpi_error(comm, MPI_ERR_NO_MEM, call, "out of memory for the request");
+    }
+    r->core = g;
+    r->peer = MPI_ANY_SOURCE;
+    r->tag = MPI_ANY_TAG;
+    *request = r;
+    return MPI_SUCCESS;
+}
+
+/* --- barrier ---------------------------------------------------------------- */
+
+#pragma weak MPI_Barrier = PMPI_Barrier
+int PMPI_Barrier(MPI_Comm comm)
+{
+    static const char call[] = "MPI_Barrier";
+    UMP_MPI_CHECK_INIT(call);
+    UMP_MPI_CHECK_COMM(call, comm);
+    if (comm->size == 1) return MPI_SUCCESS;
+    return done(comm, call, ump_coll_barrier(comm, NULL));
+}
+
+#pragma weak MPI_Ibarrier = PMPI_Ibarrier
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+{
+    static const char call[] = "MPI_Ibarrier";
+    UMP_MPI_CHECK_INIT(call);
+    UMP_MPI_CHECK_COMM(call, comm);
+    CHECK_REQ(call, comm, request);
+    ump_req_t g = UMP_REQ_NULL;
+    int rc = ump_coll_barrier(comm, &g);
+    return ireq(comm, call, rc, g, request);
+}
+
+/* --- bcast ------------------------------------------------------------------ */
+
+static int bcast_check(const char *call, void *buf, int count, MPI_Datatype dt, int root,
+                       MPI_Comm comm)
+{
+    UMP_MPI_CHECK_INIT(call);
+    UMP_MPI_CHECK_COMM(call, comm);
+    UMP_MPI_CHECK_COUNT(call, comm, count);
+    UMP_MPI_CHECK_DT(call, comm, dt);
+    UMP_MPI_CHECK_BUF(call, comm, buf, count, dt);
+    CHECK_ROOT(call, comm, root);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Bcast = PMPI_Bcast
+int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    static const char call[] = "MPI_Bcast";
+    int rc = bcast_check(call, buffer, count, datatype, root, comm);
+    if (rc != MPI_SUCCESS) return rc;
+    if (comm->size == 1) return MPI_SUCCESS;
+    return done(comm, call, ump_coll_bcast(buffer, count, datatype, root, comm, NULL));
+}
+
+#pragma weak MPI_Ibcast = PMPI_Ibcast
+int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                MPI_Request *request)
+{
+    static const char call[] = "MPI_Ibcast";
+    int rc = bcast_check(call, buffer, count, datatype, root, comm);
+    if (rc != MPI_SUCCESS) return rc;
+    CHECK_REQ(call, comm, request);
+    ump_req_t g = UMP_REQ_NULL;
+    rc = ump_coll_bcast(buffer, count, datatype, root, comm, &g);
+    return ireq(comm, call, rc, g, request);
+}
+
+/* --- reduce / allreduce ------------------------------------------------------ */
+
+static int reduce_check(const char *call, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                        MPI_Op op, int root, MPI_Comm comm)
+{
+    UMP_MPI_CHECK_INIT(call);
+    UMP_MPI_CHECK_COMM(call, comm);
+    UMP_MPI_CHECK_COUNT(call, comm, count);
+    UMP_MPI_CHECK_DT(call, comm, dt);
+    CHECK_OP(call, comm, op);
+    bool at_root = root < 0 || comm->rank == root; /* root < 0: every rank receives */
+    if (root >= 0) CHECK_ROOT(call, comm, root);
+    if (!at_root) CHECK_NOT_INPLACE(call, comm, sbuf, "send buffer of a non-root rank");
+    if (at_root) CHECK_NOT_INPLACE(call, comm, rbuf, "receive buffer");
+    if (sbuf != MPI_IN_PLACE) UMP_MPI_CHECK_BUF(call, comm, sbuf, count, dt);
+    if (at_root) UMP_MPI_CHECK_BUF(call, comm, rbuf, count, dt);
+    ump_coll_red_t r;
+    int rc = ump_coll_red_prepare(&r, op, dt);
+    if (rc != MPI_SUCCESS)
+        return ump_mpi_error(comm, rc, call, "%s does not apply to datatype %s", op->name,
+                             dt->name ? dt->name : "(derived)");
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Reduce = PMPI_Reduce
+int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                int root, MPI_Comm comm)
+{
+    static const char call[] = "MPI_Reduce";
+    int rc = reduce_check(call, sendbuf, recvbuf, count, datatype, op, root, comm);
+    if (rc != MPI_SUCCESS) return rc;
+    if (!count) return MPI_SUCCESS;
+    return done(comm, call,
+                ump_coll_reduce(sendbuf, recvbuf, count, datatype, op, root, comm, NULL));
+}
+
+#pragma weak MPI_Ireduce = PMPI_Ireduce
+int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                 int root, MPI_Comm comm, MPI_Request *request)
+{
+    static const char call[] = "MPI_Ireduce";
+    int rc = reduce_check(call, sendbuf, recvbuf, count, datatype, op, root, comm);
+    if (rc != MPI_SUCCESS) return rc;
+    CHECK_REQ(call, comm, request);
+    ump_req_t g = UMP_REQ_NULL;
+    rc = ump_coll_reduce(sendbuf, recvbuf, count, datatype, op, root, comm, &g);
+    return ireq(comm, call, rc, g, request);
+}
+
+#pragma weak MPI_Allreduce = PMPI_Allreduce
+int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm)
+{
+    static const char call[] = "MPI_Allreduce";
+    int rc = reduce_check(call, sendbuf, recvbuf, count, datatype, op, -1, comm);
+    if (rc != MPI_SUCCESS) return rc;
+    if (!count) return MPI_SUCCESS;
+    return done(comm, call, ump_coll_allreduce(sendbuf, recvbuf, count, datatype, op, comm, NULL));
+}
+
+#pragma weak MPI_Iallreduce = PMPI_Iallreduce
+int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                    MPI_Comm comm, MPI_Request *request)
+{
+    static const char call[] = "MPI_Iallreduce";
+    int rc = reduce_check(call, sendbuf, recvbuf, count, datatype, op, -1, comm);
+    if (rc != MPI_SUCCESS) return rc;
+    CHECK_REQ(call, comm, request);
+    ump_req_t g = UMP_REQ_NULL;
+    rc = ump_coll_allreduce(sendbuf, recvbuf, count, datatype, op, comm, &g);
+    return ireq(comm, call, rc, g, request);
+}
+
+/* --- gather / scatter --------------------------------------------------------- */
+
+static int gather_check(const char *call, const void *sbuf, int scount, MPI_Datatype sdt,
+                        void *rbuf, const int *rcounts, const int *displs, int rcount,
+                        MPI_Datatype rdt, int root, MPI_Comm comm)
+{
+    UMP_MPI_CHECK_INIT(call);
+    UMP_MPI_CHECK_COMM(call, comm);
+    CHECK_ROOT(call, comm, root);
+    bool is_root = comm->rank == root;
+    if (!is_root || sbuf != MPI_IN_PLACE) {
+        if (!is_root) CHECK_NOT_INPLACE(call, comm, sbuf, "send buffer of a non-root rank");
+        UMP_MPI_CHECK_COUNT(call, comm, scount);
+        UMP_MPI_CHECK_DT(call, comm, sdt);
+        UMP_MPI_CHECK_BUF(call, comm, sbuf, scount, sdt);
+    }
+    if (is_root) {
+        CHECK_NOT_INPLACE(call, comm, rbuf, "receive buffer");
+        UMP_MPI_CHECK_DT(call, comm, rdt);
+        if (rcounts) {
+            if (!displs) return ump_mpi_error(comm, MPI_ERR_ARG, call, "displs is NULL");
+            for (int i = 0; i < comm->size; i++)
+                UMP_MPI_CHECK_COUNT(call, comm, rcounts[i]);
+        } else {
+            UMP_MPI_CHECK_COUNT(call, comm, rcount);
+            UMP_MPI_CHECK_BUF(call, comm, rbuf, rcount, rdt);
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Gather = PMPI_Gather
+int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    static const char call[] = "MPI_Gather";
+    int rc = gather_check(call, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
+                          recvtype, root, comm);
+    if (rc != MPI_SUCCESS) return rc;
+    return done(comm, call,
+                ump_coll_gatherv(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
+                                 recvtype, root, comm, NULL));
+}
+
+#pragma weak MPI_Igather = PMPI_Igather
+int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                 MPI_Request *request)
+{
+    static const char call[] = "MPI_Igather";
+    int rc = gather_check(call, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
+                          recvtype, root, comm);
+    if (rc != MPI_SUCCESS) return rc;
+    CHECK_REQ(call, comm, request);
+    ump_req_t g = UMP_REQ_NULL;
+    rc = ump_coll_gatherv(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype,
+                          root, comm, &g);
+    return ireq(comm, call, rc, g, request);
+}
+
+#pragma weak MPI_Gatherv = PMPI_Gatherv
+int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                 MPI_Comm comm)
+{
+    static const char call[] = "MPI_Gatherv";
+    static const int zero = 0;
+    const int *rc_ = recvcounts;
+    if (comm && ump_mpi_comm_ok(comm) && comm->rank != root) rc_ = &zero; /* unused off root */
+    int rc = gather_check(call, sendbuf, sendcount, sendtype, recvbuf,
+                          comm && ump_mpi_comm_ok(comm) && comm->rank == root ? recvcounts : NULL,
+                          displs, 0, recvtype, root, comm);
+    if (rc != MPI_SUCCESS) return rc;
+    if (comm->rank == root && !recvcounts)
+        return ump_mpi_error(comm, MPI_ERR_ARG, call, "recvcounts is NULL");
+    (void)rc_;
+    return done(comm, call,
+                ump_coll_gatherv(sendbuf, sendcount, sendtype, recvbuf,
+                                 comm->rank == root ? recvcounts : &zero, displs, 0, recvtype, root,
+                                 comm, NULL));
+}
+
+#pragma weak MPI_Igatherv = PMPI_Igatherv
+int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                  MPI_Comm comm, MPI_Request *request)
+{
+    static const char call[] = "MPI_Igatherv";
+    static const int zero = 0;
+    int rc = gather_check(call, sendbuf, sendcount, sendtype, recvbuf,
+                          comm && ump_mpi_comm_ok(comm) && comm->rank == root ? recvcounts : NULL,
+                          displs, 0, recvtype, root, comm);
+    if (rc != MPI_SUCCESS) return rc;
+    if (comm->rank == root && !recvcounts)
+        return ump_mpi_error(comm, MPI_ERR_ARG, call, "recvcounts is NULL");
+    CHECK_REQ(call, comm, request);
+    ump_req_t g = UMP_REQ_NULL;
+    rc = ump_coll_gatherv(sendbuf, sendcount, sendtype, recvbuf,
+                          comm->rank == root ? recvcounts : &zero, displs, 0, recvtype, root, comm,
+                          &g);
+    return ireq(comm, call, rc, g, request);
+}
+
+static int scatter_check(const char *call, const void *sbuf, const int *scounts, const int *displs,
+                         int scount, MPI_Datatype sdt, void *rbuf, int rcount, MPI_Datatype rdt,
+                         int root, MPI_Comm comm)
+{
+    UMP_MPI_CHECK_INIT(call);
+    UMP_MPI_CHECK_COMM(call, comm);
+    CHECK_ROOT(call, comm, root);
+    bool is_root = comm->rank == root;
+    if (!is_root || rbuf != MPI_IN_PLACE) {
+        if (!is_root) CHECK_NOT_INPLACE(call, comm, rbuf, "receive buffer of a non-root rank");
+        UMP_MPI_CHECK_COUNT(call, comm, rcount);
+        UMP_MPI_CHECK_DT(call, comm, rdt);
+        UMP_MPI_CHECK_BUF(call, comm, rbuf, rcount, rdt);
+    }
+    if (is_root) {
+        CHECK_NOT_INPLACE(call, comm, sbuf, "send buffer");
+        UMP_MPI_CHECK_DT(call, comm, sdt);
+        if (scounts) {
+            if (!displs) return ump_mpi_error(comm, MPI_ERR_ARG, call, "displs is NULL");
+            for (int i = 0; i < comm->size; i++)
+                UMP_MPI_CHECK_COUNT(call, comm, scounts[i]);
+        } else {
+            UMP_MPI_CHECK_COUNT(call, comm, scount);
+            UMP_MPI_CHECK_BUF(call, comm, sbuf, scount, sdt);
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Scatter = PMPI_Scatter
+int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    static const char call[] = "MPI_Scatter";
+    int rc = scatter_check(call, sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount,
+                           recvtype, root, comm);
+    if (rc != MPI_SUCCESS) return rc;
+    return done(comm, call,
+                ump_coll_scatterv(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount,
+                                  recvtype, root, comm, NULL));
+}
+
+#pragma weak MPI_Iscatter = PMPI_Iscatter
+int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  MPI_Request *request)
+{
+    static const char call[] = "MPI_Iscatter";
+    int rc = scatter_check(call, sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount,
+                           recvtype, root, comm);
+    if (rc != MPI_SUCCESS) return rc;
+    CHECK_REQ(call, comm, request);
+    ump_req_t g = UMP_REQ_NULL;
+    rc = ump_coll_scatterv(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                           root, comm, &g);
+    return ireq(comm, call, rc, g, request);
+}
+
+#pragma weak MPI_Scatterv = PMPI_Scatterv
+int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                  int root, MPI_Comm comm)
+{
+    static const char call[] = "MPI_Scatterv";
+    static const int zero = 0;
+    int rc = scatter_check(call, sendbuf,
+                           comm && ump_mpi_comm_ok(comm) && comm->rank == root ? sendcounts : NULL,
+                           displs, 0, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    if (rc != MPI_SUCCESS) return rc;
+    if (comm->rank == root && !sendcounts)
+        return ump_mpi_error(comm, MPI_ERR_ARG, call, "sendcounts is NULL");
+    return done(comm, call,
+                ump_coll_scatterv(sendbuf, comm->rank == root ? sendcounts : &zero, displs, 0,
+                                  sendtype, recvbuf, recvcount, recvtype, root, comm, NULL));
+}
+
+#pragma weak MPI_Iscatterv = PMPI_Iscatterv
+int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                   int root, MPI_Comm comm, MPI_Request *request)
+{
+    static const char call[] = "MPI_Iscatterv";
+    static const int zero = 0;
+    int rc = scatter_check(call, sendbuf,
+                           comm && ump_mpi_comm_ok(comm) && comm->rank == root ? sendcounts : NULL,
+                           displs, 0, sendtype, recvbuf, recvcount, recvtype, root, comm);
+    if (rc != MPI_SUCCESS) return rc;
+    if (comm->rank == root && !sendcounts)
+        return ump_mpi_error(comm, MPI_ERR_ARG, call, "sendcounts is NULL");
+    CHECK_REQ(call, comm, request);
+    ump_req_t g = UMP_REQ_NULL;
+    rc = ump_coll_scatterv(sendbuf, comm->rank == root ? sendcounts : &zero, displs, 0, sendtype,
+                           recvbuf, recvcount, recvtype, root, comm, &g);
+    return ireq(comm, call, rc, g, request);
+}
+
+/* --- allgather --------------------------------------------------------------- */
+
+static int allgather_check(const char *call, const void *sbuf, int scount, MPI_Datatype sdt,
+                           void *rbuf, const int *rcounts, const int *displs, int rcount,
+                           MPI_Datatype rdt, bool v, MPI_Comm comm)
+{
+    UMP_MPI_CHECK_INIT(call);
+    UMP_MPI_CHECK_COMM(call, comm);
+    if (sbuf != MPI_IN_PLACE) {
+        UMP_MPI_CHECK_COUNT(call, comm, scount);
+        UMP_MPI_CHECK_DT(call, comm, sdt);
+        UMP_MPI_CHECK_BUF(call, comm, sbuf, scount, sdt);
+    }
+    CHECK_NOT_INPLACE(call, comm, rbuf, "receive buffer");
+    UMP_MPI_CHECK_DT(call, comm, rdt);
+    if (v) {
+        if (!rcounts || !displs)
+            return ump_mpi_error(comm, MPI_ERR_ARG, call, "recvcounts or displs is NULL");
+        for (int i = 0; i < comm->size; i++)
+            UMP_MPI_CHECK_COUNT(call, comm, rcounts[i]);
+    } else {
+        UMP_MPI_CHECK_COUNT(call, comm, rcount);
+        UMP_MPI_CHECK_BUF(call, comm, rbuf, rcount, rdt);
+    }
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Allgather = PMPI_Allgather
+int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    static const char call[] = "MPI_Allgather";
+    int rc = allgather_check(call, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
+                             recvtype, false, comm);
+    if (rc != MPI_SUCCESS) return rc;
+    return done(comm, call,
+                ump_coll_allgatherv(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
+                                    recvtype, comm, NULL));
+}
+
+#pragma weak MPI_Iallgather = PMPI_Iallgather
+int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    static const char call[] = "MPI_Iallgather";
+    int rc = allgather_check(call, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
+                             recvtype, false, comm);
+    if (rc != MPI_SUCCESS) return rc;
+    CHECK_REQ(call, comm, request);
+    ump_req_t g = UMP_REQ_NULL;
+    rc = ump_coll_allgatherv(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype,
+                             comm, &g);
+    return ireq(comm, call, rc, g, request);
+}
+
+#pragma weak MPI_Allgatherv = PMPI_Allgatherv
+int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                    MPI_Comm comm)
+{
+    static const char call[] = "MPI_Allgatherv";
+    int rc = allgather_check(call, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0,
+                             recvtype, true, comm);
+    if (rc != MPI_SUCCESS) return rc;
+    return done(comm, call,
+                ump_coll_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0,
+                                    recvtype, comm, NULL));
+}
+
+#pragma weak MPI_Iallgatherv = PMPI_Iallgatherv
+int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                     MPI_Comm comm, MPI_Request *request)
+{
+    static const char call[] = "MPI_Iallgatherv";
+    int rc = allgather_check(call, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0,
+                             recvtype, true, comm);
+    if (rc != MPI_SUCCESS) return rc;
+    CHECK_REQ(call, comm, request);
+    ump_req_t g = UMP_REQ_NULL;
+    rc = ump_coll_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype,
+                             comm, &g);
+    return ireq(comm, call, rc, g, request);
+}
+
+/* --- alltoall ------------------------------------------------------------------ */
+
+/* mode 0: alltoall, 1: alltoallv, 2: alltoallw */
+static int alltoall_check(const char *call, const void *sbuf, const int *scounts,
+                          const int *sdispls, const MPI_Datatype *sdts, int scount,
+                          MPI_Datatype sdt, void *rbuf, const int *rcounts, const int *rdispls,
+                          const MPI_Datatype *rdts, int rcount, MPI_Datatype rdt, int mode,
+                          MPI_Comm comm)
+{
+    UMP_MPI_CHECK_INIT(call);
+    UMP_MPI_CHECK_COMM(call, comm);
+    CHECK_NOT_INPLACE(call, comm, rbuf, "receive buffer");
+    int n = comm->size;
+    if (mode == 0) {
+        if (sbuf != MPI_IN_PLACE) {
+            UMP_MPI_CHECK_COUNT(call, comm, scount);
+            UMP_MPI_CHECK_DT(call, comm, sdt);
+        }
+        UMP_MPI_CHECK_COUNT(call, comm, rcount);
+        UMP_MPI_CHECK_DT(call, comm, rdt);
+        return MPI_SUCCESS;
+    }
+    if (!rcounts || !rdispls || (mode == 2 && !rdts))
+        return ump_mpi_error(comm, MPI_ERR_ARG, call, "a receive-side array is NULL");
+    if (sbuf != MPI_IN_PLACE && (!scounts || !sdispls || (mode == 2 && !sdts)))
+        return ump_mpi_error(comm, MPI_ERR_ARG, call, "a send-side array is NULL");
+    for (int i = 0; i < n; i++) {
+        UMP_MPI_CHECK_COUNT(call, comm, rcounts[i]);
+        UMP_MPI_CHECK_DT(call, comm, mode == 2 ? rdts[i] : rdt);
+        if (sbuf != MPI_IN_PLACE) {
+            UMP_MPI_CHECK_COUNT(call, comm, scounts[i]);
+            UMP_MPI_CHECK_DT(call, comm, mode == 2 ? sdts[i] : sdt);
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Alltoall = PMPI_Alltoall
+int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    static const char call[] = "MPI_Alltoall";
+    int rc = alltoall_check(call, sendbuf, NULL, NULL, NULL, sendcount, sendtype, recvbuf, NULL,
+                            NULL, NULL, recvcount, recvtype, 0, comm);
+    if (rc != MPI_SUCCESS) return rc;
+    return done(comm, call,
+                ump_coll_alltoallw(sendbuf, NULL, NULL, NULL, recvbuf, NULL, NULL, NULL, false,
+                                   sendcount, sendtype, recvcount, recvtype, comm, NULL));
+}
+
+#pragma weak MPI_Ialltoall = PMPI_Ialltoall
+int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    static const char call[] = "MPI_Ialltoall";
+    int rc = alltoall_check(call, sendbuf, NULL, NULL, NULL, sendcount, sendtype, recvbuf, NULL,
+                            NULL, NULL, recvcount, recvtype, 0, comm);
+    if (rc != MPI_SUCCESS) return rc;
+    CHECK_REQ(call, comm, request);
+    ump_req_t g = UMP_REQ_NULL;
+    rc = ump_coll_alltoallw(sendbuf, NULL, NULL, NULL, recvbuf, NULL, NULL, NULL, false, sendcount,
+                            sendtype, recvcount, recvtype, comm, &g);
+    return ireq(comm, call, rc, g, request);
+}
+
+#pragma weak MPI_Alltoallv = PMPI_Alltoallv
+int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    static const char call[] = "MPI_Alltoallv";
+    int rc = alltoall_check(call, sendbuf, sendcounts, sdispls, NULL, 0, sendtype, recvbuf,
+                            recvcounts, rdispls, NULL, 0, recvtype, 1, comm);
+    if (rc != MPI_SUCCESS) return rc;
+    return done(comm, call,
+                ump_coll_alltoallw(sendbuf, sendcounts, sdispls, NULL, recvbuf, recvcounts, rdispls,
+                                   NULL, false, 0, sendtype, 0, recvtype, comm, NULL));
+}
+
+#pragma weak MPI_Ialltoallv = PMPI_Ialltoallv
+int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    static const char call[] = "MPI_Ialltoallv";
+    int rc = alltoall_check(call, sendbuf, sendcounts, sdispls, NULL, 0, sendtype, recvbuf,
+                            recvcounts, rdispls, NULL, 0, recvtype, 1, comm);
+    if (rc != MPI_SUCCESS) return rc;
+    CHECK_REQ(call, comm, request);
+    ump_req_t g = UMP_REQ_NULL;
+    rc = ump_coll_alltoallw(sendbuf, sendcounts, sdispls, NULL, recvbuf, recvcounts, rdispls, NULL,
+                            false, 0, sendtype, 0, recvtype, comm, &g);
+    return ireq(comm, call, rc, g, request);
+}
+
+#pragma weak MPI_Alltoallw = PMPI_Alltoallw
+int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    static const char call[] = "MPI_Alltoallw";
+    int rc = alltoall_check(call, sendbuf, sendcounts, sdispls, sendtypes, 0, MPI_DATATYPE_NULL,
+                            recvbuf, recvcounts, rdispls, recvtypes, 0, MPI_DATATYPE_NULL, 2, comm);
+    if (rc != MPI_SUCCESS) return rc;
+    return done(comm, call,
+                ump_coll_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
+                                   rdispls, recvtypes, true, 0, NULL, 0, NULL, comm, NULL));
+}
+
+/* --- reduce_scatter / scan ------------------------------------------------------ */
+
+static int redscat_check(const char *call, const void *sbuf, void *rbuf, const int *rcounts,
+                         int rcount, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+{
+    UMP_MPI_CHECK_INIT(call);
+    UMP_MPI_CHECK_COMM(call, comm);
+    UMP_MPI_CHECK_DT(call, comm, dt);
+    CHECK_OP(call, comm, op);
+    CHECK_NOT_INPLACE(call, comm, rbuf, "receive buffer");
+    if (rcounts) {
+        for (int i = 0; i < comm->size; i++)
+            UMP_MPI_CHECK_COUNT(call, comm, rcounts[i]);
+    } else {
+        UMP_MPI_CHECK_COUNT(call, comm, rcount);
+    }
+    ump_coll_red_t r;
+    int rc = ump_coll_red_prepare(&r, op, dt);
+    if (rc != MPI_SUCCESS)
+        return ump_mpi_error(comm, rc, call, "%s does not apply to datatype %s", op->name,
+                             dt->name ? dt->name : "(derived)");
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
+int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    static const char call[] = "MPI_Reduce_scatter";
+    if (!recvcounts) return ump_mpi_error(comm, MPI_ERR_ARG, call, "recvcounts is NULL");
+    int rc = redscat_check(call, sendbuf, recvbuf, recvcounts, 0, datatype, op, comm);
+    if (rc != MPI_SUCCESS) return rc;
+    return done(comm, call,
+                ump_coll_reduce_scatter(sendbuf, recvbuf, recvcounts, 0, datatype, op, comm));
+}
+
+#pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
+int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    static const char call[] = "MPI_Reduce_scatter_block";
+    int rc = redscat_check(call, sendbuf, recvbuf, NULL, recvcount, datatype, op, comm);
+    if (rc != MPI_SUCCESS) return rc;
+    return done(comm, call,
+                ump_coll_reduce_scatter(sendbuf, recvbuf, NULL, recvcount, datatype, op, comm));
+}
+
+static int scan_common(const char *call, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                       MPI_Op op, bool exclusive, MPI_Comm comm)
+{
+    UMP_MPI_CHECK_INIT(call);
+    UMP_MPI_CHECK_COMM(call, comm);
+    UMP_MPI_CHECK_COUNT(call, comm, count);
+    UMP_MPI_CHECK_DT(call, comm, dt);
+    CHECK_OP(call, comm, op);
+    CHECK_NOT_INPLACE(call, comm, rbuf, "receive buffer");
+    if (sbuf != MPI_IN_PLACE) UMP_MPI_CHECK_BUF(call, comm, sbuf, count, dt);
+    UMP_MPI_CHECK_BUF(call, comm, rbuf, count, dt);
+    ump_coll_red_t r;
+    int rc = ump_coll_red_prepare(&r, op, dt);
+    if (rc != MPI_SUCCESS)
+        return ump_mpi_error(comm, rc, call, "%s does not apply to datatype %s", op->name,
+                             dt->name ? dt->name : "(derived)");
+    if (!count) return MPI_SUCCESS;
+    return done(comm, call, ump_coll_scan(sbuf, rbuf, count, dt, op, exclusive, comm));
+}
+
+#pragma weak MPI_Scan = PMPI_Scan
+int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm)
+{
+    return scan_common("MPI_Scan", sendbuf, recvbuf, count, datatype, op, false, comm);
+}
+
+#pragma weak MPI_Exscan = PMPI_Exscan
+int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm)
+{
+    return scan_common("MPI_Exscan", sendbuf, recvbuf, count, datatype, op, true, comm);
+}

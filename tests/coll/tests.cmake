@@ -1,0 +1,18 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Collective tests: each program runs under umprun on 1 to 9 ranks (above 2
+# the 2-core machine is oversubscribed, on purpose). Label: coll.
+set(COLL_DIR ${CMAKE_CURRENT_LIST_DIR})
+file(GLOB COLL_TEST_SOURCES CONFIGURE_DEPENDS ${COLL_DIR}/coll_*.c)
+foreach(src ${COLL_TEST_SOURCES})
+  get_filename_component(prog ${src} NAME_WE)
+  add_executable(${prog} ${src})
+  # The tests force algorithms through the tunables table: internal symbols.
+  target_link_libraries(${prog} PRIVATE ump_static)
+  target_compile_options(${prog} PRIVATE ${UMP_WARNINGS} -Wno-unused-function)
+  set_target_properties(${prog} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+  foreach(n 1 2 3 4 5 6 7 8 9)
+    add_test(NAME coll.${prog}.n${n}
+             COMMAND $<TARGET_FILE:umprun> --timeout 100 -n ${n} $<TARGET_FILE:${prog}>)
+    set_tests_properties(coll.${prog}.n${n} PROPERTIES TIMEOUT 120 LABELS coll)
+  endforeach()
+endforeach()
