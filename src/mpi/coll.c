@@ -5,6 +5,7 @@
  * returns an MPI request over the core generalized request that the
  * collective's schedule completes.
  */
+#include <limits.h>
 #include <stdlib.h>
 
 #include "coll/coll.h"
@@ -122,6 +123,10 @@ int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Co
 
 /* --- reduce / allreduce ------------------------------------------------------ */
 
+/* The root argument of reduce_check for collectives where every rank
+ * receives the result (a user's root is checked, even a negative one). */
+#define EVERY_RANK INT_MIN
+
 static int reduce_check(const char *call, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
                         MPI_Op op, int root, MPI_Comm comm)
 {
@@ -130,8 +135,8 @@ static int reduce_check(const char *call, const void *sbuf, void *rbuf, int coun
     UMP_MPI_CHECK_COUNT(call, comm, count);
     UMP_MPI_CHECK_DT(call, comm, dt);
     CHECK_OP(call, comm, op);
-    bool at_root = root < 0 || comm->rank == root; /* root < 0: every rank receives */
-    if (root >= 0) CHECK_ROOT(call, comm, root);
+    bool at_root = root == EVERY_RANK || comm->rank == root;
+    if (root != EVERY_RANK) CHECK_ROOT(call, comm, root);
     if (!at_root) CHECK_NOT_INPLACE(call, comm, sbuf, "send buffer of a non-root rank");
     if (at_root) CHECK_NOT_INPLACE(call, comm, rbuf, "receive buffer");
     if (sbuf != MPI_IN_PLACE) UMP_MPI_CHECK_BUF(call, comm, sbuf, count, dt);
@@ -174,7 +179,7 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
                    MPI_Comm comm)
 {
     static const char call[] = "MPI_Allreduce";
-    int rc = reduce_check(call, sendbuf, recvbuf, count, datatype, op, -1, comm);
+    int rc = reduce_check(call, sendbuf, recvbuf, count, datatype, op, EVERY_RANK, comm);
     if (rc != MPI_SUCCESS) return rc;
     if (!count) return MPI_SUCCESS;
     return done(comm, call, ump_coll_allreduce(sendbuf, recvbuf, count, datatype, op, comm, NULL));
@@ -185,7 +190,7 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
                     MPI_Comm comm, MPI_Request *request)
 {
     static const char call[] = "MPI_Iallreduce";
-    int rc = reduce_check(call, sendbuf, recvbuf, count, datatype, op, -1, comm);
+    int rc = reduce_check(call, sendbuf, recvbuf, count, datatype, op, EVERY_RANK, comm);
     if (rc != MPI_SUCCESS) return rc;
     CHECK_REQ(call, comm, request);
     ump_req_t g = UMP_REQ_NULL;
