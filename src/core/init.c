@@ -23,8 +23,8 @@ UMP_CFG_ENUM_(cfg_wait, "UMP_WAIT", "auto", "spin|block|auto",
 UMP_CFG(cfg_spin_us, "UMP_WAIT_SPIN_US", UMP_CFG_INT, "50",
         "microseconds a blocking call polls before it sleeps (block mode)");
 UMP_CFG(cfg_credits, "UMP_CREDITS", UMP_CFG_SIZE, "512k",
-        "bytes of unexpected messages a sender may have outstanding at one receiver; bounds "
-        "the memory a flood of unmatched sends can take");
+        "eager bytes a sender may have unmatched at one receiver; past it messages go by "
+        "rendezvous, so a flood of unmatched sends cannot fill the receiver's memory");
 
 static bool allowed(const char *name)
 {
