@@ -117,7 +117,8 @@ foreach(prog ${MPI_CLASSIC_PROGS})
   add_test(NAME mpi.classic.${prog}
            COMMAND bash ${MPI_TEST_DIR}/classic/compare.sh ${prog}
                    $<TARGET_FILE:mpi_classic_${prog}> ${MPI_UMPRUN} 4)
-  set_tests_properties(mpi.classic.${prog} PROPERTIES TIMEOUT 400 LABELS mpi SKIP_RETURN_CODE 77)
+  set_tests_properties(mpi.classic.${prog} PROPERTIES TIMEOUT 400 LABELS mpi SKIP_RETURN_CODE 77
+                       RESOURCE_LOCK apt)
   if(UMP_SANITIZE)
     set_tests_properties(mpi.classic.${prog} PROPERTIES ENVIRONMENT UMP_COMPARE_NO_UMPCC=1)
   endif()
