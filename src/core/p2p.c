@@ -40,8 +40,25 @@ static int check_common(const char *call, const void *buf, size_t count, ump_dt_
     return UMP_OK;
 }
 
+/* The blocking standard send's fast path: an eager message goes out with no
+ * request at all when nothing is queued ahead of it and the receiver has
+ * granted the credit. */
+static bool send_inline(ump_peer_t *p, int dst, const void *buf, size_t len, int tag, uint32_t ctx)
+{
+    if (!TAILQ_EMPTY(&p->match) || p->dead || len > p->xp->caps.eager_limit) return false;
+    int64_t cost = (int64_t)ump_core_cost(UMP_AM_EAGER, sizeof(ump_hdr_match_t), len);
+    if (cost > p->credits) return false;
+    ump_hdr_match_t h = {.tag = tag, .ctx = ctx, .len = len, .sreq = 0};
+    struct iovec iov = {.iov_base = (void *)buf, .iov_len = len};
+    if (p->xp->ops->am_send(p->xp, dst, UMP_AM_EAGER, &h, sizeof(h), &iov, len ? 1 : 0) != UMP_OK)
+        return false; /* the general path queues it or reports the error */
+    p->credits -= cost;
+    return true;
+}
+
+/* With `blocking`, a standard send may complete inline and leave *req null. */
 static int isend(const char *call, const void *buf, size_t count, ump_dt_t dt, int dst, int tag,
-                 uint32_t ctx, bool sync, ump_req_t *req)
+                 uint32_t ctx, bool sync, bool blocking, ump_req_t *req)
 {
     size_t len;
     CHECK_INIT(call);
@@ -63,6 +80,11 @@ static int isend(const char *call, const void *buf, size_t count, ump_dt_t dt, i
         ump_core_unlock();
         ump_error("%s: no transport reaches rank %d (UMP_TRANSPORTS?)", call, dst);
         return UMP_ERR_NO_TRANSPORT;
+    }
+    if (blocking && !sync && send_inline(p, dst, buf, len, tag, ctx)) {
+        ump_core_unlock();
+        *req = UMP_REQ_NULL;
+        return UMP_OK;
     }
     struct ump_request *r = ump_core_req_alloc(UMP_REQ_SEND);
     if (UMP_UNLIKELY(!r)) {
@@ -102,13 +124,13 @@ static int isend(const char *call, const void *buf, size_t count, ump_dt_t dt, i
 int ump_isend(const void *buf, size_t count, ump_dt_t dt, int dst, int tag, uint32_t ctx,
               ump_req_t *req)
 {
-    return isend("ump_isend", buf, count, dt, dst, tag, ctx, false, req);
+    return isend("ump_isend", buf, count, dt, dst, tag, ctx, false, false, req);
 }
 
 int ump_issend(const void *buf, size_t count, ump_dt_t dt, int dst, int tag, uint32_t ctx,
                ump_req_t *req)
 {
-    return isend("ump_issend", buf, count, dt, dst, tag, ctx, true, req);
+    return isend("ump_issend", buf, count, dt, dst, tag, ctx, true, false, req);
 }
 
 static int check_source(const char *call, int src, int tag)
@@ -164,14 +186,14 @@ int ump_irecv(void *buf, size_t count, ump_dt_t dt, int src, int tag, uint32_t c
 int ump_send(const void *buf, size_t count, ump_dt_t dt, int dst, int tag, uint32_t ctx)
 {
     ump_req_t r;
-    int rc = isend("ump_send", buf, count, dt, dst, tag, ctx, false, &r);
+    int rc = isend("ump_send", buf, count, dt, dst, tag, ctx, false, true, &r);
     return rc == UMP_OK ? ump_wait(&r, UMP_STATUS_IGNORE) : rc;
 }
 
 int ump_ssend(const void *buf, size_t count, ump_dt_t dt, int dst, int tag, uint32_t ctx)
 {
     ump_req_t r;
-    int rc = isend("ump_ssend", buf, count, dt, dst, tag, ctx, true, &r);
+    int rc = isend("ump_ssend", buf, count, dt, dst, tag, ctx, true, true, &r);
     return rc == UMP_OK ? ump_wait(&r, UMP_STATUS_IGNORE) : rc;
 }
 
