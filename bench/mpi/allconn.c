@@ -16,8 +16,8 @@ static void pass(void *c, long iters)
     int P = B.size, me = B.rank;
     for (long i = 0; i < iters; i++)
         for (int k = 1; k < P; k++)
-            MPI_Sendrecv(NULL, 0, MPI_BYTE, (me + k) % P, 5, NULL, 0, MPI_BYTE, (me - k + P) % P,
-                         5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Sendrecv(NULL, 0, MPI_BYTE, (me + k) % P, 5, NULL, 0, MPI_BYTE, (me - k + P) % P, 5,
+                         MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 }
 
 static long rss_kb(void)

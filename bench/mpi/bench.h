@@ -59,11 +59,16 @@ static inline void b_init(int *argc, char ***argv, size_t dmin, size_t dmax,
     B.max = dmax;
     for (int i = 1; i < *argc; i++) {
         char **a = *argv;
-        if (!strcmp(a[i], "--quick")) B.quick = 1;
-        else if (!strcmp(a[i], "--time") && i + 1 < *argc) B.time = atof(a[++i]);
-        else if (!strcmp(a[i], "--min") && i + 1 < *argc) B.min = b_parse_size(a[++i]);
-        else if (!strcmp(a[i], "--max") && i + 1 < *argc) B.max = b_parse_size(a[++i]);
-        else if (!strcmp(a[i], "--csv") && i + 1 < *argc) B.csv = a[++i];
+        if (!strcmp(a[i], "--quick"))
+            B.quick = 1;
+        else if (!strcmp(a[i], "--time") && i + 1 < *argc)
+            B.time = atof(a[++i]);
+        else if (!strcmp(a[i], "--min") && i + 1 < *argc)
+            B.min = b_parse_size(a[++i]);
+        else if (!strcmp(a[i], "--max") && i + 1 < *argc)
+            B.max = b_parse_size(a[++i]);
+        else if (!strcmp(a[i], "--csv") && i + 1 < *argc)
+            B.csv = a[++i];
         else if (!extra || !extra(*argc, a, &i)) {
             if (B.rank == 0) fprintf(stderr, "bench: unknown argument %s\n", a[i]);
             MPI_Finalize();
@@ -76,8 +81,9 @@ static inline void b_init(int *argc, char ***argv, size_t dmin, size_t dmax,
         if (!B.out) b_die("cannot open the CSV file");
         fprintf(B.out, "bench,variant,ranks,bytes,time_us,MBps\n");
     }
-    if (B.rank == 0) printf("%-14s %-12s %6s %10s %12s %12s\n", "bench", "variant", "ranks", "bytes",
-                            "time_us", "MB/s");
+    if (B.rank == 0)
+        printf("%-14s %-12s %6s %10s %12s %12s\n", "bench", "variant", "ranks", "bytes", "time_us",
+               "MB/s");
 }
 
 /* One row, printed and written by rank 0. */
@@ -140,7 +146,8 @@ static inline unsigned char b_pat(size_t i, size_t salt)
 static inline void b_fill(void *p, size_t n, size_t salt)
 {
     unsigned char *b = p;
-    for (size_t i = 0; i < n; i++) b[i] = b_pat(i, salt);
+    for (size_t i = 0; i < n; i++)
+        b[i] = b_pat(i, salt);
 }
 static inline int b_check(const void *p, size_t n, size_t salt)
 {

@@ -13,7 +13,8 @@
 #include "bench.h"
 
 enum { BCAST, ALLGATHER, REDUCE, ALLREDUCE, ALLTOALL, BARRIER, NOPS };
-static const char *names[NOPS] = {"bcast", "allgather", "reduce", "allreduce", "alltoall", "barrier"};
+static const char *names[NOPS] = {"bcast",     "allgather", "reduce",
+                                  "allreduce", "alltoall",  "barrier"};
 static const char *ops = "bcast,allgather,reduce,allreduce,alltoall,barrier";
 
 static int extra(int argc, char **argv, int *i)
@@ -37,18 +38,24 @@ static void run(void *c, long iters)
     int cnt = (int)a->n, dbl = (int)(a->n / sizeof(double));
     for (long i = 0; i < iters; i++) {
         switch (a->op) {
-        case BCAST: MPI_Bcast(a->sb, cnt, MPI_BYTE, 0, MPI_COMM_WORLD); break;
+        case BCAST:
+            MPI_Bcast(a->sb, cnt, MPI_BYTE, 0, MPI_COMM_WORLD);
+            break;
         case ALLGATHER:
             MPI_Allgather(a->sb, cnt, MPI_BYTE, a->rb, cnt, MPI_BYTE, MPI_COMM_WORLD);
             break;
-        case REDUCE: MPI_Reduce(a->sb, a->rb, dbl, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD); break;
+        case REDUCE:
+            MPI_Reduce(a->sb, a->rb, dbl, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+            break;
         case ALLREDUCE:
             MPI_Allreduce(a->sb, a->rb, dbl, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
             break;
         case ALLTOALL:
             MPI_Alltoall(a->sb, cnt, MPI_BYTE, a->rb, cnt, MPI_BYTE, MPI_COMM_WORLD);
             break;
-        default: MPI_Barrier(MPI_COMM_WORLD); break;
+        default:
+            MPI_Barrier(MPI_COMM_WORLD);
+            break;
         }
     }
 }
@@ -62,8 +69,10 @@ static void verify(struct cl *a)
     size_t nd = n / sizeof(double);
     switch (a->op) {
     case BCAST:
-        if (me == 0) b_fill(a->sb, n, 1);
-        else memset(a->sb, 0, n);
+        if (me == 0)
+            b_fill(a->sb, n, 1);
+        else
+            memset(a->sb, 0, n);
         run(a, 1);
         if (b_check(a->sb, n, 1)) b_die("bcast: wrong data");
         b_fill(a->sb, n, 1); /* later rounds: every rank holds the same bytes */
@@ -76,7 +85,8 @@ static void verify(struct cl *a)
         break;
     case REDUCE:
     case ALLREDUCE:
-        for (size_t i = 0; i < nd; i++) sd[i] = (double)(i % 1000) + me;
+        for (size_t i = 0; i < nd; i++)
+            sd[i] = (double)(i % 1000) + me;
         memset(a->rb, 0, n);
         run(a, 1);
         if (a->op == ALLREDUCE || me == 0)
@@ -85,13 +95,16 @@ static void verify(struct cl *a)
                     b_die("reduce: wrong sum");
         break;
     case ALLTOALL:
-        for (int r = 0; r < P; r++) b_fill(a->sb + (size_t)r * n, n, (size_t)(me * P + r));
+        for (int r = 0; r < P; r++)
+            b_fill(a->sb + (size_t)r * n, n, (size_t)(me * P + r));
         run(a, 1);
         for (int r = 0; r < P; r++)
             if (b_check(a->rb + (size_t)r * n, n, (size_t)(r * P + me)))
                 b_die("alltoall: wrong data");
         break;
-    default: run(a, 1); break;
+    default:
+        run(a, 1);
+        break;
     }
 }
 

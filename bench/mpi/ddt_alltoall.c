@@ -22,7 +22,10 @@ static void run(void *c, long iters)
         MPI_Alltoall(a->sb, 1, a->t, a->rb, 1, a->t, MPI_COMM_WORLD);
 }
 
-static int val(size_t k, int from, int to) { return (int)(k * 31 + (size_t)from * 1000003 + (size_t)to * 7); }
+static int val(size_t k, int from, int to)
+{
+    return (int)(k * 31 + (size_t)from * 1000003 + (size_t)to * 7);
+}
 
 int main(int argc, char **argv)
 {
@@ -52,7 +55,8 @@ int main(int argc, char **argv)
         a.sb = b_alloc(ext * (size_t)P * sizeof(int));
         a.rb = b_alloc(ext * (size_t)P * sizeof(int));
         for (int to = 0; to < P; to++)
-            for (size_t k = 0; k < ext; k++) a.sb[(size_t)to * ext + k] = val(k, B.rank, to);
+            for (size_t k = 0; k < ext; k++)
+                a.sb[(size_t)to * ext + k] = val(k, B.rank, to);
         /* Verify once: blocks carry the sender's values, gaps stay zero. */
         run(&a, 1);
         for (int from = 0; from < P; from++) {

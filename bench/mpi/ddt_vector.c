@@ -28,7 +28,9 @@ static void send_one(struct dv *d, int peer)
 {
     int x = d->x;
     switch (d->how) {
-    case DATATYPE: MPI_Send(d->sa, 1, d->vec, peer, 4, MPI_COMM_WORLD); break;
+    case DATATYPE:
+        MPI_Send(d->sa, 1, d->vec, peer, 4, MPI_COMM_WORLD);
+        break;
     case MANUAL:
         for (int r = 0; r < ROWS; r++)
             memcpy(d->pack + (size_t)r * x, d->sa + (size_t)r * COLS, (size_t)x * sizeof(int));
@@ -38,7 +40,9 @@ static void send_one(struct dv *d, int peer)
         for (int r = 0; r < ROWS; r++)
             MPI_Send(d->sa + (size_t)r * COLS, x, MPI_INT, peer, 4, MPI_COMM_WORLD);
         break;
-    default: MPI_Send(d->cont, ROWS * x, MPI_INT, peer, 4, MPI_COMM_WORLD); break;
+    default:
+        MPI_Send(d->cont, ROWS * x, MPI_INT, peer, 4, MPI_COMM_WORLD);
+        break;
     }
 }
 
@@ -46,7 +50,9 @@ static void recv_one(struct dv *d, int peer)
 {
     int x = d->x;
     switch (d->how) {
-    case DATATYPE: MPI_Recv(d->ra, 1, d->vec, peer, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE); break;
+    case DATATYPE:
+        MPI_Recv(d->ra, 1, d->vec, peer, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        break;
     case MANUAL:
         MPI_Recv(d->unpk, ROWS * x, MPI_INT, peer, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         for (int r = 0; r < ROWS; r++)
@@ -77,16 +83,26 @@ static void pingpong(void *c, long iters)
     }
 }
 
-static int val(size_t i, int salt) { return (int)(i * 2654435761u) ^ salt; }
+static int val(size_t i, int salt)
+{
+    return (int)(i * 2654435761u) ^ salt;
+}
 
 int main(int argc, char **argv)
 {
     b_init(&argc, &argv, 1, COLS / 2, NULL);
     if (B.size < 2) b_die("needs 2 ranks");
     size_t n = (size_t)ROWS * COLS;
-    struct dv d = {b_alloc(n * sizeof(int)), b_alloc(n * sizeof(int)), b_alloc(n * sizeof(int)),
-                   b_alloc(n * sizeof(int)), b_alloc(n * sizeof(int)), 0, 0, MPI_DATATYPE_NULL};
-    for (size_t i = 0; i < n; i++) d.sa[i] = val(i, B.rank), d.cont[i] = val(i, B.rank);
+    struct dv d = {b_alloc(n * sizeof(int)),
+                   b_alloc(n * sizeof(int)),
+                   b_alloc(n * sizeof(int)),
+                   b_alloc(n * sizeof(int)),
+                   b_alloc(n * sizeof(int)),
+                   0,
+                   0,
+                   MPI_DATATYPE_NULL};
+    for (size_t i = 0; i < n; i++)
+        d.sa[i] = val(i, B.rank), d.cont[i] = val(i, B.rank);
     for (size_t x = B.min < 1 ? 1 : B.min; x <= B.max && x <= COLS; x = b_next(x)) {
         d.x = (int)x;
         MPI_Type_vector(ROWS, d.x, COLS, MPI_INT, &d.vec);

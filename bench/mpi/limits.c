@@ -56,8 +56,10 @@ static int await(struct line *l, uint64_t want)
     for (unsigned long spins = 0; atomic_load_explicit(&l->v, memory_order_acquire) != want;
          spins++) {
         if ((spins & 0xfffff) == 0xfffff) {
-            if (t0 == 0) t0 = now();
-            else if (now() - t0 > 5) return -1;
+            if (t0 == 0)
+                t0 = now();
+            else if (now() - t0 > 5)
+                return -1;
         }
     }
     return 0;
@@ -127,7 +129,8 @@ static double cma_bw(size_t n, double t)
     char *s = malloc(n), *d = malloc(n);
     int go[2];
     if (!s || !d || pipe(go) != 0) return -1;
-    for (size_t i = 0; i < n; i++) s[i] = (char)(i * 13);
+    for (size_t i = 0; i < n; i++)
+        s[i] = (char)(i * 13);
     pid_t pid = fork();
     if (pid == 0) { /* keeps its copy of s alive until the parent is done */
         char c;
@@ -176,8 +179,10 @@ int main(int argc, char **argv)
     const char *csv = NULL;
     double t = 1.0;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv = argv[++i];
-        else if (!strcmp(argv[i], "--quick")) t = 0.25;
+        if (!strcmp(argv[i], "--csv") && i + 1 < argc)
+            csv = argv[++i];
+        else if (!strcmp(argv[i], "--quick"))
+            t = 0.25;
         else {
             fprintf(stderr, "usage: limits [--csv FILE] [--quick] | limits probe [A B]\n");
             return 2;
