@@ -36,7 +36,7 @@ enum {
 
 struct ump_mpi_group {
     uint32_t magic;
-    int refcount;    /* predefined groups are never freed */
+    int refcount; /* predefined groups are never freed */
     bool predefined;
     int size;
     int rank;        /* this process's rank in the group, or MPI_UNDEFINED */
@@ -62,19 +62,22 @@ struct ump_mpi_comm {
     uint32_t magic;
     bool predefined;
     int rank, size;
-    MPI_Group group;       /* rank mapping lives in the group */
-    uint32_t ctx_p2p;      /* core context of point-to-point traffic */
-    uint32_t ctx_coll;     /* core context of collective traffic */
+    MPI_Group group;   /* rank mapping lives in the group */
+    uint32_t ctx_p2p;  /* core context of point-to-point traffic */
+    uint32_t ctx_coll; /* core context of collective traffic */
     MPI_Errhandler errh;
     ump_mpi_attr_t *attrs;
     char name[MPI_MAX_OBJECT_NAME];
-    void *coll;            /* src/coll's per-communicator state (NULL until used) */
-    int ctx_id;            /* index in the context-id bitmap (ctx_p2p = base + 2 * id) */
-    int refcount;          /* handle + pending frees; freed at zero */
+    void *coll;   /* src/coll's per-communicator state (NULL until used) */
+    int ctx_id;   /* index in the context-id bitmap (ctx_p2p = base + 2 * id) */
+    int refcount; /* handle + pending frees; freed at zero */
 };
 
 /* Translations between communicator ranks and core (world) ranks. */
-static inline int ump_mpi_world_rank(MPI_Comm c, int rank) { return c->group->world[rank]; }
+static inline int ump_mpi_world_rank(MPI_Comm c, int rank)
+{
+    return c->group->world[rank];
+}
 /* Communicator rank of a core rank, or MPI_UNDEFINED. */
 int ump_mpi_comm_rank_of(MPI_Comm c, int world_rank);
 
@@ -95,39 +98,39 @@ struct ump_mpi_info {
 
 struct ump_mpi_message {
     uint32_t magic;
-    ump_msg_t msg;   /* the core's matched message */
+    ump_msg_t msg; /* the core's matched message */
     MPI_Comm comm;
 };
 
 typedef enum {
     UMP_MPI_REQ_SEND = 1,
     UMP_MPI_REQ_RECV,
-    UMP_MPI_REQ_COLL,     /* nonblocking collective (a core generalized request) */
+    UMP_MPI_REQ_COLL, /* nonblocking collective (a core generalized request) */
 } ump_mpi_req_kind_t;
 
 struct ump_mpi_request {
     uint32_t magic;
-    uint8_t kind;          /* ump_mpi_req_kind_t */
-    bool persistent;       /* created by *_init; freed only by MPI_Request_free */
-    bool active;           /* persistent: started and not yet completed */
-    bool proc_null;        /* peer was MPI_PROC_NULL: complete at once */
-    bool freed;            /* MPI_Request_free on an active request */
-    int mode;              /* send mode: 0 standard, 1 sync, 2 ready, 3 buffered */
-    ump_req_t core;        /* the core request, UMP_REQ_NULL when none */
+    uint8_t kind;    /* ump_mpi_req_kind_t */
+    bool persistent; /* created by *_init; freed only by MPI_Request_free */
+    bool active;     /* persistent: started and not yet completed */
+    bool proc_null;  /* peer was MPI_PROC_NULL: complete at once */
+    bool freed;      /* MPI_Request_free on an active request */
+    int mode;        /* send mode: 0 standard, 1 sync, 2 ready, 3 buffered */
+    ump_req_t core;  /* the core request, UMP_REQ_NULL when none */
     MPI_Comm comm;
     /* arguments kept for persistent requests and for unpacking */
     const void *buf;
     int count;
     MPI_Datatype dt;
     int peer, tag;
-    void *packbuf;         /* packed copy of a non-contiguous message, or NULL */
+    void *packbuf; /* packed copy of a non-contiguous message, or NULL */
     size_t packlen;
-    MPI_Status status;     /* final status, when completed outside the core */
-    bool complete;         /* completed outside the core (PROC_NULL, buffered send, error) */
-    bool cancelled;        /* MPI_Cancel was called */
+    MPI_Status status;        /* final status, when completed outside the core */
+    bool complete;            /* completed outside the core (PROC_NULL, buffered send, error) */
+    bool cancelled;           /* MPI_Cancel was called */
     ump_status_t core_status; /* the core's status at completion, for error messages */
-    bool pooled;           /* made by ump_mpi_req_new: pooled, holds a comm reference */
-    ump_msg_t msg;         /* Imrecv: not used after start */
+    bool pooled;              /* made by ump_mpi_req_new: pooled, holds a comm reference */
+    ump_msg_t msg;            /* Imrecv: not used after start */
     /* Called once when the request is released (src/coll frees its schedule). */
     void (*free_fn)(void *arg);
     void *free_arg;
@@ -144,7 +147,7 @@ void ump_mpi_req_release(MPI_Request r);
 /* Core contexts of MPI communicators: id n uses base + 2n (point-to-point)
  * and base + 2n + 1 (collectives); core contexts below the base stay free
  * for users of ump.h. */
-#define UMP_MPI_CTX_BASE 0x10000u
+#define UMP_MPI_CTX_BASE    0x10000u
 #define UMP_MPI_MAX_CTX_IDS 4096
 /* Tags on ctx_coll that src/mpi uses for communicator construction; src/coll
  * must not use tags at or above this value. */
@@ -255,7 +258,7 @@ bool ump_mpi_buf_ok(const void *buf, int count, MPI_Datatype dt);
 #define UMP_MPI_CHECK_BUF(call, c, buf, n, dt)                                                     \
     do {                                                                                           \
         if (!ump_mpi_buf_ok(buf, n, dt))                                                           \
-            return ump_mpi_error(c, MPI_ERR_BUFFER, call, "buffer is null with count %d",         \
+            return ump_mpi_error(c, MPI_ERR_BUFFER, call, "buffer is null with count %d",          \
                                  (int)(n));                                                        \
     } while (0)
 

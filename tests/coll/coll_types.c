@@ -89,6 +89,7 @@ static const struct {
 /* Stores the small integer v in an element of dt (complex: real part). */
 static void put(MPI_Datatype dt, void *p, long v)
 {
+    // clang-format off
 #define P(D, CT)                                                                                   \
     if (dt == D) {                                                                                 \
         CT x = (CT)v;                                                                              \
@@ -97,25 +98,43 @@ static void put(MPI_Datatype dt, void *p, long v)
     }
     P(MPI_CHAR, char)
     P(MPI_WCHAR, int)
-    P(MPI_SHORT, short) P(MPI_INT, int) P(MPI_LONG, long) P(MPI_LONG_LONG, long long)
-        P(MPI_SIGNED_CHAR, signed char) P(MPI_UNSIGNED_CHAR, unsigned char)
-            P(MPI_UNSIGNED_SHORT, unsigned short) P(MPI_UNSIGNED, unsigned)
-                P(MPI_UNSIGNED_LONG, unsigned long) P(MPI_UNSIGNED_LONG_LONG, unsigned long long)
-                    P(MPI_INT8_T, int8_t) P(MPI_INT16_T, int16_t) P(MPI_INT32_T, int32_t)
-                        P(MPI_INT64_T, int64_t) P(MPI_UINT8_T, uint8_t) P(MPI_UINT16_T, uint16_t) P(
-                            MPI_UINT32_T, uint32_t) P(MPI_UINT64_T, uint64_t) P(MPI_AINT, MPI_Aint)
-                            P(MPI_COUNT, MPI_Count) P(MPI_OFFSET, MPI_Offset) P(MPI_FLOAT, float)
-                                P(MPI_DOUBLE, double) P(MPI_LONG_DOUBLE, long double)
-                                    P(MPI_C_FLOAT_COMPLEX, float _Complex)
-                                        P(MPI_C_DOUBLE_COMPLEX, double _Complex)
-                                            P(MPI_C_LONG_DOUBLE_COMPLEX, long double _Complex)
-                                                P(MPI_C_BOOL, bool) P(MPI_BYTE, unsigned char)
+    P(MPI_SHORT, short)
+    P(MPI_INT, int)
+    P(MPI_LONG, long)
+    P(MPI_LONG_LONG, long long)
+    P(MPI_SIGNED_CHAR, signed char)
+    P(MPI_UNSIGNED_CHAR, unsigned char)
+    P(MPI_UNSIGNED_SHORT, unsigned short)
+    P(MPI_UNSIGNED, unsigned)
+    P(MPI_UNSIGNED_LONG, unsigned long)
+    P(MPI_UNSIGNED_LONG_LONG, unsigned long long)
+    P(MPI_INT8_T, int8_t)
+    P(MPI_INT16_T, int16_t)
+    P(MPI_INT32_T, int32_t)
+    P(MPI_INT64_T, int64_t)
+    P(MPI_UINT8_T, uint8_t)
+    P(MPI_UINT16_T, uint16_t)
+    P(MPI_UINT32_T, uint32_t)
+    P(MPI_UINT64_T, uint64_t)
+    P(MPI_AINT, MPI_Aint)
+    P(MPI_COUNT, MPI_Count)
+    P(MPI_OFFSET, MPI_Offset)
+    P(MPI_FLOAT, float)
+    P(MPI_DOUBLE, double)
+    P(MPI_LONG_DOUBLE, long double)
+    P(MPI_C_FLOAT_COMPLEX, float _Complex)
+    P(MPI_C_DOUBLE_COMPLEX, double _Complex)
+    P(MPI_C_LONG_DOUBLE_COMPLEX, long double _Complex)
+    P(MPI_C_BOOL, bool)
+    P(MPI_BYTE, unsigned char)
 #undef P
-                                                    TFAIL("put: unknown type");
+    // clang-format on
+    TFAIL("put: unknown type");
 }
 
 static long get(MPI_Datatype dt, const void *p)
 {
+    // clang-format off
 #define G(D, CT)                                                                                   \
     if (dt == D) {                                                                                 \
         CT x;                                                                                      \
@@ -131,22 +150,39 @@ static long get(MPI_Datatype dt, const void *p)
     }
     G(MPI_CHAR, char)
     G(MPI_WCHAR, int)
-    G(MPI_SHORT, short) G(MPI_INT, int) G(MPI_LONG, long) G(MPI_LONG_LONG, long long)
-        G(MPI_SIGNED_CHAR, signed char) G(MPI_UNSIGNED_CHAR, unsigned char)
-            G(MPI_UNSIGNED_SHORT, unsigned short) G(MPI_UNSIGNED, unsigned)
-                G(MPI_UNSIGNED_LONG, unsigned long) G(MPI_UNSIGNED_LONG_LONG, unsigned long long)
-                    G(MPI_INT8_T, int8_t) G(MPI_INT16_T, int16_t) G(MPI_INT32_T, int32_t)
-                        G(MPI_INT64_T, int64_t) G(MPI_UINT8_T, uint8_t) G(MPI_UINT16_T, uint16_t) G(
-                            MPI_UINT32_T, uint32_t) G(MPI_UINT64_T, uint64_t) G(MPI_AINT, MPI_Aint)
-                            G(MPI_COUNT, MPI_Count) G(MPI_OFFSET, MPI_Offset) G(MPI_FLOAT, float)
-                                G(MPI_DOUBLE, double) G(MPI_LONG_DOUBLE, long double)
-                                    GC(MPI_C_FLOAT_COMPLEX, float _Complex)
-                                        GC(MPI_C_DOUBLE_COMPLEX, double _Complex)
-                                            GC(MPI_C_LONG_DOUBLE_COMPLEX, long double _Complex)
-                                                G(MPI_C_BOOL, bool) G(MPI_BYTE, unsigned char)
+    G(MPI_SHORT, short)
+    G(MPI_INT, int)
+    G(MPI_LONG, long)
+    G(MPI_LONG_LONG, long long)
+    G(MPI_SIGNED_CHAR, signed char)
+    G(MPI_UNSIGNED_CHAR, unsigned char)
+    G(MPI_UNSIGNED_SHORT, unsigned short)
+    G(MPI_UNSIGNED, unsigned)
+    G(MPI_UNSIGNED_LONG, unsigned long)
+    G(MPI_UNSIGNED_LONG_LONG, unsigned long long)
+    G(MPI_INT8_T, int8_t)
+    G(MPI_INT16_T, int16_t)
+    G(MPI_INT32_T, int32_t)
+    G(MPI_INT64_T, int64_t)
+    G(MPI_UINT8_T, uint8_t)
+    G(MPI_UINT16_T, uint16_t)
+    G(MPI_UINT32_T, uint32_t)
+    G(MPI_UINT64_T, uint64_t)
+    G(MPI_AINT, MPI_Aint)
+    G(MPI_COUNT, MPI_Count)
+    G(MPI_OFFSET, MPI_Offset)
+    G(MPI_FLOAT, float)
+    G(MPI_DOUBLE, double)
+    G(MPI_LONG_DOUBLE, long double)
+    GC(MPI_C_FLOAT_COMPLEX, float _Complex)
+    GC(MPI_C_DOUBLE_COMPLEX, double _Complex)
+    GC(MPI_C_LONG_DOUBLE_COMPLEX, long double _Complex)
+    G(MPI_C_BOOL, bool)
+    G(MPI_BYTE, unsigned char)
 #undef G
 #undef GC
-                                                    TFAIL("get: unknown type");
+    // clang-format on
+    TFAIL("get: unknown type");
     return 0;
 }
 
