@@ -10,7 +10,8 @@ const ump_xp_ops_t *const *ump_xp_registry(void)
     static int built;
     if (!built) {
         /* Strong references: a program linked with libump.a gets them all. */
-        const ump_xp_ops_t *all[] = {&ump_xp_self_ops, &ump_xp_shm_ops, &ump_xp_tcp_ops};
+        const ump_xp_ops_t *all[] = {&ump_xp_self_ops, &ump_xp_shm_ops, &ump_xp_tcp_ops,
+                                     &ump_xp_udp_ops};
         int n = 0;
         for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
             list[n++] = all[i];

@@ -139,6 +139,7 @@ struct ump_xp {
 extern const ump_xp_ops_t ump_xp_self_ops;
 extern const ump_xp_ops_t ump_xp_shm_ops;
 extern const ump_xp_ops_t ump_xp_tcp_ops;
+extern const ump_xp_ops_t ump_xp_udp_ops;
 
 /* NULL-terminated list of built transports (self first, then shm, tcp). */
 const ump_xp_ops_t *const *ump_xp_registry(void);
