@@ -15,7 +15,9 @@
 # Exits 77 (ctest's skip code) with the reason when namespaces cannot be made.
 #
 # Environment: UMPRUN = the launcher (default: build/bin/umprun next to this
-# script's repository).
+# script's repository). UMP_NETNS_QDISC = a tc qdisc put on both veth ends,
+# e.g. "tbf rate 200mbit burst 16kb limit 32kb" (a shaper with a short
+# queue: bursts beyond it are really dropped); skipped (77) without tc.
 set -u
 
 skip() {
@@ -61,6 +63,15 @@ ip -n "$ns1" addr add 10.212.0.1/24 dev "$va" &&
     ip -n "$ns1" link set "$va" up && ip -n "$ns2" link set "$vb" up &&
     ip -n "$ns1" link set lo up && ip -n "$ns2" link set lo up ||
     skip "cannot configure the veth pair"
+
+if [ -n "${UMP_NETNS_QDISC:-}" ]; then
+    command -v tc >/dev/null 2>&1 || skip "UMP_NETNS_QDISC needs the tc command (iproute2)"
+    # shellcheck disable=SC2086 # the qdisc spec is a list of words
+    tc -n "$ns1" qdisc add dev "$va" root $UMP_NETNS_QDISC &&
+        tc -n "$ns2" qdisc add dev "$vb" root $UMP_NETNS_QDISC ||
+        skip "cannot add qdisc '$UMP_NETNS_QDISC' on the veth pair"
+    echo "netns-run: qdisc on the veth pair: $UMP_NETNS_QDISC" >&2
+fi
 
 # The link must carry traffic before the job starts.
 if command -v ping >/dev/null 2>&1; then

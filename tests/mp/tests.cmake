@@ -60,7 +60,7 @@ if(NOT TARGET umprun)
   return()
 endif()
 
-foreach(t shm tcp)
+foreach(t shm tcp udp)
   set(env UMP_TRANSPORTS=${t})
   ump_mp_test(sizes.${t} sizes 2 90 ENV ${env})
   ump_mp_test(wildcards.${t} wildcards 4 60 ENV ${env})
@@ -144,3 +144,23 @@ ump_mp_netns(storm 60)
 if(UMP_MP_HAVE_EXT)
   ump_mp_netns(ext 30 0,0,1,1)
 endif()
+
+# udp under injected faults together (5% dropped, 2% duplicated, 5%
+# reordered, 1% corrupted): every byte and MPI's order must survive.
+set(UMP_MP_UDP_FAULTS UMP_TRANSPORTS=udp UMP_REL_DROP=0.05 UMP_REL_DUP=0.02 UMP_REL_REORDER=0.05
+                      UMP_REL_CORRUPT=0.01)
+ump_mp_test(sizes.udp.faults sizes 2 120 ARGS --max 4m ENV ${UMP_MP_UDP_FAULTS})
+ump_mp_test(order.udp.faults order 2 90 ENV ${UMP_MP_UDP_FAULTS})
+ump_mp_test(wildcards.udp.faults wildcards 4 90 ENV ${UMP_MP_UDP_FAULTS})
+ump_mp_test(ssend.udp.faults ssend 2 90 ENV ${UMP_MP_UDP_FAULTS})
+ump_mp_test(alltoall.udp.faults alltoall 8 90 ENV ${UMP_MP_UDP_FAULTS} UMP_WAIT=auto)
+ump_mp_test(storm.udp.faults storm 4 90 ENV ${UMP_MP_UDP_FAULTS} UMP_WAIT=block)
+ump_mp_test(flood.udp.faults flood 2 120 ARGS 20000 ENV ${UMP_MP_UDP_FAULTS})
+ump_mp_test(credits.udp.faults credits 2 90 ENV ${UMP_MP_UDP_FAULTS})
+ump_mp_test(finalize.udp.faults finalize 2 60 ENV ${UMP_MP_UDP_FAULTS})
+if(UMP_MP_HAVE_EXT)
+  ump_mp_test(ext.udp.faults ext 4 60 ENV ${UMP_MP_UDP_FAULTS})
+endif()
+# Small datagrams (an Ethernet MTU) and one send socket: many fragments.
+ump_mp_test(sizes.udp.mtu1500 sizes 2 120 ARGS --max 4m
+            ENV UMP_TRANSPORTS=udp UMP_UDP_MTU=1472 UMP_UDP_STRIPES=1)

@@ -99,7 +99,7 @@ typedef struct ump_rel_peer {
     uint32_t recover;  /* no window cut again before snd_una passes it */
     uint32_t acked_to; /* the ack we last sent */
     uint16_t mtu;      /* largest datagram to this peer */
-    uint8_t backoff, cwnd, cwnd_acc;
+    uint8_t backoff, cwnd, cwnd_acc, ssthresh;
     uint8_t dead : 1, active : 1;
 } ump_rel_peer_t;
 
@@ -265,7 +265,7 @@ static ump_rel_peer_t *peer_get(ump_rel_t *rel, int peer)
     if (!p) return NULL;
     p->mtu = (uint16_t)UMP_MIN(mtu, 65535u);
     p->rto_us = (uint32_t)(rel->cfg.rto_init_ns / 1000);
-    p->cwnd = (uint8_t)rel->cfg.window;
+    p->cwnd = p->ssthresh = (uint8_t)rel->cfg.window;
     p->heard_ns = now_ns(rel);
     rel->peers[peer] = p;
     return p;
@@ -387,7 +387,7 @@ static void push(ump_rel_t *rel, int peer, ump_rel_peer_t *p, uint64_t now)
     while (p->txnext && (uint32_t)(p->txnext->seq - p->snd_una) < win) {
         dgbuf_t *b = p->txnext;
         p->txnext = b->next;
-        transmit(rel, peer, p, b, now);
+        if (!(b->flags & TX_SACKED)) transmit(rel, peer, p, b, now);
     }
 }
 
@@ -498,8 +498,9 @@ static void rtt_sample(ump_rel_t *rel, ump_rel_peer_t *p, uint64_t rtt_ns)
 static void on_ack(ump_rel_t *rel, int peer, ump_rel_peer_t *p, uint32_t ack, uint64_t sack,
                    uint64_t now)
 {
-    uint32_t limit = p->txnext ? p->txnext->seq : p->snd_nxt;
-    if (seq_lt(limit, ack)) return; /* acks what we never sent: bogus */
+    /* (After a timeout rewinds txnext, datagrams past it were sent before,
+     * so only snd_nxt bounds a true ack.) */
+    if (seq_lt(p->snd_nxt, ack)) return; /* acks what we never sent: bogus */
     /* The out list may point into buffers this ack frees. */
     flush_out(rel);
     if (seq_lt(p->snd_una, ack)) {
@@ -519,11 +520,16 @@ static void on_ack(ump_rel_t *rel, int peer, ump_rel_peer_t *p, uint32_t ack, ui
         p->snd_una = ack;
         p->backoff = 0;
         if (sample) rtt_sample(rel, p, sample);
-        /* Additive increase: one datagram more per window acknowledged. */
-        p->cwnd_acc = (uint8_t)UMP_MIN(p->cwnd_acc + freed, 255u);
-        if (p->cwnd_acc >= p->cwnd && p->cwnd < rel->cfg.window) {
-            p->cwnd++;
-            p->cwnd_acc = 0;
+        /* Slow start below the threshold, then one datagram more per
+         * window acknowledged. */
+        if (p->cwnd < p->ssthresh) {
+            p->cwnd = (uint8_t)UMP_MIN(p->cwnd + freed, p->ssthresh);
+        } else {
+            p->cwnd_acc = (uint8_t)UMP_MIN(p->cwnd_acc + freed, 255u);
+            if (p->cwnd_acc >= p->cwnd && p->cwnd < rel->cfg.window) {
+                p->cwnd++;
+                p->cwnd_acc = 0;
+            }
         }
         p->busy_ns = now;
     }
@@ -533,21 +539,21 @@ static void on_ack(ump_rel_t *rel, int peer, ump_rel_peer_t *p, uint32_t ack, ui
     int top = 63 - __builtin_clzll(sack);
     uint32_t high = ack + 1 + (uint32_t)top;
     bool cut = false;
-    for (dgbuf_t *b = p->txq; b && b != p->txnext; b = b->next) {
+    for (dgbuf_t *b = p->txq; b; b = b->next) {
         uint32_t off = b->seq - ack - 1;
         if (b->seq != ack && off < SACK_BITS && ((sack >> off) & 1)) {
             b->flags |= TX_SACKED;
             continue;
         }
         if (b->flags & (TX_SACKED | TX_FAST)) continue;
-        if (!seq_lt(b->seq + 2, high)) break;
+        if (!seq_lt(b->seq + 2, high) || !b->nsent) break;
         b->flags |= TX_FAST;
         rel->st.fast_rexmit++;
         transmit(rel, peer, p, b, now);
         cut = true;
     }
     if (cut && !seq_lt(p->snd_una, p->recover)) {
-        p->cwnd = (uint8_t)UMP_MAX(p->cwnd / 2, 2);
+        p->ssthresh = p->cwnd = (uint8_t)UMP_MAX(p->cwnd / 2, 2);
         p->recover = p->snd_nxt;
     }
 }
@@ -775,19 +781,28 @@ static int peer_timers(ump_rel_t *rel, int peer, ump_rel_peer_t *p, uint64_t now
             return 1;
         }
         uint64_t rto = rto_eff(rel, p);
-        bool expired = false;
-        for (dgbuf_t *b = p->txq; b && b != p->txnext; b = b->next) {
-            if ((b->flags & TX_SACKED) || now - b->sent_ns < rto) continue;
-            expired = true;
-            b->flags &= (uint8_t)~TX_FAST;
-            transmit(rel, peer, p, b, now);
-            ev++;
-        }
-        if (expired) {
+        dgbuf_t *old = p->txq;
+        while (old != p->txnext && (old->flags & TX_SACKED))
+            old = old->next;
+        if (old != p->txnext && now - old->sent_ns >= rto) {
+            /* Timeout: whatever is in flight and not known to have arrived
+             * counts as lost (go back N, skipping what the selective ack
+             * reported), and goes again from one datagram on, slow start:
+             * resending a whole window into the queue that just overflowed
+             * would lose it again. The head goes even if it was reported:
+             * a receiver may drop what it reported (it never does in ump,
+             * but progress must not depend on it). */
             rel->st.timeouts++;
             if (p->backoff < 16) p->backoff++;
-            p->cwnd = (uint8_t)UMP_MAX(p->cwnd / 2, 1);
+            p->ssthresh = (uint8_t)UMP_MAX(p->cwnd / 2, 2);
+            p->cwnd = 1;
+            p->cwnd_acc = 0;
             p->recover = p->snd_nxt;
+            for (dgbuf_t *b = p->txq; b != p->txnext; b = b->next)
+                b->flags &= (uint8_t)~TX_FAST;
+            p->txq->flags &= (uint8_t)~TX_SACKED;
+            p->txnext = p->txq;
+            ev++;
         }
     }
     if (p->txnext) push(rel, peer, p, now);
@@ -838,11 +853,10 @@ uint64_t ump_rel_deadline(ump_rel_t *rel)
             return 0;
         if (p->txq && p->txq != p->txnext) {
             uint64_t rto = rto_eff(rel, p);
-            for (dgbuf_t *b = p->txq; b && b != p->txnext; b = b->next)
-                if (!(b->flags & TX_SACKED)) {
-                    t = UMP_MIN(t, b->sent_ns + rto);
-                    break;
-                }
+            dgbuf_t *b = p->txq;
+            while (b != p->txnext && (b->flags & TX_SACKED))
+                b = b->next;
+            if (b != p->txnext) t = UMP_MIN(t, b->sent_ns + rto);
             t = UMP_MIN(t, UMP_MAX(p->heard_ns, p->busy_ns) + rel->cfg.dead_ns);
         }
     }
