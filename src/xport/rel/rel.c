@@ -100,7 +100,7 @@ typedef struct ump_rel_peer {
     uint32_t acked_to; /* the ack we last sent */
     uint16_t mtu;      /* largest datagram to this peer */
     uint8_t backoff, cwnd, cwnd_acc, ssthresh;
-    uint8_t dead : 1, active : 1;
+    uint8_t dead : 1, active : 1, probed : 1;
 } ump_rel_peer_t;
 
 struct ump_rel {
@@ -152,6 +152,15 @@ static uint64_t rto_eff(const ump_rel_t *rel, const ump_rel_peer_t *p)
 {
     uint64_t t = (uint64_t)p->rto_us * 1000u << p->backoff;
     return UMP_MIN(t, rel->cfg.rto_max_ns);
+}
+
+/* When the oldest datagram in flight is probed: a few round trips plus the
+ * receiver's ack delay; never before a round trip was measured. */
+static uint64_t probe_after(const ump_rel_t *rel, const ump_rel_peer_t *p)
+{
+    if (!p->srtt_us) return UINT64_MAX;
+    uint64_t t = 2ull * p->srtt_us * 1000u;
+    return UMP_MAX(t, rel->cfg.ack_delay_ns + 300000u);
 }
 
 static double rnd(ump_rel_t *rel)
@@ -519,6 +528,7 @@ static void on_ack(ump_rel_t *rel, int peer, ump_rel_peer_t *p, uint32_t ack, ui
         if (!p->txq) p->txtail = NULL;
         p->snd_una = ack;
         p->backoff = 0;
+        p->probed = 0;
         if (sample) rtt_sample(rel, p, sample);
         /* Slow start below the threshold, then one datagram more per
          * window acknowledged. */
@@ -731,8 +741,8 @@ static void peer_kill(ump_rel_t *rel, int peer, ump_rel_peer_t *p, uint64_t sile
         ump_debug("%s: %s: head seq %u flags %x nsent %u sent %.3f s ago, snd_una %u snd_nxt %u "
                   "rcv_nxt %u rto %u us backoff %u cwnd %u",
                   rel->name, who, p->txq->seq, p->txq->flags, p->txq->nsent,
-                  (double)(now_ns(rel) - p->txq->sent_ns) / 1e9, p->snd_una, p->snd_nxt,
-                  p->rcv_nxt, p->rto_us, p->backoff, p->cwnd);
+                  (double)(now_ns(rel) - p->txq->sent_ns) / 1e9, p->snd_una, p->snd_nxt, p->rcv_nxt,
+                  p->rto_us, p->backoff, p->cwnd);
     flush_out(rel);
     p->dead = 1;
     while (p->txq) {
@@ -765,6 +775,21 @@ static int peer_timers(ump_rel_t *rel, int peer, ump_rel_peer_t *p, uint64_t now
             return 1;
         }
         uint64_t rto = rto_eff(rel, p);
+        uint64_t pto = probe_after(rel, p);
+        if (!p->probed && pto < rto && now - p->txq->sent_ns >= pto) {
+            /* Probe: the oldest datagram again, once, long before the
+             * timeout and without its penalties. A lost datagram with none
+             * after it (the tail of a burst, a lone control message, a lost
+             * ack) shows no gap to the receiver; the probe makes it answer. */
+            dgbuf_t *b = p->txq;
+            while (b != p->txnext && (b->flags & TX_SACKED))
+                b = b->next;
+            if (b == p->txnext) b = p->txq;
+            p->probed = 1;
+            rel->st.probes++;
+            transmit(rel, peer, p, b, now);
+            ev++;
+        }
         if (now - p->txq->sent_ns >= rto) {
             /* Timeout of the oldest datagram: whatever is in flight and not
              * known to have arrived counts as lost (go back N, skipping what
@@ -836,6 +861,8 @@ uint64_t ump_rel_deadline(ump_rel_t *rel)
         if (p->txq && p->txq != p->txnext) {
             uint64_t rto = rto_eff(rel, p);
             t = UMP_MIN(t, p->txq->sent_ns + rto);
+            uint64_t pto = probe_after(rel, p);
+            if (!p->probed && pto < rto) t = UMP_MIN(t, p->txq->sent_ns + pto);
             t = UMP_MIN(t, UMP_MAX(p->heard_ns, p->busy_ns) + rel->cfg.dead_ns);
         }
     }
@@ -950,20 +977,21 @@ void ump_rel_destroy(ump_rel_t *rel)
         const ump_rel_stats_t *s = &rel->st;
         fprintf(stderr,
                 "ump stats rank %d %s: sent=%llu retransmitted=%llu fast=%llu timeouts=%llu "
+                "probes=%llu "
                 "received=%llu duplicates=%llu corrupted=%llu malformed=%llu acks_sent=%llu "
                 "acks_recv=%llu rx_dropped=%llu send_short=%llu delivered=%llu dead=%llu "
                 "injected_drop=%llu injected_dup=%llu injected_reorder=%llu "
                 "injected_corrupt=%llu\n",
                 rel->rank, rel->name, (unsigned long long)s->sent,
                 (unsigned long long)s->retransmitted, (unsigned long long)s->fast_rexmit,
-                (unsigned long long)s->timeouts, (unsigned long long)s->received,
-                (unsigned long long)s->duplicates, (unsigned long long)s->corrupted,
-                (unsigned long long)s->malformed, (unsigned long long)s->acks_sent,
-                (unsigned long long)s->acks_recv, (unsigned long long)s->rx_dropped,
-                (unsigned long long)s->send_short, (unsigned long long)s->delivered,
-                (unsigned long long)s->dead_peers, (unsigned long long)s->inj_drop,
-                (unsigned long long)s->inj_dup, (unsigned long long)s->inj_reorder,
-                (unsigned long long)s->inj_corrupt);
+                (unsigned long long)s->timeouts, (unsigned long long)s->probes,
+                (unsigned long long)s->received, (unsigned long long)s->duplicates,
+                (unsigned long long)s->corrupted, (unsigned long long)s->malformed,
+                (unsigned long long)s->acks_sent, (unsigned long long)s->acks_recv,
+                (unsigned long long)s->rx_dropped, (unsigned long long)s->send_short,
+                (unsigned long long)s->delivered, (unsigned long long)s->dead_peers,
+                (unsigned long long)s->inj_drop, (unsigned long long)s->inj_dup,
+                (unsigned long long)s->inj_reorder, (unsigned long long)s->inj_corrupt);
     }
     for (int i = 0; rel->peers && i < rel->size; i++) {
         ump_rel_peer_t *p = rel->peers[i];

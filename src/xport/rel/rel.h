@@ -130,6 +130,7 @@ typedef struct ump_rel_stats {
     uint64_t retransmitted; /* DATA datagrams sent again (timeout or gap) */
     uint64_t fast_rexmit;   /* of those, sent again because of a gap */
     uint64_t timeouts;      /* retransmission timer expiries */
+    uint64_t probes;        /* oldest datagram resent early, once per stall */
     uint64_t received;      /* DATA datagrams accepted */
     uint64_t duplicates;    /* DATA datagrams already had, dropped */
     uint64_t corrupted;     /* datagrams failing the CRC, dropped */
