@@ -158,9 +158,6 @@ ump_mp_test(storm.udp.faults storm 4 90 ENV ${UMP_MP_UDP_FAULTS} UMP_WAIT=block)
 ump_mp_test(flood.udp.faults flood 2 120 ARGS 20000 ENV ${UMP_MP_UDP_FAULTS})
 ump_mp_test(credits.udp.faults credits 2 90 ENV ${UMP_MP_UDP_FAULTS})
 ump_mp_test(finalize.udp.faults finalize 2 60 ENV ${UMP_MP_UDP_FAULTS})
-if(UMP_MP_HAVE_EXT)
-  ump_mp_test(ext.udp.faults ext 4 60 ENV ${UMP_MP_UDP_FAULTS})
-endif()
 # Small datagrams (an Ethernet MTU) and one send socket: many fragments.
 ump_mp_test(sizes.udp.mtu1500 sizes 2 120 ARGS --max 4m
             ENV UMP_TRANSPORTS=udp UMP_UDP_MTU=1472 UMP_UDP_STRIPES=1)
