@@ -7,6 +7,7 @@
 #                            short queue, so bursts are really dropped; the
 #                            counters must show retransmissions (77 without
 #                            root or tc)
+#   udp.netns.{sizes,storm}  shm inside two namespaces, udp between them
 #   udp.deadpeer             a stopped peer is declared dead within the budget
 #   mpi.<prog>.n3.udp        the MPI conformance programs over udp
 set(UMP_UDP_DIR ${CMAKE_CURRENT_LIST_DIR})
@@ -57,3 +58,16 @@ foreach(prog p2p probe requests comm coll types stress)
                  ENV UMP_TRANSPORTS=udp)
   endif()
 endforeach()
+
+# Two "hosts" (network namespaces): shm inside each, udp between them over
+# the veth link (Ethernet-sized datagrams).
+if(TARGET mp_sizes AND TARGET mp_storm)
+  ump_udp_test(udp.netns.sizes 150
+               CMD ${CMAKE_SOURCE_DIR}/scripts/netns-run.sh -n 4 --timeout 150 --tag-output
+                   $<TARGET_FILE:mp_sizes> --max 1m
+               ENV UMPRUN=$<TARGET_FILE:umprun> UMP_TRANSPORTS=shm,udp)
+  ump_udp_test(udp.netns.storm 60
+               CMD ${CMAKE_SOURCE_DIR}/scripts/netns-run.sh -n 4 --timeout 60 --tag-output
+                   $<TARGET_FILE:mp_storm>
+               ENV UMPRUN=$<TARGET_FILE:umprun> UMP_TRANSPORTS=shm,udp)
+endif()

@@ -28,8 +28,9 @@
 #include "util/util.h"
 #include "xport/rel/rel.h"
 
-UMP_CFG(rel_window, "UMP_REL_WINDOW", UMP_CFG_INT, "32",
-        "datagrams in flight to one peer before the sender waits for acks (1..64)");
+UMP_CFG(rel_window, "UMP_REL_WINDOW", UMP_CFG_INT, "0",
+        "datagrams in flight to one peer before the sender waits for acks (1..64; 0: 2 MiB "
+        "worth of datagrams, at least 8)");
 UMP_CFG(rel_tx_max, "UMP_REL_TX_MAX", UMP_CFG_SIZE, "16m",
         "bytes of send buffers (unacknowledged datagrams) per process");
 UMP_CFG(rel_rx_max, "UMP_REL_RX_MAX", UMP_CFG_SIZE, "8m",
@@ -37,7 +38,7 @@ UMP_CFG(rel_rx_max, "UMP_REL_RX_MAX", UMP_CFG_SIZE, "8m",
         "are dropped and resent later");
 UMP_CFG(rel_rto_init, "UMP_REL_RTO_INIT_US", UMP_CFG_INT, "20000",
         "retransmission timeout before a round trip is measured, microseconds");
-UMP_CFG(rel_rto_min, "UMP_REL_RTO_MIN_US", UMP_CFG_INT, "5000",
+UMP_CFG(rel_rto_min, "UMP_REL_RTO_MIN_US", UMP_CFG_INT, "20000",
         "smallest adaptive retransmission timeout, microseconds");
 UMP_CFG(rel_rto_max, "UMP_REL_RTO_MAX_US", UMP_CFG_INT, "1000000",
         "largest retransmission timeout after backoff, microseconds");
@@ -913,7 +914,7 @@ void ump_rel_config_default(ump_rel_config_t *cfg)
     ump_cfg_load(false);
     long long w = rel_window.v.i;
     *cfg = (ump_rel_config_t){
-        .window = (unsigned)(w < 1           ? 1
+        .window = (unsigned)(w < 0           ? 0
                              : w > SACK_BITS ? SACK_BITS
                                              : w),
         .max_am = 256 * 1024,
@@ -943,7 +944,9 @@ int ump_rel_create(const char *name, int rank, int size, const ump_rel_config_t 
     rel->rank = rank;
     rel->size = size;
     rel->cfg = *cfg;
-    if (rel->cfg.window < 1) rel->cfg.window = 1;
+    if (rel->cfg.window < 1) /* auto: 2 MiB in flight, in datagrams of this MTU */
+        rel->cfg.window =
+            (unsigned)UMP_MIN(UMP_MAX((2u << 20) / UMP_MAX(lower->mtu, 1), 8), SACK_BITS);
     if (rel->cfg.window > SACK_BITS) rel->cfg.window = SACK_BITS;
     if (rel->cfg.ack_count < 1) rel->cfg.ack_count = 1;
     rel->lower = *lower;
