@@ -65,6 +65,7 @@ UMP_CFG(rel_stats, "UMP_STATS", UMP_CFG_BOOL, "0",
 #define SACK_BITS 64
 #define OUT_MAX   32 /* datagrams per call of the lower send */
 #define POOL_KEEP 64 /* free buffers kept for reuse */
+#define PROBES    3  /* probes of a stalled head before the timeout's penalties */
 
 enum {
     TX_SACKED = 0x01, /* the receiver has it (out of order) */
@@ -101,7 +102,7 @@ typedef struct ump_rel_peer {
     uint32_t acked_to; /* the ack we last sent */
     uint16_t mtu;      /* largest datagram to this peer */
     uint8_t backoff, cwnd, cwnd_acc, ssthresh;
-    uint8_t dead : 1, active : 1, probed : 1;
+    uint8_t dead : 1, active : 1, probed : 2;
 } ump_rel_peer_t;
 
 struct ump_rel {
@@ -549,21 +550,29 @@ static void on_ack(ump_rel_t *rel, int peer, ump_rel_peer_t *p, uint32_t ack, ui
      * datagrams overtook (reordering by one or two is forgiven). */
     int top = 63 - __builtin_clzll(sack);
     uint32_t high = ack + 1 + (uint32_t)top;
-    bool cut = false;
+    unsigned holes = 0;
     for (dgbuf_t *b = p->txq; b; b = b->next) {
         uint32_t off = b->seq - ack - 1;
         if (b->seq != ack && off < SACK_BITS && ((sack >> off) & 1)) {
             b->flags |= TX_SACKED;
             continue;
         }
-        if (b->flags & (TX_SACKED | TX_FAST)) continue;
+        if (b->flags & TX_SACKED) continue;
         if (!seq_lt(b->seq + 2, high) || !b->nsent) break;
+        /* Resent for a gap already: again only when the resend itself had
+         * time to arrive and later datagrams still overtake it (it was
+         * lost too), rather than waiting for the timeout. */
+        if ((b->flags & TX_FAST) && now - b->sent_ns < probe_after(rel, p)) continue;
         b->flags |= TX_FAST;
         rel->st.fast_rexmit++;
         transmit(rel, peer, p, b, now);
-        cut = true;
+        holes++;
     }
-    if (cut && !seq_lt(p->snd_una, p->recover)) {
+    /* Several datagrams missing at once is a queue that overflowed: halve
+     * the window (once per round trip). A lone missing datagram is taken
+     * for noise, repaired and not punished: random loss would otherwise
+     * hold the window far below what the path carries. */
+    if (holes >= 2 && !seq_lt(p->snd_una, p->recover)) {
         p->ssthresh = p->cwnd = (uint8_t)UMP_MAX(p->cwnd / 2, 2);
         p->recover = p->snd_nxt;
     }
@@ -777,16 +786,16 @@ static int peer_timers(ump_rel_t *rel, int peer, ump_rel_peer_t *p, uint64_t now
         }
         uint64_t rto = rto_eff(rel, p);
         uint64_t pto = probe_after(rel, p);
-        if (!p->probed && pto < rto && now - p->txq->sent_ns >= pto) {
-            /* Probe: the oldest datagram again, once, long before the
-             * timeout and without its penalties. A lost datagram with none
+        if (p->probed < PROBES && pto < rto && now - p->txq->sent_ns >= pto) {
+            /* Probe: the oldest datagram again, up to PROBES times a
+             * stall, long before the timeout and without its penalties. A lost datagram with none
              * after it (the tail of a burst, a lone control message, a lost
              * ack) shows no gap to the receiver; the probe makes it answer. */
             dgbuf_t *b = p->txq;
             while (b != p->txnext && (b->flags & TX_SACKED))
                 b = b->next;
             if (b == p->txnext) b = p->txq;
-            p->probed = 1;
+            p->probed++;
             rel->st.probes++;
             transmit(rel, peer, p, b, now);
             ev++;
@@ -801,6 +810,11 @@ static int peer_timers(ump_rel_t *rel, int peer, ump_rel_peer_t *p, uint64_t now
              * anyway: the ack that would have freed them may be the one that
              * was lost, and only a resend makes the receiver repeat it. */
             rel->st.timeouts++;
+            ump_debug("%s: rank %d: timeout of datagram %u (flags %x, sent %u times), %u queued, "
+                      "cwnd %u, next %d, rto %llu us",
+                      rel->name, peer, p->txq->seq, p->txq->flags, p->txq->nsent, p->nq, p->cwnd,
+                      p->txnext ? (int)(p->txnext->seq - p->snd_una) : -1,
+                      (unsigned long long)rto / 1000);
             if (p->backoff < 16) p->backoff++;
             p->ssthresh = (uint8_t)UMP_MAX(p->cwnd / 2, 2);
             p->cwnd = 1;
@@ -863,7 +877,7 @@ uint64_t ump_rel_deadline(ump_rel_t *rel)
             uint64_t rto = rto_eff(rel, p);
             t = UMP_MIN(t, p->txq->sent_ns + rto);
             uint64_t pto = probe_after(rel, p);
-            if (!p->probed && pto < rto) t = UMP_MIN(t, p->txq->sent_ns + pto);
+            if (p->probed < PROBES && pto < rto) t = UMP_MIN(t, p->txq->sent_ns + pto);
             t = UMP_MIN(t, UMP_MAX(p->heard_ns, p->busy_ns) + rel->cfg.dead_ns);
         }
     }
