@@ -64,7 +64,7 @@ endforeach()
 if(TARGET mp_sizes AND TARGET mp_storm)
   ump_udp_test(udp.netns.sizes 150
                CMD ${CMAKE_SOURCE_DIR}/scripts/netns-run.sh -n 4 --timeout 150 --tag-output
-                   $<TARGET_FILE:mp_sizes> --max 1m
+                   $<TARGET_FILE:mp_sizes> --max 256k
                ENV UMPRUN=$<TARGET_FILE:umprun> UMP_TRANSPORTS=shm,udp)
   ump_udp_test(udp.netns.storm 60
                CMD ${CMAKE_SOURCE_DIR}/scripts/netns-run.sh -n 4 --timeout 60 --tag-output

@@ -12,9 +12,16 @@
  *
  * Timers, per peer: the retransmission timeout of the oldest datagram in
  * flight (Jacobson's estimator over round trips of datagrams sent once,
- * doubled on each expiry up to a ceiling); the delayed ack; the silence
- * that declares the peer dead. A gap the selective ack shows (three later
- * datagrams arrived) resends the missing one at once.
+ * doubled on each expiry up to a ceiling); before it, up to three probes
+ * that resend the oldest datagram after two round trips (a lost tail shows
+ * no gap); the delayed ack; the silence that declares the peer dead. A gap
+ * the selective ack shows (three later datagrams arrived) resends the
+ * missing one at once.
+ *
+ * Congestion: a window (cwnd) below the configured one. A timeout restarts
+ * it at one datagram (slow start, everything unreported in flight resent
+ * as the window allows: go back N); several gaps at once halve it; a lone
+ * gap leaves it, so random loss does not starve the stream.
  *
  * Buffers come from one pool per process (datagram-sized buffers, capped in
  * bytes for sending and for receiving); a peer costs only its ump_rel_peer_t,
