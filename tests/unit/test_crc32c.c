@@ -49,6 +49,16 @@ static void test_hw_equals_sw(void **state)
         assert_int_not_equal(ump_crc32c(0, buf, 1500), c);
         buf[i / 8] ^= (uint8_t)(1u << (i % 8));
     }
+    /* Long buffers take the interleaved path: every length and alignment
+     * around its thresholds and a few far beyond. */
+    static uint8_t big[70000];
+    for (size_t i = 0; i < sizeof(big); i++)
+        big[i] = (uint8_t)(i * 131 + (i >> 7));
+    for (size_t off = 0; off < 8; off++)
+        for (size_t n = 3000; n < 3200; n++)
+            assert_int_equal(ump_crc32c(7, big + off, n), ump_crc32c_sw(7, big + off, n));
+    for (size_t n = 4000; n < sizeof(big) - 8; n += 997)
+        assert_int_equal(ump_crc32c(0, big + 3, n), ump_crc32c_sw(0, big + 3, n));
     print_message("crc32c: %s\n", ump_crc32c_hw() ? "SSE4.2 instruction" : "table");
 }
 
