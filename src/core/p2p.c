@@ -78,6 +78,23 @@ static bool send_inline(ump_peer_t *p, int dst, const void *buf, size_t len, int
     return true;
 }
 
+/* The same for a non-contiguous eager message: packed straight into the
+ * transport's buffer. */
+static bool send_inline_dt(ump_peer_t *p, int dst, const void *buf, size_t count, ump_dt_t dt,
+                           size_t len, int tag, uint32_t ctx)
+{
+    if (!TAILQ_EMPTY(&p->match) || p->dead || len > p->xp->caps.eager_limit) return false;
+    int64_t cost = (int64_t)ump_core_cost(UMP_AM_EAGER, sizeof(ump_hdr_match_t), len);
+    if (cost > p->credits) return false;
+    ump_hdr_match_t h = {.tag = tag, .ctx = ctx, .len = len, .sreq = 0};
+    ump_dt_cursor_t c;
+    if (ump_dt_cursor_init(&c, buf, count, dt, 0) != UMP_OK ||
+        ump_core_dt_am_send(p->xp, dst, UMP_AM_EAGER, &h, sizeof(h), &c, len) != UMP_OK)
+        return false;
+    p->credits -= cost;
+    return true;
+}
+
 /* With `blocking`, a standard send may complete inline and leave *req null. */
 static int isend(const char *call, const void *buf, size_t count, ump_dt_t dt, int dst, int tag,
                  uint32_t ctx, bool sync, bool blocking, ump_req_t *req)
@@ -105,7 +122,9 @@ static int isend(const char *call, const void *buf, size_t count, ump_dt_t dt, i
         ump_error("%s: no transport reaches rank %d (UMP_TRANSPORTS?)", call, dst);
         return UMP_ERR_NO_TRANSPORT;
     }
-    if (blocking && !sync && !layout && send_inline(p, dst, data, len, tag, ctx)) {
+    if (blocking && !sync &&
+        (layout ? send_inline_dt(p, dst, data, count, layout, len, tag, ctx)
+                : send_inline(p, dst, data, len, tag, ctx))) {
         ump_core_unlock();
         *req = UMP_REQ_NULL;
         return UMP_OK;

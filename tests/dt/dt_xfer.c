@@ -329,9 +329,7 @@ static void one_case(int cs, uint64_t seed, size_t max_bytes, int *ntrunc)
         free(ra.mem);
     }
     free(sa.mem);
-    if (ts != base) MPI_Type_free(&ts);
-    if (tr != base) MPI_Type_free(&tr);
-    free_types(&gs);
+    free_types(&gs); /* every type made, the top ones included */
     free_types(&gr);
 }
 

@@ -175,7 +175,7 @@ static int tcp_am_send_pack(ump_xp_t *base, int peer, uint8_t am_id, const void 
         p->out = c;
     }
     uint8_t fh[UMP_TCP_FRAME_HDR];
-    struct iovec v[3];
+    struct iovec v[4]; /* frame header, hdr, payload, padding */
     size_t total;
     struct iovec body = {NULL, len};
     ump_tcp_frame_iov(fh, am_id, 0, hdr, hlen, &body, 1, v, &total);
