@@ -39,3 +39,7 @@ foreach(xp shm tcp)
               -x UMP_DT_SEG_SIZE=1000 -x UMP_DT_LAYOUT_MAX=3)
 endforeach()
 ump_dt_test(sg_small shm 8 -x UMP_DT_SCHEME=sg -x UMP_SHM_EAGER_LIMIT=256)
+# One rank sending to itself: the self transport (get() is a memcpy).
+add_test(NAME dt.self COMMAND $<TARGET_FILE:umprun> -n 1 --timeout 100 $<TARGET_FILE:dt_xfer>
+                              --cases 150 --seed 9)
+set_tests_properties(dt.self PROPERTIES TIMEOUT 115 LABELS dt)
