@@ -39,11 +39,13 @@ UMP_CFG_ENUM_(core_cfg_dt_pack, "UMP_DT_PACK", "auto", "auto|direct|iov|bounce",
               "how a non-contiguous payload enters the transport: auto, direct (packed into the "
               "transport's buffer), iov (runs handed as iovecs), bounce (packed into a pooled "
               "buffer first)");
-UMP_CFG(core_cfg_dt_sg_min, "UMP_DT_SG_MIN", UMP_CFG_SIZE, "1m",
-        "smallest non-contiguous message the auto scheme reads with scatter/gather get()");
-UMP_CFG(core_cfg_dt_sg_run, "UMP_DT_SG_MIN_RUN", UMP_CFG_SIZE, "64k",
+UMP_CFG(core_cfg_dt_sg_min, "UMP_DT_SG_MIN", UMP_CFG_SIZE, "0",
+        "smallest non-contiguous message the auto scheme reads with scatter/gather get(); 0 = "
+        "the transport's own single-copy threshold (UMP_SHM_CMA_MIN for shm)");
+UMP_CFG(core_cfg_dt_sg_run, "UMP_DT_SG_MIN_RUN", UMP_CFG_SIZE, "0",
         "smallest average contiguous run (on both sides) for the auto scheme to use "
-        "scatter/gather get(); below it runs are packed and pipelined");
+        "scatter/gather get(), below it runs are packed and pipelined; 0 = the transport's own "
+        "single-copy threshold");
 UMP_CFG(core_cfg_dt_iov_run, "UMP_DT_IOV_MIN_RUN", UMP_CFG_SIZE, "4k",
         "smallest average run the auto pack mode hands to the transport as iovecs instead of "
         "packing it");
@@ -222,8 +224,15 @@ int ump_core_dt_send_rts(ump_xp_t *xp, int peer, const ump_hdr_rts_t *h, struct 
     const struct iovec *flat = NULL;
     bool known = false;
 
-    /* A layout helps only a receiver that can read our memory. */
-    if (xp->caps.rma_get && core_cfg_dt_scheme.v.e != SCHEME_PIPELINE) {
+    /* A layout helps only a receiver that can read our memory and that may
+     * choose to: our own runs already rule scatter/gather out when they
+     * are shorter than the auto threshold. */
+    int scheme = core_cfg_dt_scheme.v.e;
+    size_t min_len = core_cfg_dt_sg_min.v.sz ? core_cfg_dt_sg_min.v.sz : xp->caps.get_min;
+    size_t min_run = core_cfg_dt_sg_run.v.sz ? core_cfg_dt_sg_run.v.sz : xp->caps.get_min;
+    bool useful = scheme == SCHEME_SG ||
+                  (scheme == SCHEME_AUTO && dt->avg_blk >= min_run && r->len >= min_len);
+    if (xp->caps.rma_get && useful) {
         unsigned s = slot_of(dt->uid);
         known = dt->uid && p->lay_sent && p->lay_sent[s] == dt->uid;
         if (!known) flat = ump_dt_flat(dt, core_cfg_dt_layout_max.v.sz, &nruns);
@@ -356,22 +365,26 @@ static size_t rwalk_next(rwalk_t *w, ump_riov_t *out, int max, size_t want, int 
     return got;
 }
 
-static bool want_sg(const ump_rlay_t *lay, const ump_rts_dt_t *ext, struct ump_request *r,
-                    size_t take)
+static bool want_sg(ump_xp_t *xp, const ump_rlay_t *lay, const ump_rts_dt_t *ext,
+                    struct ump_request *r, size_t take)
 {
     int scheme = core_cfg_dt_scheme.v.e;
     if (scheme == SCHEME_PIPELINE) return false;
     if (ext && !lay) return false; /* the sender's layout is unknown here */
     if (scheme == SCHEME_SG) return true;
+    /* Each run is read like a contiguous message of its length: by default
+     * the transport's measured crossover for those applies to the runs. */
+    size_t min_len = core_cfg_dt_sg_min.v.sz ? core_cfg_dt_sg_min.v.sz : xp->caps.get_min;
+    size_t min_run = core_cfg_dt_sg_run.v.sz ? core_cfg_dt_sg_run.v.sz : xp->caps.get_min;
     size_t s_run = lay ? lay->avg_run : take;
     size_t r_run = r->dt ? r->dt->avg_blk : take;
-    return take >= core_cfg_dt_sg_min.v.sz && UMP_MIN(s_run, r_run) >= core_cfg_dt_sg_run.v.sz;
+    return take >= min_len && UMP_MIN(s_run, r_run) >= min_run;
 }
 
 int ump_core_dt_get(ump_xp_t *xp, int src, struct ump_request *r, uint64_t addr,
                     const ump_rts_dt_t *ext, const ump_rlay_t *lay, size_t take)
 {
-    if (!xp->caps.rma_get || !xp->ops->get || !want_sg(lay, ext, r, take))
+    if (!xp->caps.rma_get || !xp->ops->get || !want_sg(xp, lay, ext, r, take))
         return UMP_ERR_UNSUPPORTED;
     if (ext && lay && ext->count * lay->size < take) return UMP_ERR_UNSUPPORTED;
     static ump_riov_t rem[SG_BATCH];

@@ -43,3 +43,6 @@ ump_dt_test(sg_small shm 8 -x UMP_DT_SCHEME=sg -x UMP_SHM_EAGER_LIMIT=256)
 add_test(NAME dt.self COMMAND $<TARGET_FILE:umprun> -n 1 --timeout 100 $<TARGET_FILE:dt_xfer>
                               --cases 150 --seed 9)
 set_tests_properties(dt.self PROPERTIES TIMEOUT 115 LABELS dt)
+# Auto choice with a low single-copy threshold: long-run layouts go by
+# scatter/gather, the rest by the pipeline, in one run.
+ump_dt_test(auto_cma shm 10 -x UMP_SHM_CMA_MIN=2k)
