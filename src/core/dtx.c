@@ -156,7 +156,10 @@ size_t ump_core_dt_seg(ump_xp_t *xp, size_t len, bool dt)
      * shm: 8-64 KiB segments within 10% of each other from 32 KiB to
      * 1 MiB messages, the transport's 32 KiB best above 128 KiB). */
     size_t seg = UMP_ALIGN_UP(len / 4, 1024);
-    seg = UMP_MAX(seg, (size_t)8192);
+    /* An AM costs more on some transports than on others (tcp: system
+     * calls): never below half the transport's own segment size (tcp,
+     * 128 KiB of 1 KiB runs: 35 us with one segment, 43 us with four). */
+    seg = UMP_MAX(seg, UMP_MAX(cap / 2, (size_t)8192));
     return UMP_MIN(seg, cap);
 }
 
