@@ -67,9 +67,10 @@ UMP_CFG(core_cfg_dt_pool, "UMP_DT_POOL", UMP_CFG_SIZE, "4",
 enum { SCHEME_AUTO, SCHEME_PIPELINE, SCHEME_SG };
 enum { PACK_AUTO, PACK_DIRECT, PACK_IOV, PACK_BOUNCE };
 
-#define LAY_SLOTS 64  /* layouts kept per peer, both sides */
-#define IOV_STACK 128 /* iovec entries the iov pack mode builds on the stack */
-#define SG_BATCH  IOV_MAX
+#define LAY_SLOTS   64  /* layouts kept per peer, both sides */
+#define IOV_STACK   128 /* iovec entries the iov pack mode builds on the stack */
+#define SG_BATCH    IOV_MAX
+#define BOUNCE_SIZE (256u << 10) /* the largest segment size of the transports */
 
 /* --- bounce buffers --------------------------------------------------------
  * Pre-allocated segment buffers; when all are out, one is allocated and
@@ -95,14 +96,17 @@ static bounce_t *bounce_get(size_t n)
         pool.nfree--;
         return b;
     }
-    b = malloc(sizeof(*b) + n);
-    if (b) b->cap = n;
+    /* One size fits every segment of today's transports, so a pooled
+     * buffer is never too small; only the bytes used get touched. */
+    size_t cap = UMP_MAX(n, BOUNCE_SIZE);
+    b = malloc(sizeof(*b) + cap);
+    if (b) b->cap = cap;
     return b;
 }
 
 static void bounce_put(bounce_t *b)
 {
-    if (pool.nfree < pool.keep) {
+    if (pool.nfree < pool.keep && b->cap == BOUNCE_SIZE) {
         b->next = pool.free;
         pool.free = b;
         pool.nfree++;
