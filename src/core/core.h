@@ -15,6 +15,11 @@
  * posted: a flood of unexpected messages slows the sender (its sends
  * complete only when matched) and leaves the receiver holding small records,
  * never the data.
+ *
+ * Non-contiguous data (a committed datatype that is not one byte range)
+ * take the same protocols; dtx.c packs them straight into the transport
+ * and unpacks them straight out of it, or has the receiver read the
+ * sender's runs scatter/gather with get() (see the schemes there).
  */
 #ifndef UMP_CORE_H
 #define UMP_CORE_H
