@@ -14,11 +14,11 @@ set_target_properties(dt_xfer PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY
 
 # ump_dt_test(<name> <transport> <seed> [ENV...])
 # Forced scatter/gather reads one tiny run per iovec entry: those runs stop
-# at 1 MiB messages to stay quick.
+# at 300 kB messages to stay quick.
 function(ump_dt_test name xp seed)
   set(max 4194304)
   if(name MATCHES "^sg")
-    set(max 1048576)
+    set(max 300000)
   endif()
   add_test(NAME dt.${xp}.${name}
            COMMAND $<TARGET_FILE:umprun> -n 2 --timeout 100 -x UMP_TRANSPORTS=${xp} ${ARGN}
