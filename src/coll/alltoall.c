@@ -72,8 +72,12 @@ int ump_coll_alltoallw(const void *sbuf, const int *scounts, const int *sdispls,
 #define ROFF(i)                                                                                    \
     (bytes_displ ? (size_t)rdispls[i]                                                              \
                  : (size_t)(rdispls ? rdispls[i] : (i)*rcount) * RDT(i)->extent)
-    /* Receive side: straight into the user's buffer when contiguous. */
+    /* Receive side: straight into the user's buffer when contiguous, else
+     * into one packed scratch buffer for all peers (one allocation, so the
+     * scratch cache keeps it between calls: a buffer per peer missed the
+     * cache and cost page faults on every call). */
     bool rall_contig = true;
+    size_t rpacked = 0;
     for (int i = 0; i < n; i++) {
         MPI_Datatype t = RDT(i);
         rl[i] = RCNT(i) * t->size;
@@ -81,36 +85,53 @@ int ump_coll_alltoallw(const void *sbuf, const int *scounts, const int *sdispls,
             rp[i] = (char *)rbuf + ROFF(i);
         } else {
             rall_contig = false;
-            rp[i] = ump_sched_tmp(&s, rl[i]);
-            if (!rp[i]) goto out;
+            rp[i] = NULL;
+            rpacked += rl[i];
         }
+    }
+    if (!rall_contig) {
+        char *p = ump_sched_tmp(&s, rpacked);
+        if (!p) goto out;
+        for (int i = 0; i < n; i++)
+            if (!rp[i]) {
+                rp[i] = p;
+                p += rl[i];
+            }
     }
     /* Send side: the user's buffer, packed pieces, or (in place) a packed
      * copy of the receive buffer taken now. */
     bool uniform_send = !scounts && !inplace;
+    size_t spacked = 0;
     for (int i = 0; i < n; i++) {
         if (inplace) {
-            MPI_Datatype t = RDT(i);
             sl[i] = rl[i];
-            void *p = ump_sched_tmp(&s, sl[i]);
-            if (!p) goto out;
-            ump_coll_pack(p, (char *)rbuf + ROFF(i), RCNT(i), t);
-            sp[i] = p;
+            spacked += sl[i];
+            continue;
+        }
+        MPI_Datatype t = sdts ? sdts[i] : sdt;
+        sl[i] = (size_t)(scounts ? scounts[i] : scount) * t->size;
+        if (!ump_coll_dt_contig(t)) spacked += sl[i];
+    }
+    char *spk = spacked ? ump_sched_tmp(&s, spacked) : NULL;
+    if (s.err) goto out;
+    for (int i = 0; i < n; i++) {
+        if (inplace) {
+            ump_coll_pack(spk, (char *)rbuf + ROFF(i), RCNT(i), RDT(i));
+            sp[i] = spk;
+            spk += sl[i];
             continue;
         }
         MPI_Datatype t = sdts ? sdts[i] : sdt;
         size_t cnt = (size_t)(scounts ? scounts[i] : scount);
         size_t off = bytes_displ ? (size_t)sdispls[i]
                                  : (size_t)(sdispls ? sdispls[i] : i * scount) * t->extent;
-        sl[i] = cnt * t->size;
         if (ump_coll_dt_contig(t)) {
             sp[i] = (const char *)sbuf + off;
         } else {
             uniform_send = false;
-            void *p = ump_sched_tmp(&s, sl[i]);
-            if (!p) goto out;
-            ump_coll_pack(p, (const char *)sbuf + off, cnt, t);
-            sp[i] = p;
+            ump_coll_pack(spk, (const char *)sbuf + off, cnt, t);
+            sp[i] = spk;
+            spk += sl[i];
         }
     }
     ump_coll_comm_t *st = comm->coll;
