@@ -58,6 +58,10 @@ int ump_coll_alltoallw(const void *sbuf, const int *scounts, const int *sdispls,
                        const MPI_Datatype *rdts, bool bytes_displ, int scount, MPI_Datatype sdt,
                        int rcount, MPI_Datatype rdt, MPI_Comm comm, ump_req_t *greq)
 {
+    if (!greq && !scounts && !rcounts && !sdts && !rdts && ump_coll_alltoall_algo.v.e == 0) {
+        int rc = ump_fast_alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
+        if (rc != UMP_COLL_NOFAST) return rc;
+    }
     ump_sched_t s;
     ump_sched_init(&s, comm);
     int n = comm->size, me = comm->rank;

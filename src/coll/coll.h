@@ -47,6 +47,9 @@ int ump_coll_opk(MPI_Op op);
  * not (e.g. MPI_BAND on MPI_DOUBLE), MPI_ERR_TYPE when the type's elements
  * are not all of one basic type for a predefined op. */
 int ump_coll_red_prepare(ump_coll_red_t *r, MPI_Op op, MPI_Datatype dt);
+/* ump_coll_red_prepare through a cache of (op, datatype) pairs of
+ * predefined ops and types, for the per-call checks of short reductions. */
+int ump_coll_red_lookup(ump_coll_red_t *r, MPI_Op op, MPI_Datatype dt);
 /* inout = in (op) inout over `count` packed elements. */
 void ump_coll_red_apply(const ump_coll_red_t *r, const void *in, void *inout, size_t count);
 
@@ -80,6 +83,8 @@ typedef struct ump_coll_comm {
     int *local;        /* world ranks of this node's members, in comm order */
     int nlocal, local_me;
     int my_node;
+    void *ftmp; /* scratch of the short blocking collectives (fast.c) */
+    size_t fcap;
 } ump_coll_comm_t;
 
 /* The state of comm (created on first use; NULL when out of memory). */
@@ -169,6 +174,22 @@ typedef struct {
     const int *w; /* member -> world rank */
     int n, me;
 } ump_cgrp_t;
+
+/* --- short blocking collectives without a schedule (fast.c) ----------------- */
+
+/* Returned by ump_fast_* when they do not apply (every MPI class is >= 0). */
+#define UMP_COLL_NOFAST (-1)
+
+int ump_fast_barrier(MPI_Comm comm);
+int ump_fast_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
+int ump_fast_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
+                    MPI_Comm comm);
+int ump_fast_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                       MPI_Comm comm);
+int ump_fast_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+                       MPI_Datatype rdt, MPI_Comm comm);
+int ump_fast_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+                      MPI_Datatype rdt, MPI_Comm comm);
 
 /* --- the collectives (one file each) -------------------------------------- */
 

@@ -162,6 +162,10 @@ static void reduce_flat(ump_sched_t *s, ump_cgrp_t g, void *acc, void *res, size
 int ump_coll_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
                     MPI_Comm comm, ump_req_t *greq)
 {
+    if (!greq && ump_coll_reduce_algo.v.e == 0) {
+        int rc = ump_fast_reduce(sbuf, rbuf, count, dt, op, root, comm);
+        if (rc != UMP_COLL_NOFAST) return rc;
+    }
     ump_sched_t s;
     ump_sched_init(&s, comm);
     int rc = ump_sched_reduction(&s, op, dt);

@@ -130,7 +130,7 @@ void ump_sched_unpack(ump_sched_t *s, void *dst, const void *packed, size_t coun
 
 int ump_sched_reduction(ump_sched_t *s, MPI_Op op, MPI_Datatype dt)
 {
-    int rc = ump_coll_red_prepare(&s->red, op, dt);
+    int rc = ump_coll_red_lookup(&s->red, op, dt);
     if (rc != MPI_SUCCESS) return rc;
     ump_coll_op_retain(op);
     ump_dt_ref(dt);
