@@ -172,6 +172,9 @@ int ump_fast_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm com
 
 /* --- reduce / allreduce ---------------------------------------------------- */
 
+/* Reductions a child may run ahead of its parent (a power of two). */
+#define RUNAHEAD 32
+
 /* Binomial tree, as ump_alg_reduce_binomial for commutative ops (rooted at
  * the root). A leaf sends its send buffer as it is. */
 int ump_fast_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
@@ -194,7 +197,17 @@ int ump_fast_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MP
     for (int mask = 1; mask < n; mask <<= 1) {
         int peer = wrank(comm, ((vr ^ mask) + root) % n);
         if (vr & mask) {
-            rc = ump_send(acc ? acc : mine, bytes, UMP_BYTE, peer, tag, ctx);
+            /* A child's send completes at once (eager), so children can run
+             * thousands of reductions ahead of a busy parent; the parent's
+             * unexpected queue then holds them all and each receive from
+             * its next child scans past them (measured: 8 B reduce on 8
+             * ranks on 2 cores went from 2 to 8-40 us). Every RUNAHEAD-th
+             * send is synchronous, which bounds the lead. */
+            const void *p = acc ? acc : mine;
+            if ((tag & (RUNAHEAD - 1)) == RUNAHEAD - 1)
+                rc = ump_ssend(p, bytes, UMP_BYTE, peer, tag, ctx);
+            else
+                rc = ump_send(p, bytes, UMP_BYTE, peer, tag, ctx);
             return cls(rc);
         }
         if (vr + mask >= n) continue;
