@@ -31,6 +31,9 @@
 UMP_CFG(ump_coll_fast_max, "UMP_COLL_FAST_MAX", UMP_CFG_SIZE, "16k",
         "blocking collectives of at most this many bytes per rank run as direct point-to-point "
         "code instead of a schedule (0: never)");
+UMP_CFG(ump_coll_fast_oversub, "UMP_COLL_FAST_OVERSUB", UMP_CFG_BOOL, "yes",
+        "on an oversubscribed node, short barrier, allreduce and allgather exchange with every "
+        "rank in one phase instead of log n rounds");
 
 /* Scratch of the communicator for short collectives: kept between calls.
  * A communicator runs one blocking collective at a time (MPI forbids two
@@ -111,6 +114,40 @@ static inline void reduce_after(const ump_coll_red_t *r, void *in, void *acc, si
     }
 }
 
+/* Whether the one-phase (linear) variants below apply: every rank of comm
+ * on this node, which has more ranks than cores. There, each dependent
+ * round of a log-n algorithm waits for its partner to be scheduled; in one
+ * phase a rank that gets a core sends all it has and sleeps once. */
+static bool one_phase(const ump_coll_comm_t *st, int n)
+{
+    return st->oversub && st->nnodes == 1 && n <= 64 && ump_coll_fast_oversub.v.b;
+}
+
+/* Sends `bytes` at sb to every other rank and receives as many from each
+ * rank i into rb + i * stride (rb may be NULL when bytes is 0). */
+static int all_to_all_same(MPI_Comm comm, int tag, const void *sb, size_t bytes, char *rb,
+                           size_t stride)
+{
+    int n = comm->size, me = comm->rank, nreq = 0, rc = UMP_OK;
+    uint32_t ctx = comm->ctx_coll;
+    ump_req_t reqs[64];
+    for (int k = 1; k < n && rc == UMP_OK; k++) {
+        int from = (me - k + n) % n;
+        rc = ump_irecv(rb ? rb + (size_t)from * stride : NULL, bytes, UMP_BYTE, wrank(comm, from),
+                       tag, ctx, &reqs[nreq]);
+        if (rc == UMP_OK) nreq++;
+    }
+    /* Every rank posts all its receives before its first send, so the
+     * blocking sends cannot deadlock. */
+    for (int k = 1; k < n && rc == UMP_OK; k++)
+        rc = ump_send(sb, bytes, UMP_BYTE, wrank(comm, (me + k) % n), tag, ctx);
+    if (rc != UMP_OK)
+        for (int i = 0; i < nreq; i++)
+            ump_cancel(&reqs[i]);
+    int wrc = ump_waitall((size_t)nreq, reqs, UMP_STATUS_IGNORE);
+    return rc != UMP_OK ? rc : wrc;
+}
+
 /* --- barrier ------------------------------------------------------------- */
 
 /* Dissemination, as ump_alg_barrier_dissem. */
@@ -121,6 +158,7 @@ int ump_fast_barrier(MPI_Comm comm)
     ump_coll_comm_t *st = begin(comm, &tag);
     if (!st) return UMP_COLL_NOFAST;
     int n = comm->size, me = comm->rank;
+    if (one_phase(st, n) && n <= 16) return cls(all_to_all_same(comm, tag, NULL, 0, NULL, 0));
     for (int d = 1; d < n; d <<= 1) {
         int rc = xchg(NULL, 0, wrank(comm, (me + d) % n), NULL, 0, wrank(comm, (me - d + n) % n),
                       tag, comm->ctx_coll);
@@ -244,6 +282,19 @@ int ump_fast_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
     uint32_t ctx = comm->ctx_coll;
     char *acc = rbuf;
     if (sbuf != MPI_IN_PLACE) memcpy(acc, sbuf, bytes);
+    if (one_phase(st, n) && bytes * (size_t)n <= ump_coll_fast_max.v.sz) {
+        /* Every contribution to every rank, reduced in rank order
+         * everywhere (so every rank computes the same bits). */
+        char *all = scratch(st, bytes * (size_t)n);
+        if (!all) return MPI_ERR_NO_MEM;
+        rc = all_to_all_same(comm, tag, acc, bytes, all, bytes);
+        if (rc != UMP_OK) return cls(rc);
+        memcpy(all + (size_t)me * bytes, acc, bytes);
+        memcpy(acc, all, bytes);
+        for (int i = 1; i < n; i++)
+            reduce_after(&red, all + (size_t)i * bytes, acc, cnt);
+        return MPI_SUCCESS;
+    }
     char *tmp = scratch(st, bytes);
     if (!tmp) return MPI_ERR_NO_MEM;
     int p2 = ump_pow2_floor(n), rem = n - p2, nr;
@@ -286,8 +337,11 @@ int ump_fast_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbu
 {
     int n = comm->size, me = comm->rank, tag;
     size_t b = (size_t)rcount * rdt->size;
-    if ((n & (n - 1)) || b * (size_t)n > ump_coll_fast_max.v.sz) return UMP_COLL_NOFAST;
-    ump_coll_comm_t *st = begin(comm, &tag);
+    if (b * (size_t)n > ump_coll_fast_max.v.sz) return UMP_COLL_NOFAST;
+    ump_coll_comm_t *st = ump_coll_state(comm);
+    bool linear = st && one_phase(st, n);
+    if (!linear && (n & (n - 1))) return UMP_COLL_NOFAST;
+    st = begin(comm, &tag);
     if (!st) return UMP_COLL_NOFAST;
     uint32_t ctx = comm->ctx_coll;
     bool rcontig = rdt->contiguous;
@@ -302,7 +356,11 @@ int ump_fast_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbu
     else if (!rcontig)
         ump_coll_pack(own, (char *)rbuf + (size_t)me * (size_t)rcount * rdt->extent, (size_t)rcount,
                       rdt);
-    for (int mask = 1; mask < n; mask <<= 1) {
+    if (linear) {
+        int rc = all_to_all_same(comm, tag, own, b, buf, b);
+        if (rc != UMP_OK) return cls(rc);
+    }
+    for (int mask = 1; mask < n && !linear; mask <<= 1) {
         int pn = me ^ mask;
         size_t mine = (size_t)(me & ~(mask - 1)), theirs = (size_t)(pn & ~(mask - 1));
         int rc = xchg(buf + mine * b, (size_t)mask * b, wrank(comm, pn), buf + theirs * b,

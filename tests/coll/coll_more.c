@@ -386,6 +386,11 @@ int main(int argc, char **argv)
     set_size("UMP_COLL_FAST_MAX", 1 << 20);
     run_all("auto, fast path to 1 MiB");
     set_size("UMP_COLL_FAST_MAX", 16384);
+    /* Oversubscribed (3 ranks and more here), the direct code exchanges
+     * in one phase; check its log n rounds too. */
+    ump_cfg_find("UMP_COLL_FAST_OVERSUB")->v.b = false;
+    run_all("auto, fast path in rounds");
+    ump_cfg_find("UMP_COLL_FAST_OVERSUB")->v.b = true;
     static const struct {
         const char *var, *choice;
     } forced[] = {
