@@ -390,7 +390,10 @@ int ump_fast_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf
     size_t b = (size_t)rcount * rdt->size;
     if (sbuf == MPI_IN_PLACE || n > 64 || b * (size_t)n > ump_coll_fast_max.v.sz)
         return UMP_COLL_NOFAST;
-    ump_coll_comm_t *st = begin(comm, &tag);
+    /* Many ranks that all run: Bruck's log n rounds beat n - 1 messages. */
+    ump_coll_comm_t *st = ump_coll_state(comm);
+    if (n > 8 && !(st && one_phase(st, n))) return UMP_COLL_NOFAST;
+    st = begin(comm, &tag);
     if (!st) return UMP_COLL_NOFAST;
     uint32_t ctx = comm->ctx_coll;
     bool scontig = sdt->contiguous, rcontig = rdt->contiguous;
