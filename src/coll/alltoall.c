@@ -106,6 +106,7 @@ int ump_coll_alltoallw(const void *sbuf, const int *scounts, const int *sdispls,
      * copy of the receive buffer taken now. */
     bool uniform_send = !scounts && !inplace;
     size_t spacked = 0;
+    bool any_pack = inplace;
     for (int i = 0; i < n; i++) {
         if (inplace) {
             sl[i] = rl[i];
@@ -114,9 +115,13 @@ int ump_coll_alltoallw(const void *sbuf, const int *scounts, const int *sdispls,
         }
         MPI_Datatype t = sdts ? sdts[i] : sdt;
         sl[i] = (size_t)(scounts ? scounts[i] : scount) * t->size;
-        if (!ump_coll_dt_contig(t)) spacked += sl[i];
+        if (!ump_coll_dt_contig(t)) {
+            spacked += sl[i];
+            any_pack = true;
+        }
     }
-    char *spk = spacked ? ump_sched_tmp(&s, spacked) : NULL;
+    /* Empty packed blocks still need a non-null pointer (memcpy of 0 bytes). */
+    char *spk = spacked || any_pack ? ump_sched_tmp(&s, spacked) : NULL;
     if (s.err) goto out;
     for (int i = 0; i < n; i++) {
         if (inplace) {
