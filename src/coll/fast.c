@@ -421,7 +421,7 @@ int ump_fast_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf
                        &reqs[nreq]);
         if (rc == UMP_OK) nreq++;
     }
-    memcpy(rb + (size_t)me * rx, sb + (size_t)me * sx, b);
+    if (b) memcpy(rb + (size_t)me * rx, sb + (size_t)me * sx, b);
     /* Every rank posts all its receives before its first send, so the
      * blocking sends cannot deadlock. */
     for (int k = 1; k < n && rc == UMP_OK; k++) {
