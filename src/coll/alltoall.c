@@ -53,6 +53,28 @@ static void bruck(ump_sched_t *s, ump_cgrp_t g, const char *sb, char *rb, size_t
     ump_sched_round(s);
 }
 
+/* 1 Bruck, 2 linear, 3 pairwise; b is this rank's first block in bytes. */
+static int choose(MPI_Comm comm, bool uniform, size_t b)
+{
+    ump_coll_comm_t *st = comm->coll;
+    int n = comm->size, algo = ump_coll_alltoall_algo.v.e;
+    if (algo == 0) {
+        /* Oversubscribed, linear measured best at every size (8 ranks on 2
+         * cores: 44 us at 8 B against 53 for Bruck, 1.1 ms at 128 KiB). */
+        bool over = st && st->oversub;
+        if (over)
+            algo = 2;
+        else if (uniform && n > 2 && b < ump_coll_alltoall_short.v.sz)
+            algo = 1;
+        else if (b >= ump_coll_alltoall_long.v.sz)
+            algo = 3;
+        else
+            algo = 2;
+    }
+    if (algo == 1 && !uniform) algo = 2;
+    return algo;
+}
+
 int ump_coll_alltoallw(const void *sbuf, const int *scounts, const int *sdispls,
                        const MPI_Datatype *sdts, void *rbuf, const int *rcounts, const int *rdispls,
                        const MPI_Datatype *rdts, bool bytes_displ, int scount, MPI_Datatype sdt,
@@ -76,6 +98,47 @@ int ump_coll_alltoallw(const void *sbuf, const int *scounts, const int *sdispls,
 #define ROFF(i)                                                                                    \
     (bytes_displ ? (size_t)rdispls[i]                                                              \
                  : (size_t)(rdispls ? rdispls[i] : (i)*rcount) * RDT(i)->extent)
+#define SDT(i)  (sdts ? sdts[i] : sdt)
+#define SCNT(i) ((size_t)(scounts ? scounts[i] : scount))
+#define SOFF(i)                                                                                    \
+    (bytes_displ ? (size_t)sdispls[i]                                                              \
+                 : (size_t)(sdispls ? sdispls[i] : (i)*scount) * SDT(i)->extent)
+    /* Derived types go to the core as they are: it packs them straight
+     * into the transport and unpacks them straight out of it, two copies
+     * fewer than packing here (and no scratch). Bruck needs packed blocks,
+     * and in place needs a copy of the receive buffer anyway. */
+    if (!inplace) {
+        bool derived = false;
+        for (int i = 0; i < n && !derived; i++)
+            derived = !ump_coll_dt_contig(RDT(i)) || !ump_coll_dt_contig(SDT(i));
+        int algo =
+            derived ? choose(comm, !scounts && !rcounts && !sdts && !rdts, SCNT(0) * SDT(0)->size)
+                    : 1;
+        if (algo != 1) {
+            /* This rank's own block: through a packed copy unless both
+             * sides are plain bytes. */
+            const char *mysrc = (const char *)sbuf + SOFF(me);
+            char *mydst = (char *)rbuf + ROFF(me);
+            size_t mylen = RCNT(me) * RDT(me)->size;
+            if (ump_coll_dt_contig(RDT(me)) && ump_coll_dt_contig(SDT(me))) {
+                ump_sched_copy(&s, mydst, mysrc, mylen);
+            } else if (mylen) {
+                void *t = ump_sched_tmp(&s, mylen);
+                if (!t) goto out;
+                ump_coll_pack(t, mysrc, SCNT(me), SDT(me));
+                ump_sched_unpack(&s, mydst, t, RCNT(me), RDT(me));
+            }
+            for (int k = 1; k < n; k++) {
+                int to = (me + k) % n, from = (me - k + n) % n;
+                ump_sched_recv_dt(&s, ump_mpi_world_rank(comm, from), (char *)rbuf + ROFF(from),
+                                  RCNT(from), RDT(from));
+                ump_sched_send_dt(&s, ump_mpi_world_rank(comm, to), (const char *)sbuf + SOFF(to),
+                                  SCNT(to), SDT(to));
+                if (algo == 3) ump_sched_round(&s);
+            }
+            goto out;
+        }
+    }
     /* Receive side: straight into the user's buffer when contiguous, else
      * into one packed scratch buffer for all peers (one allocation, so the
      * scratch cache keeps it between calls: a buffer per peer missed the
@@ -143,24 +206,9 @@ int ump_coll_alltoallw(const void *sbuf, const int *scounts, const int *sdispls,
             spk += sl[i];
         }
     }
-    ump_coll_comm_t *st = comm->coll;
-    int algo = ump_coll_alltoall_algo.v.e;
     bool uniform = !scounts && !rcounts && !sdts && !rdts;
     size_t b = sl[0];
-    if (algo == 0) {
-        /* Oversubscribed, linear measured best at every size (8 ranks on 2
-         * cores: 44 us at 8 B against 53 for Bruck, 1.1 ms at 128 KiB). */
-        bool over = st && st->oversub;
-        if (over)
-            algo = 2;
-        else if (uniform && n > 2 && b < ump_coll_alltoall_short.v.sz)
-            algo = 1;
-        else if (b >= ump_coll_alltoall_long.v.sz)
-            algo = 3;
-        else
-            algo = 2;
-    }
-    if (algo == 1 && !uniform) algo = 2;
+    int algo = choose(comm, uniform, b);
     ump_cgrp_t g = ump_cgrp_comm(comm);
     if (algo == 1) {
         /* Bruck wants packed, back-to-back blocks on both sides. */
@@ -203,6 +251,9 @@ int ump_coll_alltoallw(const void *sbuf, const int *scounts, const int *sdispls,
 #undef RDT
 #undef RCNT
 #undef ROFF
+#undef SDT
+#undef SCNT
+#undef SOFF
 out:
     return greq ? ump_sched_start(&s, greq) : ump_sched_run(&s);
 }

@@ -105,8 +105,8 @@ typedef enum {
 
 typedef struct {
     uint8_t kind;
-    int peer; /* world rank */
-    MPI_Datatype dt;
+    int peer;        /* world rank */
+    MPI_Datatype dt; /* UNPACK; SEND/RECV of typed data (then n counts elements) */
     const void *src;
     void *dst;
     size_t n;
@@ -150,6 +150,10 @@ typedef struct ump_sched {
 void ump_sched_init(ump_sched_t *s, MPI_Comm comm);
 void ump_sched_send(ump_sched_t *s, int peer, const void *buf, size_t bytes);
 void ump_sched_recv(ump_sched_t *s, int peer, void *buf, size_t bytes);
+/* Sends / receives `count` elements of dt at buf: the core moves a
+ * non-contiguous type without a pack buffer. */
+void ump_sched_send_dt(ump_sched_t *s, int peer, const void *buf, size_t count, MPI_Datatype dt);
+void ump_sched_recv_dt(ump_sched_t *s, int peer, void *buf, size_t count, MPI_Datatype dt);
 void ump_sched_copy(ump_sched_t *s, void *dst, const void *src, size_t bytes);
 void ump_sched_red(ump_sched_t *s, const void *in, void *inout, size_t count);
 void ump_sched_redr(ump_sched_t *s, void *scratch_in, void *inout, size_t count);
