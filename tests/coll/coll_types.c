@@ -373,6 +373,29 @@ static void t_derived(size_t count)
             TCHECK(y[(size_t)r * c + i] == r * 1000 + me * 10 + (int)i, "alltoall r %d [%zu]", r,
                    i);
 
+    tcase("derived ialltoall, types freed before the wait, count %zu", c);
+    {
+        /* Receive side strided too; both types freed while in flight. */
+        MPI_Datatype st2, rt2;
+        TMPI(MPI_Type_dup(rsz, &st2));
+        TMPI(MPI_Type_dup(rsz, &rt2));
+        int *z = calloc(2 * c * (size_t)n + 2, sizeof(int));
+        for (size_t i = 0; i < 2 * c * (size_t)n; i++)
+            z[i] = -9;
+        MPI_Request q;
+        TMPI(MPI_Ialltoall(x, (int)c, st2, z, (int)c, rt2, MPI_COMM_WORLD, &q));
+        TMPI(MPI_Type_free(&st2));
+        TMPI(MPI_Type_free(&rt2));
+        TMPI(MPI_Wait(&q, MPI_STATUS_IGNORE));
+        for (int r = 0; r < n; r++)
+            for (size_t i = 0; i < c; i++) {
+                size_t j = 2 * ((size_t)r * c + i);
+                TCHECK(z[j] == r * 1000 + me * 10 + (int)i && z[j + 1] == -9,
+                       "ialltoall r %d [%zu]", r, i);
+            }
+        free(z);
+    }
+
     tcase("derived gather/scatter count %zu", c);
     for (size_t i = 0; i < 2 * c; i++)
         x[i] = (i % 2) ? -1 : me * 100 + (int)i;
