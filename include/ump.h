@@ -87,8 +87,11 @@ enum { UMP_THREAD_SINGLE = 0, UMP_THREAD_FUNNELED, UMP_THREAD_SERIALIZED, UMP_TH
 #define UMP_TAG_UB 0x7fffffff
 
 /*
- * Datatypes. A message is `count` elements of a datatype. This release moves
- * contiguous types; the handle is shaped so derived types slot in.
+ * Datatypes. A message is `count` elements of a datatype: UMP_BYTE, or any
+ * committed MPI datatype (the same object), contiguous or not. Non-contiguous
+ * data are packed straight into the transport and unpacked straight out of
+ * it, or read scatter/gather; counts in a status are bytes of the packed
+ * stream.
  */
 typedef const struct ump_dt *ump_dt_t;
 extern const struct ump_dt ump_dt_byte_s;

@@ -9,6 +9,9 @@
  * allreduce and alltoall.
  *   mpirun -n P coll [--quick] [--time S] [--min B] [--max B] [--csv F]
  *                    [--ops bcast,allgather,reduce,allreduce,alltoall,barrier]
+ *                    [--sizes 8,1k,64k,1m]
+ * --sizes measures exactly the listed sizes (k/m suffixes) instead of the
+ * powers from --min to --max.
  */
 #include "bench.h"
 
@@ -16,11 +19,22 @@ enum { BCAST, ALLGATHER, REDUCE, ALLREDUCE, ALLTOALL, BARRIER, NOPS };
 static const char *names[NOPS] = {"bcast",     "allgather", "reduce",
                                   "allreduce", "alltoall",  "barrier"};
 static const char *ops = "bcast,allgather,reduce,allreduce,alltoall,barrier";
+static size_t sizes[32];
+static int nsizes;
 
 static int extra(int argc, char **argv, int *i)
 {
     if (!strcmp(argv[*i], "--ops") && *i + 1 < argc) {
         ops = argv[++*i];
+        return 1;
+    }
+    if (!strcmp(argv[*i], "--sizes") && *i + 1 < argc) {
+        for (char *p = argv[++*i]; *p && nsizes < 32;) {
+            sizes[nsizes++] = b_parse_size(p);
+            p = strchr(p, ',');
+            if (!p) break;
+            p++;
+        }
         return 1;
     }
     return 0;
@@ -112,6 +126,11 @@ int main(int argc, char **argv)
 {
     b_init(&argc, &argv, 8, 1 << 20, extra);
     int P = B.size;
+    if (!nsizes)
+        for (size_t s = B.min < 8 ? 8 : B.min; s <= B.max && nsizes < 32; s = b_next(s))
+            sizes[nsizes++] = s;
+    for (int i = 0; i < nsizes; i++)
+        if (sizes[i] > B.max) B.max = sizes[i];
     struct cl a = {0, 0, b_alloc(B.max * (size_t)P), b_alloc(B.max * (size_t)P)};
     for (int op = 0; op < NOPS; op++) {
         /* Whole-word match in the comma list. */
@@ -121,7 +140,8 @@ int main(int argc, char **argv)
             m = strstr(m + 1, names[op]);
         if (!m) continue;
         a.op = op;
-        for (size_t s = op == BARRIER ? 0 : (B.min < 8 ? 8 : B.min); s <= B.max; s = b_next(s)) {
+        for (int si = 0; si < nsizes; si++) {
+            size_t s = op == BARRIER ? 0 : sizes[si];
             a.n = op == REDUCE || op == ALLREDUCE ? s / 8 * 8 : s;
             verify(&a);
             double t = b_time(MPI_COMM_WORLD, run, &a);

@@ -58,6 +58,10 @@ int ump_coll_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rb
                         const int *rcounts, const int *displs, int rcount, MPI_Datatype rdt,
                         MPI_Comm comm, ump_req_t *greq)
 {
+    if (!greq && !rcounts && ump_coll_allgather_algo.v.e == 0) {
+        int rc = ump_fast_allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
+        if (rc != UMP_COLL_NOFAST) return rc;
+    }
     ump_sched_t s;
     ump_sched_init(&s, comm);
     int n = comm->size, me = comm->rank;

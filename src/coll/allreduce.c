@@ -134,6 +134,10 @@ void ump_alg_allreduce_auto(ump_sched_t *s, ump_cgrp_t g, void *acc, size_t coun
 int ump_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                        MPI_Comm comm, ump_req_t *greq)
 {
+    if (!greq && ump_coll_allreduce_algo.v.e == 0) {
+        int rc = ump_fast_allreduce(sbuf, rbuf, count, dt, op, comm);
+        if (rc != UMP_COLL_NOFAST) return rc;
+    }
     ump_sched_t s;
     ump_sched_init(&s, comm);
     int rc = ump_sched_reduction(&s, op, dt);

@@ -53,70 +53,11 @@ static void bruck(ump_sched_t *s, ump_cgrp_t g, const char *sb, char *rb, size_t
     ump_sched_round(s);
 }
 
-int ump_coll_alltoallw(const void *sbuf, const int *scounts, const int *sdispls,
-                       const MPI_Datatype *sdts, void *rbuf, const int *rcounts, const int *rdispls,
-                       const MPI_Datatype *rdts, bool bytes_displ, int scount, MPI_Datatype sdt,
-                       int rcount, MPI_Datatype rdt, MPI_Comm comm, ump_req_t *greq)
+/* 1 Bruck, 2 linear, 3 pairwise; b is this rank's first block in bytes. */
+static int choose(MPI_Comm comm, bool uniform, size_t b)
 {
-    ump_sched_t s;
-    ump_sched_init(&s, comm);
-    int n = comm->size, me = comm->rank;
-    bool inplace = sbuf == MPI_IN_PLACE;
-    const void **sp = ump_sched_tmp(&s, sizeof(void *) * (size_t)n);
-    void **rp = ump_sched_tmp(&s, sizeof(void *) * (size_t)n);
-    size_t *sl = ump_sched_tmp(&s, sizeof(size_t) * (size_t)n);
-    size_t *rl = ump_sched_tmp(&s, sizeof(size_t) * (size_t)n);
-    if (s.err) goto out;
-#define RDT(i)  (rdts ? rdts[i] : rdt)
-#define RCNT(i) ((size_t)(rcounts ? rcounts[i] : rcount))
-#define ROFF(i)                                                                                    \
-    (bytes_displ ? (size_t)rdispls[i]                                                              \
-                 : (size_t)(rdispls ? rdispls[i] : (i)*rcount) * RDT(i)->extent)
-    /* Receive side: straight into the user's buffer when contiguous. */
-    bool rall_contig = true;
-    for (int i = 0; i < n; i++) {
-        MPI_Datatype t = RDT(i);
-        rl[i] = RCNT(i) * t->size;
-        if (ump_coll_dt_contig(t)) {
-            rp[i] = (char *)rbuf + ROFF(i);
-        } else {
-            rall_contig = false;
-            rp[i] = ump_sched_tmp(&s, rl[i]);
-            if (!rp[i]) goto out;
-        }
-    }
-    /* Send side: the user's buffer, packed pieces, or (in place) a packed
-     * copy of the receive buffer taken now. */
-    bool uniform_send = !scounts && !inplace;
-    for (int i = 0; i < n; i++) {
-        if (inplace) {
-            MPI_Datatype t = RDT(i);
-            sl[i] = rl[i];
-            void *p = ump_sched_tmp(&s, sl[i]);
-            if (!p) goto out;
-            ump_coll_pack(p, (char *)rbuf + ROFF(i), RCNT(i), t);
-            sp[i] = p;
-            continue;
-        }
-        MPI_Datatype t = sdts ? sdts[i] : sdt;
-        size_t cnt = (size_t)(scounts ? scounts[i] : scount);
-        size_t off = bytes_displ ? (size_t)sdispls[i]
-                                 : (size_t)(sdispls ? sdispls[i] : i * scount) * t->extent;
-        sl[i] = cnt * t->size;
-        if (ump_coll_dt_contig(t)) {
-            sp[i] = (const char *)sbuf + off;
-        } else {
-            uniform_send = false;
-            void *p = ump_sched_tmp(&s, sl[i]);
-            if (!p) goto out;
-            ump_coll_pack(p, (const char *)sbuf + off, cnt, t);
-            sp[i] = p;
-        }
-    }
     ump_coll_comm_t *st = comm->coll;
-    int algo = ump_coll_alltoall_algo.v.e;
-    bool uniform = !scounts && !rcounts && !sdts && !rdts;
-    size_t b = sl[0];
+    int n = comm->size, algo = ump_coll_alltoall_algo.v.e;
     if (algo == 0) {
         /* Oversubscribed, linear measured best at every size (8 ranks on 2
          * cores: 44 us at 8 B against 53 for Bruck, 1.1 ms at 128 KiB). */
@@ -131,6 +72,143 @@ int ump_coll_alltoallw(const void *sbuf, const int *scounts, const int *sdispls,
             algo = 2;
     }
     if (algo == 1 && !uniform) algo = 2;
+    return algo;
+}
+
+int ump_coll_alltoallw(const void *sbuf, const int *scounts, const int *sdispls,
+                       const MPI_Datatype *sdts, void *rbuf, const int *rcounts, const int *rdispls,
+                       const MPI_Datatype *rdts, bool bytes_displ, int scount, MPI_Datatype sdt,
+                       int rcount, MPI_Datatype rdt, MPI_Comm comm, ump_req_t *greq)
+{
+    if (!greq && !scounts && !rcounts && !sdts && !rdts && ump_coll_alltoall_algo.v.e == 0) {
+        int rc = ump_fast_alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
+        if (rc != UMP_COLL_NOFAST) return rc;
+    }
+    ump_sched_t s;
+    ump_sched_init(&s, comm);
+    int n = comm->size, me = comm->rank;
+    bool inplace = sbuf == MPI_IN_PLACE;
+    const void **sp = ump_sched_tmp(&s, sizeof(void *) * (size_t)n);
+    void **rp = ump_sched_tmp(&s, sizeof(void *) * (size_t)n);
+    size_t *sl = ump_sched_tmp(&s, sizeof(size_t) * (size_t)n);
+    size_t *rl = ump_sched_tmp(&s, sizeof(size_t) * (size_t)n);
+    if (s.err) goto out;
+#define RDT(i)  (rdts ? rdts[i] : rdt)
+#define RCNT(i) ((size_t)(rcounts ? rcounts[i] : rcount))
+#define ROFF(i)                                                                                    \
+    (bytes_displ ? (size_t)rdispls[i]                                                              \
+                 : (size_t)(rdispls ? rdispls[i] : (i)*rcount) * RDT(i)->extent)
+#define SDT(i)  (sdts ? sdts[i] : sdt)
+#define SCNT(i) ((size_t)(scounts ? scounts[i] : scount))
+#define SOFF(i)                                                                                    \
+    (bytes_displ ? (size_t)sdispls[i]                                                              \
+                 : (size_t)(sdispls ? sdispls[i] : (i)*scount) * SDT(i)->extent)
+    /* Derived types go to the core as they are: it packs them straight
+     * into the transport and unpacks them straight out of it, two copies
+     * fewer than packing here (and no scratch). Bruck needs packed blocks,
+     * and in place needs a copy of the receive buffer anyway. */
+    if (!inplace) {
+        bool derived = false;
+        for (int i = 0; i < n && !derived; i++)
+            derived = !ump_coll_dt_contig(RDT(i)) || !ump_coll_dt_contig(SDT(i));
+        int algo =
+            derived ? choose(comm, !scounts && !rcounts && !sdts && !rdts, SCNT(0) * SDT(0)->size)
+                    : 1;
+        if (algo != 1) {
+            /* This rank's own block: through a packed copy unless both
+             * sides are plain bytes. */
+            const char *mysrc = (const char *)sbuf + SOFF(me);
+            char *mydst = (char *)rbuf + ROFF(me);
+            size_t mylen = RCNT(me) * RDT(me)->size;
+            if (ump_coll_dt_contig(RDT(me)) && ump_coll_dt_contig(SDT(me))) {
+                ump_sched_copy(&s, mydst, mysrc, mylen);
+            } else if (mylen) {
+                void *t = ump_sched_tmp(&s, mylen);
+                if (!t) goto out;
+                ump_coll_pack(t, mysrc, SCNT(me), SDT(me));
+                ump_sched_unpack(&s, mydst, t, RCNT(me), RDT(me));
+            }
+            for (int k = 1; k < n; k++) {
+                int to = (me + k) % n, from = (me - k + n) % n;
+                ump_sched_recv_dt(&s, ump_mpi_world_rank(comm, from), (char *)rbuf + ROFF(from),
+                                  RCNT(from), RDT(from));
+                ump_sched_send_dt(&s, ump_mpi_world_rank(comm, to), (const char *)sbuf + SOFF(to),
+                                  SCNT(to), SDT(to));
+                if (algo == 3) ump_sched_round(&s);
+            }
+            goto out;
+        }
+    }
+    /* Receive side: straight into the user's buffer when contiguous, else
+     * into one packed scratch buffer for all peers (one allocation, so the
+     * scratch cache keeps it between calls: a buffer per peer missed the
+     * cache and cost page faults on every call). */
+    bool rall_contig = true;
+    size_t rpacked = 0;
+    for (int i = 0; i < n; i++) {
+        MPI_Datatype t = RDT(i);
+        rl[i] = RCNT(i) * t->size;
+        if (ump_coll_dt_contig(t)) {
+            rp[i] = (char *)rbuf + ROFF(i);
+        } else {
+            rall_contig = false;
+            rp[i] = NULL;
+            rpacked += rl[i];
+        }
+    }
+    if (!rall_contig) {
+        char *p = ump_sched_tmp(&s, rpacked);
+        if (!p) goto out;
+        for (int i = 0; i < n; i++)
+            if (!rp[i]) {
+                rp[i] = p;
+                p += rl[i];
+            }
+    }
+    /* Send side: the user's buffer, packed pieces, or (in place) a packed
+     * copy of the receive buffer taken now. */
+    bool uniform_send = !scounts && !inplace;
+    size_t spacked = 0;
+    bool any_pack = inplace;
+    for (int i = 0; i < n; i++) {
+        if (inplace) {
+            sl[i] = rl[i];
+            spacked += sl[i];
+            continue;
+        }
+        MPI_Datatype t = sdts ? sdts[i] : sdt;
+        sl[i] = (size_t)(scounts ? scounts[i] : scount) * t->size;
+        if (!ump_coll_dt_contig(t)) {
+            spacked += sl[i];
+            any_pack = true;
+        }
+    }
+    /* Empty packed blocks still need a non-null pointer (memcpy of 0 bytes). */
+    char *spk = spacked || any_pack ? ump_sched_tmp(&s, spacked) : NULL;
+    if (s.err) goto out;
+    for (int i = 0; i < n; i++) {
+        if (inplace) {
+            ump_coll_pack(spk, (char *)rbuf + ROFF(i), RCNT(i), RDT(i));
+            sp[i] = spk;
+            spk += sl[i];
+            continue;
+        }
+        MPI_Datatype t = sdts ? sdts[i] : sdt;
+        size_t cnt = (size_t)(scounts ? scounts[i] : scount);
+        size_t off = bytes_displ ? (size_t)sdispls[i]
+                                 : (size_t)(sdispls ? sdispls[i] : i * scount) * t->extent;
+        if (ump_coll_dt_contig(t)) {
+            sp[i] = (const char *)sbuf + off;
+        } else {
+            uniform_send = false;
+            ump_coll_pack(spk, (const char *)sbuf + off, cnt, t);
+            sp[i] = spk;
+            spk += sl[i];
+        }
+    }
+    bool uniform = !scounts && !rcounts && !sdts && !rdts;
+    size_t b = sl[0];
+    int algo = choose(comm, uniform, b);
     ump_cgrp_t g = ump_cgrp_comm(comm);
     if (algo == 1) {
         /* Bruck wants packed, back-to-back blocks on both sides. */
@@ -173,6 +251,9 @@ int ump_coll_alltoallw(const void *sbuf, const int *scounts, const int *sdispls,
 #undef RDT
 #undef RCNT
 #undef ROFF
+#undef SDT
+#undef SCNT
+#undef SOFF
 out:
     return greq ? ump_sched_start(&s, greq) : ump_sched_run(&s);
 }

@@ -51,6 +51,10 @@ void ump_alg_fanout(ump_sched_t *s, ump_cgrp_t g, int root)
 
 int ump_coll_barrier(MPI_Comm comm, ump_req_t *greq)
 {
+    if (!greq && ump_coll_barrier_algo.v.e == 0) {
+        int rc = ump_fast_barrier(comm);
+        if (rc != UMP_COLL_NOFAST) return rc;
+    }
     ump_sched_t s;
     ump_sched_init(&s, comm);
     ump_coll_comm_t *st = comm->coll;

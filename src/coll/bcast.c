@@ -110,6 +110,10 @@ void ump_alg_bcast_auto(ump_sched_t *s, ump_cgrp_t g, void *buf, size_t bytes, i
 
 int ump_coll_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, ump_req_t *greq)
 {
+    if (!greq && ump_coll_bcast_algo.v.e == 0) {
+        int rc = ump_fast_bcast(buf, count, dt, root, comm);
+        if (rc != UMP_COLL_NOFAST) return rc;
+    }
     ump_sched_t s;
     ump_sched_init(&s, comm);
     ump_coll_comm_t *st = comm->coll;

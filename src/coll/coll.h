@@ -47,6 +47,9 @@ int ump_coll_opk(MPI_Op op);
  * not (e.g. MPI_BAND on MPI_DOUBLE), MPI_ERR_TYPE when the type's elements
  * are not all of one basic type for a predefined op. */
 int ump_coll_red_prepare(ump_coll_red_t *r, MPI_Op op, MPI_Datatype dt);
+/* ump_coll_red_prepare through a cache of (op, datatype) pairs of
+ * predefined ops and types, for the per-call checks of short reductions. */
+int ump_coll_red_lookup(ump_coll_red_t *r, MPI_Op op, MPI_Datatype dt);
 /* inout = in (op) inout over `count` packed elements. */
 void ump_coll_red_apply(const ump_coll_red_t *r, const void *in, void *inout, size_t count);
 
@@ -80,6 +83,8 @@ typedef struct ump_coll_comm {
     int *local;        /* world ranks of this node's members, in comm order */
     int nlocal, local_me;
     int my_node;
+    void *ftmp; /* scratch of the short blocking collectives (fast.c) */
+    size_t fcap;
 } ump_coll_comm_t;
 
 /* The state of comm (created on first use; NULL when out of memory). */
@@ -100,8 +105,8 @@ typedef enum {
 
 typedef struct {
     uint8_t kind;
-    int peer; /* world rank */
-    MPI_Datatype dt;
+    int peer;        /* world rank */
+    MPI_Datatype dt; /* UNPACK; SEND/RECV of typed data (then n counts elements) */
     const void *src;
     void *dst;
     size_t n;
@@ -145,6 +150,10 @@ typedef struct ump_sched {
 void ump_sched_init(ump_sched_t *s, MPI_Comm comm);
 void ump_sched_send(ump_sched_t *s, int peer, const void *buf, size_t bytes);
 void ump_sched_recv(ump_sched_t *s, int peer, void *buf, size_t bytes);
+/* Sends / receives `count` elements of dt at buf: the core moves a
+ * non-contiguous type without a pack buffer. */
+void ump_sched_send_dt(ump_sched_t *s, int peer, const void *buf, size_t count, MPI_Datatype dt);
+void ump_sched_recv_dt(ump_sched_t *s, int peer, void *buf, size_t count, MPI_Datatype dt);
 void ump_sched_copy(ump_sched_t *s, void *dst, const void *src, size_t bytes);
 void ump_sched_red(ump_sched_t *s, const void *in, void *inout, size_t count);
 void ump_sched_redr(ump_sched_t *s, void *scratch_in, void *inout, size_t count);
@@ -169,6 +178,22 @@ typedef struct {
     const int *w; /* member -> world rank */
     int n, me;
 } ump_cgrp_t;
+
+/* --- short blocking collectives without a schedule (fast.c) ----------------- */
+
+/* Returned by ump_fast_* when they do not apply (every MPI class is >= 0). */
+#define UMP_COLL_NOFAST (-1)
+
+int ump_fast_barrier(MPI_Comm comm);
+int ump_fast_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
+int ump_fast_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
+                    MPI_Comm comm);
+int ump_fast_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                       MPI_Comm comm);
+int ump_fast_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+                       MPI_Datatype rdt, MPI_Comm comm);
+int ump_fast_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
+                      MPI_Datatype rdt, MPI_Comm comm);
 
 /* --- the collectives (one file each) -------------------------------------- */
 

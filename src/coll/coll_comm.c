@@ -88,6 +88,7 @@ void ump_coll_comm_free(MPI_Comm comm)
     free(st->leaders);
     free(st->leader_crank);
     free(st->local);
+    free(st->ftmp);
     free(st);
     comm->coll = NULL;
 }

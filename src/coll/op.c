@@ -157,6 +157,31 @@ int ump_coll_red_prepare(ump_coll_red_t *r, MPI_Op op, MPI_Datatype dt)
     return MPI_SUCCESS;
 }
 
+/* Predefined ops on predefined types never change, so their checks are
+ * done once. Not at MPI_THREAD_MULTIPLE, where two threads could fill one
+ * slot at once. */
+#define RCACHE 32
+static struct {
+    MPI_Op op;
+    MPI_Datatype dt;
+    int rc;
+    ump_coll_red_t r;
+} rcache[RCACHE];
+
+int ump_coll_red_lookup(ump_coll_red_t *r, MPI_Op op, MPI_Datatype dt)
+{
+    if (!op->predefined || !dt->predefined || ump_mpi_thread_level == MPI_THREAD_MULTIPLE)
+        return ump_coll_red_prepare(r, op, dt);
+    size_t i = (((uintptr_t)op >> 4) * 31 + ((uintptr_t)dt >> 4)) % RCACHE;
+    if (rcache[i].op != op || rcache[i].dt != dt) {
+        rcache[i].rc = ump_coll_red_prepare(&rcache[i].r, op, dt);
+        rcache[i].op = op;
+        rcache[i].dt = dt;
+    }
+    *r = rcache[i].r;
+    return rcache[i].rc;
+}
+
 /* User functions take an int count: long vectors go in slices. */
 static void user_apply(const ump_coll_red_t *r, const void *in, void *inout, size_t count,
                        size_t stride)

@@ -137,20 +137,34 @@ void ump_alg_reduce_rab(ump_sched_t *s, ump_cgrp_t g, void *acc, void *res, size
     ump_sched_round(s);
 }
 
+static int reduce_choose(ump_cgrp_t g, size_t count, size_t esz, int algo)
+{
+    size_t bytes = count * esz;
+    if (algo != 0) return algo;
+    /* Measured: the segmented tree wins from 2 segments on more than 2
+     * ranks (5x at 1 MiB on 8 oversubscribed ranks), the plain tree on 2. */
+    if (bytes >= ump_coll_reduce_long.v.sz && count >= (size_t)ump_pow2_floor(g.n) && g.n > 1)
+        return 2;
+    if (g.n > 2 && bytes >= 2 * ump_coll_segsize.v.sz) return 4;
+    return 1;
+}
+
+/* Whether this rank has no children in the binomial trees (plain and
+ * segmented) rooted at `base`: it only sends its contribution. */
+static bool tree_leaf(ump_cgrp_t g, int base)
+{
+    int vr = (g.me - base + g.n) % g.n;
+    for (int mask = 1; mask < g.n; mask <<= 1) {
+        if (vr & mask) return true;
+        if (vr + mask < g.n) return false;
+    }
+    return false;
+}
+
 static void reduce_flat(ump_sched_t *s, ump_cgrp_t g, void *acc, void *res, size_t count,
                         size_t esz, int root, int algo)
 {
-    size_t bytes = count * esz;
-    if (algo == 0) {
-        /* Measured: the segmented tree wins from 2 segments on more than 2
-         * ranks (5x at 1 MiB on 8 oversubscribed ranks), the plain tree on 2. */
-        if (bytes >= ump_coll_reduce_long.v.sz && count >= (size_t)ump_pow2_floor(g.n) && g.n > 1)
-            algo = 2;
-        else if (g.n > 2 && bytes >= 2 * ump_coll_segsize.v.sz)
-            algo = 4;
-        else
-            algo = 1;
-    }
+    algo = reduce_choose(g, count, esz, algo);
     if (algo == 2)
         ump_alg_reduce_rab(s, g, acc, res, count, esz, root);
     else if (algo == 4)
@@ -162,6 +176,10 @@ static void reduce_flat(ump_sched_t *s, ump_cgrp_t g, void *acc, void *res, size
 int ump_coll_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
                     MPI_Comm comm, ump_req_t *greq)
 {
+    if (!greq && ump_coll_reduce_algo.v.e == 0) {
+        int rc = ump_fast_reduce(sbuf, rbuf, count, dt, op, root, comm);
+        if (rc != UMP_COLL_NOFAST) return rc;
+    }
     ump_sched_t s;
     ump_sched_init(&s, comm);
     int rc = ump_sched_reduction(&s, op, dt);
@@ -175,17 +193,22 @@ int ump_coll_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MP
     bool contig = ump_coll_dt_contig(dt);
     const void *mine = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
     void *acc, *res = NULL;
+    int algo = ump_coll_reduce_algo.v.e;
+    if (algo == 0 && s.red.commutative && st && ump_coll_use_hier(st, comm->size)) algo = 3;
+    int flat = algo == 3 ? 0 : reduce_choose(ump_cgrp_comm(comm), n, esz, algo);
     if (is_root && contig) {
         acc = res = rbuf;
         if (sbuf != MPI_IN_PLACE) ump_coll_pack(acc, sbuf, n, dt);
+    } else if (contig && algo != 3 && (flat == 1 || flat == 4) &&
+               tree_leaf(ump_cgrp_comm(comm), s.red.commutative ? root : 0)) {
+        /* A leaf of the tree only sends: its own buffer will do. */
+        acc = res = (void *)mine;
     } else {
         acc = ump_sched_tmp(&s, bytes);
         if (acc) ump_coll_pack(acc, mine, n, dt);
         res = acc;
     }
     if (s.err || !st) goto out;
-    int algo = ump_coll_reduce_algo.v.e;
-    if (algo == 0 && s.red.commutative && ump_coll_use_hier(st, comm->size)) algo = 3;
     if (algo == 3 && s.red.commutative && st->nnodes > 1) {
         /* Within the node to its leader (the root on the root's node). */
         int rnode = st->node_of[root];

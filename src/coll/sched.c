@@ -85,6 +85,29 @@ void ump_sched_recv(ump_sched_t *s, int peer, void *buf, size_t bytes)
     o->n = bytes;
 }
 
+void ump_sched_send_dt(ump_sched_t *s, int peer, const void *buf, size_t count, MPI_Datatype dt)
+{
+    ump_sop_t *o = add(s, UMP_SOP_SEND);
+    if (!o) return;
+    o->peer = peer;
+    o->src = buf;
+    o->n = count;
+    /* The user may free the type while a nonblocking collective runs. */
+    ump_dt_ref(dt);
+    o->dt = dt;
+}
+
+void ump_sched_recv_dt(ump_sched_t *s, int peer, void *buf, size_t count, MPI_Datatype dt)
+{
+    ump_sop_t *o = add(s, UMP_SOP_RECV);
+    if (!o) return;
+    o->peer = peer;
+    o->dst = buf;
+    o->n = count;
+    ump_dt_ref(dt);
+    o->dt = dt;
+}
+
 void ump_sched_copy(ump_sched_t *s, void *dst, const void *src, size_t bytes)
 {
     if (!bytes || dst == src) return;
@@ -130,7 +153,7 @@ void ump_sched_unpack(ump_sched_t *s, void *dst, const void *packed, size_t coun
 
 int ump_sched_reduction(ump_sched_t *s, MPI_Op op, MPI_Datatype dt)
 {
-    int rc = ump_coll_red_prepare(&s->red, op, dt);
+    int rc = ump_coll_red_lookup(&s->red, op, dt);
     if (rc != MPI_SUCCESS) return rc;
     ump_coll_op_retain(op);
     ump_dt_ref(dt);
@@ -241,7 +264,7 @@ void *ump_sched_tmp(ump_sched_t *s, size_t bytes)
 void ump_sched_free(ump_sched_t *s)
 {
     for (size_t i = 0; i < s->nops; i++)
-        if (s->ops[i].kind == UMP_SOP_UNPACK) ump_dt_unref(s->ops[i].dt);
+        if (s->ops[i].dt) ump_dt_unref(s->ops[i].dt);
     if (s->has_red) {
         ump_coll_op_release(s->red.op);
         ump_dt_unref(s->red.dt);
@@ -270,10 +293,11 @@ static int post(ump_sched_t *s, size_t first, size_t end)
     for (size_t i = first; i < end; i++) {
         ump_sop_t *o = &s->ops[i];
         int rc;
+        ump_dt_t dt = o->dt ? o->dt : UMP_BYTE;
         if (o->kind == UMP_SOP_SEND)
-            rc = ump_isend(o->src, o->n, UMP_BYTE, o->peer, s->tag, s->ctx, &s->reqs[s->nreqs]);
+            rc = ump_isend(o->src, o->n, dt, o->peer, s->tag, s->ctx, &s->reqs[s->nreqs]);
         else if (o->kind == UMP_SOP_RECV)
-            rc = ump_irecv(o->dst, o->n, UMP_BYTE, o->peer, s->tag, s->ctx, &s->reqs[s->nreqs]);
+            rc = ump_irecv(o->dst, o->n, dt, o->peer, s->tag, s->ctx, &s->reqs[s->nreqs]);
         else
             continue;
         if (rc != UMP_OK) return ump_mpi_class_of(rc);

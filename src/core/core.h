@@ -15,6 +15,11 @@
  * posted: a flood of unexpected messages slows the sender (its sends
  * complete only when matched) and leaves the receiver holding small records,
  * never the data.
+ *
+ * Non-contiguous data (a committed datatype that is not one byte range)
+ * take the same protocols; dtx.c packs them straight into the transport
+ * and unpacks them straight out of it, or has the receiver read the
+ * sender's runs scatter/gather with get() (see the schemes there).
  */
 #ifndef UMP_CORE_H
 #define UMP_CORE_H
@@ -54,6 +59,35 @@ typedef struct {
     ump_hdr_match_t m;
     uint64_t addr; /* sender buffer, for get() */
 } ump_hdr_rts_t;
+
+/* Payload of an RTS whose data are not one contiguous range at `addr`
+ * (then addr is the origin of the sender's layout): what the receiver needs
+ * to read them itself (seed 002 §5.4.2). The layout of one element, when
+ * it travels, follows as nruns ump_riov_t (offset from the origin, length);
+ * the sender sends it once per (receiver, type) and afterwards only the
+ * type's id, which the receiver looks up in its table of that sender's
+ * layouts. No layout (nruns 0 and no id known) means: stream it (CTS). */
+typedef struct {
+    uint64_t dtid;  /* the sender's type id, 0 when the layout is not to be kept */
+    uint64_t count; /* elements */
+    int64_t extent; /* bytes between elements */
+    uint32_t nruns; /* runs per element following this header, 0 = none */
+    uint32_t flags;
+} ump_rts_dt_t;
+
+enum { UMP_RTS_DT_LAYOUT = 1 }; /* the layout follows */
+
+/* A sender's layout as a receiver knows it (reference counted: a table slot
+ * and every unexpected RTS that names it hold one). */
+typedef struct ump_rlay {
+    int refs;
+    uint64_t dtid;
+    int64_t extent;
+    size_t size;    /* data bytes per element */
+    size_t avg_run; /* size / nruns */
+    uint32_t nruns;
+    ump_riov_t run[];
+} ump_rlay_t;
 
 typedef struct {
     uint64_t sreq;
@@ -95,11 +129,14 @@ struct ump_request {
     int peer; /* destination, or source (may be UMP_ANY_SOURCE) */
     int tag;
     uint32_t ctx;
-    void *buf;
-    size_t len;      /* send: message bytes; receive: buffer bytes */
-    size_t done;     /* bytes sent (pipelined send) or received (pipelined receive) */
-    size_t expected; /* receive: bytes that will arrive */
-    uint64_t rreq;   /* send: the receiver's request id from CTS */
+    void *buf;            /* first data byte, or the layout's origin when dt is set */
+    size_t len;           /* send: message bytes; receive: buffer bytes */
+    ump_dt_t dt;          /* non-contiguous layout of buf (referenced), NULL for plain bytes */
+    size_t count;         /* elements of dt */
+    ump_dt_cursor_t *cur; /* stream position of a pipelined transfer (dt set) */
+    size_t done;          /* bytes sent (pipelined send) or received (pipelined receive) */
+    size_t expected;      /* receive: bytes that will arrive */
+    uint64_t rreq;        /* send: the receiver's request id from CTS */
     ump_status_t status;
     TAILQ_ENTRY(ump_request) link;   /* posted queue */
     TAILQ_ENTRY(ump_request) active; /* active list (incomplete requests) */
@@ -115,7 +152,8 @@ typedef struct ump_unexp {
     ump_hdr_rts_t h;
     size_t cost; /* credits it holds until consumed */
     size_t datalen;
-    size_t cls; /* size class (index into core.unexp_fl) or SIZE_MAX if malloc'd */
+    size_t cls;      /* size class (index into core.unexp_fl) or SIZE_MAX if malloc'd */
+    ump_rlay_t *lay; /* RTS of non-contiguous data: the sender's layout, if known */
     char data[];
 } ump_unexp_t;
 TAILQ_HEAD(ump_unexp_list, ump_unexp);
@@ -153,6 +191,8 @@ typedef struct ump_peer {
     size_t owed;              /* bytes of its messages we consumed, not yet returned */
     struct ump_op_list ctrl;  /* replies and DATA, which may overtake `match` */
     struct ump_op_list match; /* EAGER/EAGER_SYNC/RTS, in send order */
+    uint64_t *lay_sent;       /* type ids whose layout this peer has (by slot) */
+    ump_rlay_t **lay_rx;      /* this peer's layouts we keep (by slot) */
     TAILQ_ENTRY(ump_peer) pending_link;
 } ump_peer_t;
 TAILQ_HEAD(ump_peer_list, ump_peer);
@@ -181,6 +221,7 @@ typedef struct ump_core {
     size_t outstanding; /* requests handed out and not yet released */
     ump_freelist_t req_fl, op_fl;
     ump_freelist_t unexp_fl[4];
+    ump_freelist_t cur_fl; /* cursors of non-contiguous pipelined transfers */
     int64_t credits_init;
     bool block; /* wait by sleeping after the spin budget */
     bool oversubscribed;
@@ -246,6 +287,46 @@ void ump_core_peer_failed(void *arg, ump_xp_t *xp, int peer, int status);
 void ump_core_deliver_unexp(struct ump_request *r, ump_unexp_t *u);
 /* The receiver consumed `cost` bytes of `src`'s credit-holding messages. */
 void ump_core_consumed(int src, size_t cost);
+
+/* dtx.c: moving non-contiguous data (datatype transfer schemes) */
+void ump_core_dt_init(void);
+void ump_core_dt_fini(void);
+/* Sends one AM whose payload is the next n bytes of cur's stream: packed
+ * straight into the transport's buffer, described by iovecs, or packed into
+ * a pooled bounce buffer (UMP_DT_PACK). Result as am_send; on failure the
+ * cursor is where it was. */
+int ump_core_dt_am_send(ump_xp_t *xp, int peer, uint8_t am_id, const void *hdr, size_t hlen,
+                        ump_dt_cursor_t *cur, size_t n);
+/* Sends the RTS of send request r (non-contiguous) to peer: header plus
+ * ump_rts_dt_t, with the layout the first time. Result as am_send. */
+int ump_core_dt_send_rts(ump_xp_t *xp, int peer, const ump_hdr_rts_t *h, struct ump_request *r);
+/* Receiver: the layout an arriving RTS payload names (a new reference), or
+ * NULL; keeps a layout that travelled with it. */
+ump_rlay_t *ump_core_dt_rts_layout(int peer, const void *payload, size_t plen);
+void ump_core_dt_lay_unref(ump_rlay_t *lay);
+/* Receiver of a rendezvous: reads `take` bytes of the sender's data
+ * (contiguous at addr when lay is NULL and ext is NULL) into r's buffer
+ * with the transport's get() when the scheme choice says so. UMP_OK done,
+ * UMP_ERR_UNSUPPORTED when the data should be streamed instead, other
+ * errors fail the receive. */
+int ump_core_dt_get(ump_xp_t *xp, int src, struct ump_request *r, uint64_t addr,
+                    const ump_rts_dt_t *ext, const ump_rlay_t *lay, size_t take);
+/* A cursor for r at stream offset 0 (from the core's free list). */
+int ump_core_dt_cursor(struct ump_request *r);
+/* Payload per DATA AM of a pipelined transfer of `len` bytes. */
+size_t ump_core_dt_seg(ump_xp_t *xp, size_t len, bool dt);
+/* Drops what a request holds for non-contiguous data (type, cursor). */
+static inline void ump_core_dt_release(struct ump_request *r)
+{
+    if (r->cur) {
+        ump_freelist_put(&ump_core.cur_fl, r->cur);
+        r->cur = NULL;
+    }
+    if (r->dt) {
+        ump_dt_unref(r->dt);
+        r->dt = NULL;
+    }
+}
 
 /* progress.c */
 int ump_core_progress(void);

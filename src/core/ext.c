@@ -62,9 +62,17 @@ int ump_imrecv(void *buf, size_t count, ump_dt_t dt, ump_msg_t *msg, ump_req_t *
     size_t len;
     UMP_CORE_CHECK_INIT();
     if (!msg || !*msg || !req) return UMP_ERR_INVALID;
-    long long rc = ump_dt_bytes(dt, count, &len);
-    if (rc != UMP_OK) return rc == UMP_ERR_UNSUPPORTED ? UMP_ERR_DATATYPE : (int)rc;
-    if (!buf && len) return UMP_ERR_BUFFER;
+    if (!dt || (!dt->contiguous && (!ump_dt_valid(dt) || !dt->committed))) return UMP_ERR_DATATYPE;
+    if (dt->size && count > (size_t)-1 / dt->size) return UMP_ERR_COUNT;
+    len = count * dt->size;
+    if (dt->contiguous && !buf && len) return UMP_ERR_BUFFER;
+    ump_dt_t layout = NULL;
+    if (!dt->contiguous && len) {
+        if (ump_dt_is_contig(dt))
+            buf = (char *)buf + ump_dt_true_lb(dt);
+        else
+            layout = dt;
+    }
     ump_core_lock();
     struct ump_request *r = ump_core_req_alloc(UMP_REQ_RECV);
     if (!r) {
@@ -77,6 +85,9 @@ int ump_imrecv(void *buf, size_t count, ump_dt_t dt, ump_msg_t *msg, ump_req_t *
     r->ctx = u->h.m.ctx;
     r->buf = buf;
     r->len = len;
+    r->dt = layout;
+    r->count = count;
+    if (layout) ump_dt_ref(layout);
     *req = r;
     *msg = NULL;
     ump_core_deliver_unexp(r, u);

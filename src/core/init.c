@@ -183,6 +183,7 @@ int ump_init(int *argc, char ***argv, int thread_level, int *provided)
     TAILQ_INIT(&ump_core.pending_peers);
     ump_freelist_init(&ump_core.req_fl, sizeof(struct ump_request), 128);
     ump_freelist_init(&ump_core.op_fl, sizeof(ump_op_t), 128);
+    ump_core_dt_init();
 
     rc = ump_rt_init(&ump_core.rt);
     if (rc != UMP_OK) goto err;
@@ -237,6 +238,7 @@ err_rt:
     ump_rt_fini(ump_core.rt);
     ump_core.rt = NULL;
 err:
+    ump_core_dt_fini();
     ump_freelist_destroy(&ump_core.req_fl);
     ump_freelist_destroy(&ump_core.op_fl);
     ump_error("ump_init failed: %s", ump_strerror(rc));
@@ -286,6 +288,7 @@ int ump_finalize(void)
     ump_rt_fini(ump_core.rt);
     ump_core.rt = NULL;
     ump_core_ctxq_destroy_all();
+    ump_core_dt_fini();
     free(ump_core.peers);
     ump_core.peers = NULL;
     ump_freelist_destroy(&ump_core.req_fl);

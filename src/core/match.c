@@ -54,7 +54,10 @@ ump_unexp_t *ump_core_unexp_alloc(size_t datalen)
             ump_freelist_t *fl = &ump_core.unexp_fl[c];
             if (!fl->obj_size) ump_freelist_init(fl, sizeof(ump_unexp_t) + unexp_class[c], 16);
             u = ump_freelist_get(fl);
-            if (u) u->cls = c;
+            if (u) {
+                u->cls = c;
+                u->lay = NULL;
+            }
             return u;
         }
     }
@@ -65,6 +68,10 @@ ump_unexp_t *ump_core_unexp_alloc(size_t datalen)
 
 void ump_core_unexp_free(ump_unexp_t *u)
 {
+    if (u->lay) {
+        ump_core_dt_lay_unref(u->lay);
+        u->lay = NULL;
+    }
     if (u->cls == SIZE_MAX)
         free(u);
     else

@@ -10,34 +10,56 @@
         }                                                                                          \
     } while (0)
 
-/* Checks what every send and receive shares; logs the call and argument. */
+/* Checks what every send and receive shares; logs the call and argument.
+ * On success *data is where the bytes start and *layout is NULL when the
+ * message is one contiguous range, else *data is the layout's origin and
+ * *layout the type (the request takes a reference). */
 static int check_common(const char *call, const void *buf, size_t count, ump_dt_t dt, size_t *bytes,
-                        const void *req)
+                        const void *req, const void **data, ump_dt_t *layout)
 {
-    long long rc = ump_dt_bytes(dt, count, bytes);
-    if (rc == UMP_ERR_DATATYPE) {
-        ump_error("%s: datatype is null (rank %d)", call, ump_core.rank);
+    if (UMP_UNLIKELY(!dt || (!dt->contiguous && !ump_dt_valid(dt)))) {
+        ump_error("%s: datatype is null or freed (rank %d)", call, ump_core.rank);
         return UMP_ERR_DATATYPE;
     }
-    if (rc == UMP_ERR_UNSUPPORTED) {
-        ump_error("%s: datatype '%s' is not contiguous; the core moves contiguous types only", call,
-                  dt->name ? dt->name : "?");
-        return UMP_ERR_DATATYPE;
-    }
-    if (rc != UMP_OK) {
+    if (UMP_UNLIKELY(dt->size && count > (size_t)-1 / dt->size)) {
         ump_error("%s: count %zu of datatype size %zu overflows (rank %d)", call, count, dt->size,
                   ump_core.rank);
         return UMP_ERR_COUNT;
     }
-    if (!buf && *bytes) {
-        ump_error("%s: buffer is null with count %zu (rank %d)", call, count, ump_core.rank);
-        return UMP_ERR_BUFFER;
+    *bytes = count * dt->size;
+    *data = buf;
+    *layout = NULL;
+    if (UMP_LIKELY(dt->contiguous)) {
+        if (!buf && *bytes) {
+            ump_error("%s: buffer is null with count %zu (rank %d)", call, count, ump_core.rank);
+            return UMP_ERR_BUFFER;
+        }
+    } else if (!dt->committed) {
+        ump_error("%s: datatype '%s' is not committed (rank %d)", call, dt->name ? dt->name : "?",
+                  ump_core.rank);
+        return UMP_ERR_DATATYPE;
+    } else if (*bytes && ump_dt_is_contig(dt)) {
+        /* One range that starts away from buf (resized, absolute addresses). */
+        *data = (const char *)buf + ump_dt_true_lb(dt);
+    } else if (*bytes) {
+        *layout = dt;
     }
     if (!req) {
         ump_error("%s: request pointer is null (rank %d)", call, ump_core.rank);
         return UMP_ERR_INVALID;
     }
     return UMP_OK;
+}
+
+/* Stores the message description in r; takes a reference on a layout. */
+static void set_data(struct ump_request *r, const void *data, size_t len, ump_dt_t layout,
+                     size_t count)
+{
+    r->buf = (void *)data;
+    r->len = len;
+    r->dt = layout;
+    r->count = count;
+    if (layout) ump_dt_ref(layout);
 }
 
 /* The blocking standard send's fast path: an eager message goes out with no
@@ -56,13 +78,32 @@ static bool send_inline(ump_peer_t *p, int dst, const void *buf, size_t len, int
     return true;
 }
 
+/* The same for a non-contiguous eager message: packed straight into the
+ * transport's buffer. */
+static bool send_inline_dt(ump_peer_t *p, int dst, const void *buf, size_t count, ump_dt_t dt,
+                           size_t len, int tag, uint32_t ctx)
+{
+    if (!TAILQ_EMPTY(&p->match) || p->dead || len > p->xp->caps.eager_limit) return false;
+    int64_t cost = (int64_t)ump_core_cost(UMP_AM_EAGER, sizeof(ump_hdr_match_t), len);
+    if (cost > p->credits) return false;
+    ump_hdr_match_t h = {.tag = tag, .ctx = ctx, .len = len, .sreq = 0};
+    ump_dt_cursor_t c;
+    if (ump_dt_cursor_init(&c, buf, count, dt, 0) != UMP_OK ||
+        ump_core_dt_am_send(p->xp, dst, UMP_AM_EAGER, &h, sizeof(h), &c, len) != UMP_OK)
+        return false;
+    p->credits -= cost;
+    return true;
+}
+
 /* With `blocking`, a standard send may complete inline and leave *req null. */
 static int isend(const char *call, const void *buf, size_t count, ump_dt_t dt, int dst, int tag,
                  uint32_t ctx, bool sync, bool blocking, ump_req_t *req)
 {
     size_t len;
+    const void *data;
+    ump_dt_t layout;
     CHECK_INIT(call);
-    int rc = check_common(call, buf, count, dt, &len, req);
+    int rc = check_common(call, buf, count, dt, &len, req, &data, &layout);
     if (rc != UMP_OK) return rc;
     if (UMP_UNLIKELY(dst < 0 || dst >= ump_core.size)) {
         ump_error("%s: destination rank %d is out of range [0, %d) (rank %d)", call, dst,
@@ -81,7 +122,9 @@ static int isend(const char *call, const void *buf, size_t count, ump_dt_t dt, i
         ump_error("%s: no transport reaches rank %d (UMP_TRANSPORTS?)", call, dst);
         return UMP_ERR_NO_TRANSPORT;
     }
-    if (blocking && !sync && send_inline(p, dst, buf, len, tag, ctx)) {
+    if (blocking && !sync &&
+        (layout ? send_inline_dt(p, dst, data, count, layout, len, tag, ctx)
+                : send_inline(p, dst, data, len, tag, ctx))) {
         ump_core_unlock();
         *req = UMP_REQ_NULL;
         return UMP_OK;
@@ -94,8 +137,7 @@ static int isend(const char *call, const void *buf, size_t count, ump_dt_t dt, i
     r->peer = dst;
     r->tag = tag;
     r->ctx = ctx;
-    r->buf = (void *)buf;
-    r->len = len;
+    set_data(r, data, len, layout, count);
     r->status.source = ump_core.rank;
     r->status.tag = tag;
     r->status.count = len;
@@ -114,7 +156,7 @@ static int isend(const char *call, const void *buf, size_t count, ump_dt_t dt, i
     } else {
         op.am_id = UMP_AM_RTS;
         op.hlen = sizeof(ump_hdr_rts_t);
-        op.h.rts.addr = (uint64_t)(uintptr_t)buf;
+        op.h.rts.addr = (uint64_t)(uintptr_t)data;
     }
     ump_core_queue_op(dst, &op, false);
     ump_core_unlock();
@@ -152,8 +194,10 @@ int ump_irecv(void *buf, size_t count, ump_dt_t dt, int src, int tag, uint32_t c
 {
     static const char call[] = "ump_irecv";
     size_t len;
+    const void *data;
+    ump_dt_t layout;
     CHECK_INIT(call);
-    int rc = check_common(call, buf, count, dt, &len, req);
+    int rc = check_common(call, buf, count, dt, &len, req, &data, &layout);
     if (rc == UMP_OK) rc = check_source(call, src, tag);
     if (rc != UMP_OK) return rc;
     ump_core_lock();
@@ -166,8 +210,7 @@ int ump_irecv(void *buf, size_t count, ump_dt_t dt, int src, int tag, uint32_t c
     r->peer = src;
     r->tag = tag;
     r->ctx = ctx;
-    r->buf = buf;
-    r->len = len;
+    set_data(r, data, len, layout, count);
     *req = r;
     ump_unexp_t *u = ump_core_match_unexp(q, src, tag, true);
     if (u) {

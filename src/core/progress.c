@@ -49,9 +49,19 @@ static int try_op(int peer, ump_peer_t *p, ump_op_t *op)
             plen = 0;
             cost = 0;
         }
-        iov.iov_base = r->buf;
-        iov.iov_len = plen;
-        rc = xp->ops->am_send(xp, peer, op->am_id, &op->h, op->hlen, &iov, plen ? 1 : 0);
+        if (UMP_LIKELY(!r->dt)) {
+            iov.iov_base = r->buf;
+            iov.iov_len = plen;
+            rc = xp->ops->am_send(xp, peer, op->am_id, &op->h, op->hlen, &iov, plen ? 1 : 0);
+        } else if (op->am_id == UMP_AM_RTS) {
+            rc = ump_core_dt_send_rts(xp, peer, &op->h.rts, r);
+        } else {
+            /* Eager: pack straight into the transport's buffer. */
+            ump_dt_cursor_t c;
+            rc = ump_dt_cursor_init(&c, r->buf, r->count, r->dt, 0);
+            if (rc == UMP_OK)
+                rc = ump_core_dt_am_send(xp, peer, op->am_id, &op->h, op->hlen, &c, plen);
+        }
         if (rc == UMP_ERR_NO_RESOURCE) {
             ump_core.blocked_sends++;
             return OP_BLOCKED;
@@ -67,13 +77,17 @@ static int try_op(int peer, ump_peer_t *p, ump_op_t *op)
         return OP_DONE;
     }
     case UMP_AM_DATA: {
-        size_t seg = xp->caps.seg_size;
+        size_t seg = r->dt ? ump_core_dt_seg(xp, r->expected, true) : xp->caps.seg_size;
         while (r->done < r->expected) {
             size_t n = UMP_MIN(seg, r->expected - r->done);
             ump_hdr_data_t h = {.rreq = r->rreq, .offset = r->done};
-            iov.iov_base = (char *)r->buf + r->done;
-            iov.iov_len = n;
-            rc = xp->ops->am_send(xp, peer, UMP_AM_DATA, &h, sizeof(h), &iov, 1);
+            if (r->dt) {
+                rc = ump_core_dt_am_send(xp, peer, UMP_AM_DATA, &h, sizeof(h), r->cur, n);
+            } else {
+                iov.iov_base = (char *)r->buf + r->done;
+                iov.iov_len = n;
+                rc = xp->ops->am_send(xp, peer, UMP_AM_DATA, &h, sizeof(h), &iov, 1);
+            }
             if (rc == UMP_ERR_NO_RESOURCE) {
                 ump_core.blocked_sends++;
                 return OP_BLOCKED;

@@ -25,10 +25,21 @@ void ump_core_consumed(int src, size_t cost)
     }
 }
 
+/* Copies the first n bytes of a message into r's buffer. */
+static void place(struct ump_request *r, const void *payload, size_t n)
+{
+    if (!n) return;
+    if (r->dt)
+        ump_dt_unpack(r->buf, r->count, r->dt, 0, payload, n);
+    else
+        memcpy(r->buf, payload, n);
+}
+
 /* Receive `r` meets a message described by (src, am_id, h) whose eager
- * payload, if any, is `payload`. */
+ * payload, if any, is `payload` (for an RTS: its ump_rts_dt_t, if any, and
+ * `lay` the sender's layout when known). */
 static void deliver(struct ump_request *r, int src, uint8_t am_id, const ump_hdr_rts_t *h,
-                    const void *payload, size_t plen)
+                    const void *payload, size_t plen, const ump_rlay_t *lay)
 {
     size_t take = UMP_MIN((size_t)h->m.len, r->len);
     int err = h->m.len > r->len ? UMP_ERR_TRUNCATE : UMP_OK;
@@ -40,7 +51,7 @@ static void deliver(struct ump_request *r, int src, uint8_t am_id, const ump_hdr
     r->status.count = take;
 
     if (am_id != UMP_AM_RTS) {
-        if (take) memcpy(r->buf, payload, UMP_MIN(take, plen));
+        place(r, payload, UMP_MIN(take, plen));
         if (am_id == UMP_AM_EAGER_SYNC) {
             ump_hdr_ack_t ack = {.sreq = h->m.sreq};
             ump_core_send_ctrl(src, UMP_AM_SYNC_ACK, &ack, sizeof(ack));
@@ -55,10 +66,20 @@ static void deliver(struct ump_request *r, int src, uint8_t am_id, const ump_hdr
     r->expected = take;
     r->done = 0;
     r->status.error = err;
-    if (take > 0 && xp->caps.rma_get && take >= xp->caps.get_min) {
-        struct iovec l = {.iov_base = r->buf, .iov_len = take};
-        ump_riov_t rem = {.addr = h->addr, .len = take};
-        int rc = xp->ops->get(xp, src, &l, 1, &rem, 1);
+    ump_rts_dt_t ext;
+    bool noncontig = plen >= sizeof(ext);
+    if (noncontig) memcpy(&ext, payload, sizeof(ext));
+    if (take > 0 && xp->caps.rma_get) {
+        int rc = UMP_ERR_UNSUPPORTED;
+        if (!noncontig && !r->dt) {
+            if (take >= xp->caps.get_min) {
+                struct iovec l = {.iov_base = r->buf, .iov_len = take};
+                ump_riov_t rem = {.addr = h->addr, .len = take};
+                rc = xp->ops->get(xp, src, &l, 1, &rem, 1);
+            }
+        } else {
+            rc = ump_core_dt_get(xp, src, r, h->addr, noncontig ? &ext : NULL, lay, take);
+        }
         if (rc == UMP_OK) {
             ump_hdr_ack_t fin = {.sreq = h->m.sreq};
             ump_core_send_ctrl(src, UMP_AM_FIN, &fin, sizeof(fin));
@@ -69,7 +90,8 @@ static void deliver(struct ump_request *r, int src, uint8_t am_id, const ump_hdr
             ump_core_req_complete(r, rc);
             return;
         }
-        ump_debug("get from rank %d failed (%s); streaming instead", src, ump_strerror(rc));
+        if (rc != UMP_ERR_UNSUPPORTED)
+            ump_debug("get from rank %d failed (%s); streaming instead", src, ump_strerror(rc));
     }
     if (take == 0) {
         /* Nothing to move: release the sender at once. */
@@ -77,6 +99,16 @@ static void deliver(struct ump_request *r, int src, uint8_t am_id, const ump_hdr
         ump_core_send_ctrl(src, UMP_AM_FIN, &fin, sizeof(fin));
         ump_core_req_complete(r, err);
         return;
+    }
+    if (r->dt) {
+        int rc = ump_core_dt_cursor(r);
+        if (rc != UMP_OK) {
+            /* The sender waits for CTS or FIN: release it, fail the receive. */
+            ump_hdr_ack_t fin = {.sreq = h->m.sreq};
+            ump_core_send_ctrl(src, UMP_AM_FIN, &fin, sizeof(fin));
+            ump_core_req_complete(r, rc);
+            return;
+        }
     }
     ump_hdr_cts_t cts = {.sreq = h->m.sreq, .rreq = ump_req_id(r), .len = take};
     ump_core_send_ctrl(src, UMP_AM_CTS, &cts, sizeof(cts));
@@ -86,7 +118,7 @@ void ump_core_deliver_unexp(struct ump_request *r, ump_unexp_t *u)
 {
     int src = u->src;
     size_t cost = u->cost;
-    deliver(r, src, u->am_id, &u->h, u->data, u->datalen);
+    deliver(r, src, u->am_id, &u->h, u->data, u->datalen, u->lay);
     ump_core_unexp_free(u);
     ump_core_consumed(src, cost);
 }
@@ -107,16 +139,25 @@ static void on_match_am(int peer, uint8_t am_id, const char *data, size_t len)
                   peer, (unsigned long long)h.m.len, plen);
         return;
     }
+    /* A layout that travels with an RTS is kept now, in arrival order, so
+     * later RTSs of this sender that name it find it. */
+    ump_rlay_t *lay = NULL;
+    if (am_id == UMP_AM_RTS && plen) {
+        lay = ump_core_dt_rts_layout(peer, payload, plen);
+        plen = UMP_MIN(plen, sizeof(ump_rts_dt_t)); /* the runs are in lay now */
+    }
 
     ump_ctxq_t *q = ump_core_ctxq(h.m.ctx, true);
     if (UMP_UNLIKELY(!q)) {
         ump_error("out of memory for the queues of context %u", h.m.ctx);
+        ump_core_dt_lay_unref(lay);
         return;
     }
     struct ump_request *r = ump_core_match_posted(q, peer, h.m.tag);
     size_t cost = ump_core_cost(am_id, hlen, plen);
     if (r) {
-        deliver(r, peer, am_id, &h, payload, plen);
+        deliver(r, peer, am_id, &h, payload, plen, lay);
+        ump_core_dt_lay_unref(lay);
         ump_core_consumed(peer, cost);
         return;
     }
@@ -124,6 +165,7 @@ static void on_match_am(int peer, uint8_t am_id, const char *data, size_t len)
     if (UMP_UNLIKELY(!u)) {
         /* Credits bound what can arrive here, so this is real exhaustion. */
         ump_error("out of memory for an unexpected message of %zu bytes from rank %d", plen, peer);
+        ump_core_dt_lay_unref(lay);
         return;
     }
     u->src = peer;
@@ -131,6 +173,7 @@ static void on_match_am(int peer, uint8_t am_id, const char *data, size_t len)
     u->h = h;
     u->cost = cost;
     u->datalen = plen;
+    u->lay = lay;
     if (plen) memcpy(u->data, payload, plen);
     TAILQ_INSERT_TAIL(&q->unexp, u, link);
 }
@@ -147,6 +190,16 @@ static void on_cts(int peer, const char *data, size_t len)
     s->rreq = h.rreq;
     s->expected = UMP_MIN((size_t)h.len, s->len);
     s->done = 0;
+    if (s->dt) {
+        int rc = ump_core_dt_cursor(s);
+        if (rc != UMP_OK) {
+            /* The receiver waits for DATA that will not come: this is the
+             * one failure that strands it, and only out of memory. */
+            ump_error("out of memory streaming %zu bytes to rank %d", s->expected, peer);
+            ump_core_req_complete(s, rc);
+            return;
+        }
+    }
     ump_op_t op = {.am_id = UMP_AM_DATA, .req = s};
     ump_core_queue_op(peer, &op, true);
 }
@@ -166,7 +219,18 @@ static void on_data(int peer, const char *data, size_t len)
                   (unsigned long long)h.offset, n, r->expected);
         return;
     }
-    memcpy((char *)r->buf + h.offset, data + sizeof(h), n);
+    if (r->dt) {
+        /* The cursor moves forward only: segments of one message arrive in
+         * order on the ordered transports the core uses. */
+        if (UMP_UNLIKELY(h.offset != r->done || !r->cur)) {
+            ump_error("protocol: DATA from rank %d out of order (offset %llu, expected %zu)", peer,
+                      (unsigned long long)h.offset, r->done);
+            return;
+        }
+        ump_dt_cursor_unpack(r->cur, data + sizeof(h), n);
+    } else {
+        memcpy((char *)r->buf + h.offset, data + sizeof(h), n);
+    }
     r->done += n;
     if (r->done == r->expected) ump_core_req_complete(r, r->status.error);
 }

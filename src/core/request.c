@@ -17,6 +17,8 @@ struct ump_request *ump_core_req_alloc(ump_req_kind_t kind)
     if (UMP_UNLIKELY(!r)) return NULL;
     r->kind = (uint8_t)kind;
     r->flags = UMP_RF_ACTIVE;
+    r->dt = NULL;
+    r->cur = NULL;
     TAILQ_INSERT_TAIL(&ump_core.active, r, active);
     ump_core.outstanding++;
     return r;
@@ -25,6 +27,7 @@ struct ump_request *ump_core_req_alloc(ump_req_kind_t kind)
 void ump_core_req_complete(struct ump_request *r, int error)
 {
     if (r->flags & UMP_RF_COMPLETE) return;
+    if (r->dt) ump_core_dt_release(r); /* nothing moves its data any more */
     r->status.error = error;
     r->flags |= UMP_RF_COMPLETE;
     if (r->flags & UMP_RF_ACTIVE) {

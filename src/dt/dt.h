@@ -127,6 +127,13 @@ struct ump_dt {
     ump_dt_dl_t *owned;    /* nodes to free with the type */
     struct ump_dt *impl;   /* subarray/darray: the equivalent type built inside */
 
+    /* Transfer: a process-unique id (never reused, 0 for predefined types)
+     * that names this layout on the wire, and the runs of one element as
+     * (offset, length) pairs, built on first use (ump_dt_flat). */
+    uint64_t uid;
+    struct iovec *flat;
+    size_t nflat;
+
     /* constructor arguments, for MPI_Type_get_envelope/get_contents */
     int ni, na, nd;
     int *ints;
@@ -318,5 +325,16 @@ static inline bool ump_dt_cursor_done(const ump_dt_cursor_t *c)
 {
     return c->pos >= c->total;
 }
+
+/* --- transfer support -------------------------------------------------------
+ *
+ * The runs of one element of a committed type, as (offset from the origin,
+ * length) pairs in stream order with adjacent runs merged (offsets are
+ * stored in iov_base as uintptr_t; negative ones wrap). Built on the first
+ * call and kept with the type; NULL when the type has more than `max_runs`
+ * runs per element or memory is short. The caller serialises calls on one
+ * type (the core calls it under its lock).
+ */
+const struct iovec *ump_dt_flat(ump_dt_t dt, size_t max_runs, size_t *nruns);
 
 #endif /* UMP_DT_H */

@@ -63,6 +63,8 @@ static struct ump_dt *new_type(int combiner)
     t->align = 1;
     t->name = t->namebuf;
     t->dl = &ump_dt_empty_leaf;
+    static uint64_t next_uid;
+    t->uid = __atomic_add_fetch(&next_uid, 1, __ATOMIC_RELAXED);
     return t;
 }
 
@@ -75,6 +77,7 @@ static void release(struct ump_dt *t)
         next = n->next_owned;
         free(n);
     }
+    free(t->flat);
     free(t->ints);
     free(t->aints);
     free(t->types);
@@ -111,6 +114,34 @@ int ump_dt_free(struct ump_dt **dt)
     *dt = NULL;
     ump_dt_unref(t);
     return UMP_OK;
+}
+
+const struct iovec *ump_dt_flat(ump_dt_t dt, size_t max_runs, size_t *nruns)
+{
+    struct ump_dt *t = (struct ump_dt *)dt;
+    if (t->flat) {
+        *nruns = t->nflat;
+        return t->flat;
+    }
+    if (t->nblocks > max_runs || !t->nblocks) return NULL;
+    struct iovec *v = malloc(t->nblocks * sizeof(*v));
+    if (!v) return NULL;
+    ump_dt_cursor_t c;
+    int n = 0;
+    if (ump_dt_cursor_init(&c, NULL, 1, dt, 0) != UMP_OK ||
+        ump_dt_cursor_iov(&c, dt->size, v, (int)t->nblocks, &n) != dt->size) {
+        /* nblocks counts merged runs, so this cannot happen: stay safe. */
+        free(v);
+        return NULL;
+    }
+    if (t->predefined) { /* static object: nowhere to keep it */
+        free(v);
+        return NULL;
+    }
+    t->flat = v;
+    t->nflat = (size_t)n;
+    *nruns = t->nflat;
+    return t->flat;
 }
 
 int ump_dt_set_name(struct ump_dt *dt, const char *name)

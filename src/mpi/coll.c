@@ -142,7 +142,7 @@ static int reduce_check(const char *call, const void *sbuf, void *rbuf, int coun
     if (sbuf != MPI_IN_PLACE) UMP_MPI_CHECK_BUF(call, comm, sbuf, count, dt);
     if (at_root) UMP_MPI_CHECK_BUF(call, comm, rbuf, count, dt);
     ump_coll_red_t r;
-    int rc = ump_coll_red_prepare(&r, op, dt);
+    int rc = ump_coll_red_lookup(&r, op, dt);
     if (rc != MPI_SUCCESS)
         return ump_mpi_error(comm, rc, call, "%s does not apply to datatype %s", op->name,
                              dt->name ? dt->name : "(derived)");
@@ -608,7 +608,7 @@ static int redscat_check(const char *call, const void *sbuf, void *rbuf, const i
         UMP_MPI_CHECK_COUNT(call, comm, rcount);
     }
     ump_coll_red_t r;
-    int rc = ump_coll_red_prepare(&r, op, dt);
+    int rc = ump_coll_red_lookup(&r, op, dt);
     if (rc != MPI_SUCCESS)
         return ump_mpi_error(comm, rc, call, "%s does not apply to datatype %s", op->name,
                              dt->name ? dt->name : "(derived)");
@@ -650,7 +650,7 @@ static int scan_common(const char *call, const void *sbuf, void *rbuf, int count
     if (sbuf != MPI_IN_PLACE) UMP_MPI_CHECK_BUF(call, comm, sbuf, count, dt);
     UMP_MPI_CHECK_BUF(call, comm, rbuf, count, dt);
     ump_coll_red_t r;
-    int rc = ump_coll_red_prepare(&r, op, dt);
+    int rc = ump_coll_red_lookup(&r, op, dt);
     if (rc != MPI_SUCCESS)
         return ump_mpi_error(comm, rc, call, "%s does not apply to datatype %s", op->name,
                              dt->name ? dt->name : "(derived)");

@@ -3,12 +3,13 @@
  * Point-to-point: the send modes, receives, probes, matched probes,
  * Sendrecv and persistent requests, on the core's tagged messaging.
  *
- * Every message moves as bytes (UMP_BYTE) on the communicator's
- * point-to-point context. A contiguous datatype is sent from and received
- * into the user's buffer directly; any other type is packed into a
- * temporary buffer before a send and received into one, then unpacked, so
- * the byte count of a status (ump_count) is the packed size. Ranks are
- * translated to MPI_COMM_WORLD ranks for the core and back in statuses.
+ * Every message moves on the communicator's point-to-point context with
+ * the user's buffer, count and datatype handed straight to the core (an
+ * MPI datatype is the core's ump_dt), which packs non-contiguous data into
+ * its transports and unpacks them from there (src/core/dtx.c). The byte
+ * count of a status (ump_count) is the packed size. Ranks are translated to
+ * MPI_COMM_WORLD ranks for the core and back in statuses. Buffered sends and
+ * Sendrecv_replace still pack into a buffer of their own.
  *
  * Send modes: standard and ready map to the core's standard send (a ready
  * send needs the receive posted; the standard protocol is correct then
@@ -216,21 +217,12 @@ static int start_send(const char *call, MPI_Request r)
         complete_now(r, r->peer, r->tag, len, MPI_SUCCESS);
         return MPI_SUCCESS;
     }
-    ump_mpi_msgbuf_t mb;
-    int rc = ump_mpi_msg_pack(call, comm, r->buf, r->count, r->dt, &mb);
-    if (rc != MPI_SUCCESS) {
-        r->active = false;
-        return rc;
-    }
-    r->packbuf = mb.tmp;
-    int w = ump_mpi_world_rank(comm, r->peer);
+    int rc, w = ump_mpi_world_rank(comm, r->peer);
     if (r->mode == MODE_SYNC)
-        rc = ump_issend(mb.p, mb.len, UMP_BYTE, w, r->tag, comm->ctx_p2p, &r->core);
+        rc = ump_issend(r->buf, (size_t)r->count, r->dt, w, r->tag, comm->ctx_p2p, &r->core);
     else
-        rc = ump_isend(mb.p, mb.len, UMP_BYTE, w, r->tag, comm->ctx_p2p, &r->core);
+        rc = ump_isend(r->buf, (size_t)r->count, r->dt, w, r->tag, comm->ctx_p2p, &r->core);
     if (rc != UMP_OK) {
-        free(r->packbuf);
-        r->packbuf = NULL;
         r->active = false;
         return raise_core(comm, call, rc, r->peer);
     }
@@ -246,18 +238,9 @@ static int start_recv(const char *call, MPI_Request r)
         complete_now(r, MPI_PROC_NULL, MPI_ANY_TAG, 0, MPI_SUCCESS);
         return MPI_SUCCESS;
     }
-    ump_mpi_msgbuf_t mb;
-    int rc = ump_mpi_msg_recvbuf(call, comm, (void *)r->buf, r->count, r->dt, &mb);
-    if (rc != MPI_SUCCESS) {
-        r->active = false;
-        return rc;
-    }
-    r->packbuf = mb.tmp;
-    rc = ump_irecv((void *)mb.p, mb.len, UMP_BYTE, core_src(comm, r->peer), r->tag, comm->ctx_p2p,
-                   &r->core);
+    int rc = ump_irecv((void *)r->buf, (size_t)r->count, r->dt, core_src(comm, r->peer), r->tag,
+                       comm->ctx_p2p, &r->core);
     if (rc != UMP_OK) {
-        free(r->packbuf);
-        r->packbuf = NULL;
         r->active = false;
         return raise_core(comm, call, rc, r->peer);
     }
@@ -306,15 +289,11 @@ static int send_mode(const char *call, const void *buf, int count, MPI_Datatype 
     int rc = check_send(call, buf, count, dt, dest, tag, comm);
     if (rc != MPI_SUCCESS || dest == MPI_PROC_NULL) return rc;
     if (mode == MODE_BUFFERED) return ump_mpi_bsend(call, buf, count, dt, dest, tag, comm);
-    ump_mpi_msgbuf_t mb;
-    rc = ump_mpi_msg_pack(call, comm, buf, count, dt, &mb);
-    if (rc != MPI_SUCCESS) return rc;
     int w = ump_mpi_world_rank(comm, dest);
     if (mode == MODE_SYNC)
-        rc = ump_ssend(mb.p, mb.len, UMP_BYTE, w, tag, comm->ctx_p2p);
+        rc = ump_ssend(buf, (size_t)count, dt, w, tag, comm->ctx_p2p);
     else
-        rc = ump_send(mb.p, mb.len, UMP_BYTE, w, tag, comm->ctx_p2p);
-    free(mb.tmp);
+        rc = ump_send(buf, (size_t)count, dt, w, tag, comm->ctx_p2p);
     return rc == UMP_OK ? MPI_SUCCESS : raise_core(comm, call, rc, dest);
 }
 
@@ -326,20 +305,9 @@ static int recv_impl(const char *call, void *buf, int count, MPI_Datatype dt, in
         ump_mpi_status_proc_null(status);
         return MPI_SUCCESS;
     }
-    ump_mpi_msgbuf_t mb;
-    int rc = ump_mpi_msg_recvbuf(call, comm, buf, count, dt, &mb);
-    if (rc != MPI_SUCCESS) return rc;
     ump_status_t u = {0};
-    int urc =
-        ump_recv((void *)mb.p, mb.len, UMP_BYTE, core_src(comm, source), tag, comm->ctx_p2p, &u);
+    int urc = ump_recv(buf, (size_t)count, dt, core_src(comm, source), tag, comm->ctx_p2p, &u);
     int cls = ump_mpi_class_of(urc);
-    if (mb.tmp) {
-        if (cls == MPI_SUCCESS || cls == MPI_ERR_TRUNCATE) {
-            int rc2 = unpack(comm, call, buf, count, dt, mb.tmp, u.count);
-            if (rc2 != MPI_SUCCESS && cls == MPI_SUCCESS) cls = rc2;
-        }
-        free(mb.tmp);
-    }
     ump_mpi_status_from_core(comm, &u, status);
     if (cls == MPI_SUCCESS) return MPI_SUCCESS;
     if (urc == UMP_ERR_TRUNCATE || u.error != UMP_OK)
@@ -638,14 +606,7 @@ static int imrecv(const char *call, void *buf, int count, MPI_Datatype dt, MPI_M
         *request = r;
         return MPI_SUCCESS;
     }
-    ump_mpi_msgbuf_t mb;
-    rc = ump_mpi_msg_recvbuf(call, comm, buf, count, dt, &mb);
-    if (rc != MPI_SUCCESS) {
-        ump_mpi_req_release(r);
-        return rc;
-    }
-    r->packbuf = mb.tmp;
-    rc = ump_imrecv((void *)mb.p, mb.len, UMP_BYTE, &m->msg, &r->core);
+    rc = ump_imrecv(buf, (size_t)count, dt, &m->msg, &r->core);
     if (rc != UMP_OK) {
         ump_mpi_req_release(r);
         return raise_core(comm, call, rc, MPI_ANY_SOURCE);

@@ -100,6 +100,20 @@ typedef struct ump_xp_ops {
                    const struct iovec *iov, int iovcnt);
 
     /*
+     * Optional (NULL allowed): sends one AM of `hlen` header bytes followed
+     * by `len` payload bytes that the caller writes in place. When the
+     * transport takes the AM it reserves room in its own send buffer (ring
+     * slot, socket queue), calls pack(arg, dst, len) exactly once to fill
+     * the payload, and returns UMP_OK; pack must write all `len` bytes and
+     * returns nothing the transport looks at. On UMP_ERR_NO_RESOURCE or any
+     * other error pack is not called. Same limits and ordering as am_send.
+     * This lets the core pack a non-contiguous message straight into the
+     * transport's buffer; the transport still sees only bytes.
+     */
+    int (*am_send_pack)(ump_xp_t *xp, int peer, uint8_t am_id, const void *hdr, size_t hlen,
+                        size_t len, void (*pack)(void *arg, void *dst, size_t len), void *arg);
+
+    /*
      * Reads the peer's memory `remote` (as the peer described it) into
      * `local`; both lists are gathered/scattered in order and must have equal
      * total length. Synchronous: returns UMP_OK when every byte is in place.

@@ -378,6 +378,19 @@ int main(int argc, char **argv)
     set_size("UMP_COLL_ALLTOALL_LONG", 4096);
     set_size("UMP_COLL_REDUCE_SCATTER_LONG", 1024);
     run_all("auto");
+    /* Short blocking collectives run without a schedule (fast.c): check the
+     * schedules at short sizes too, and the direct code at every size
+     * (rendezvous messages included). */
+    set_size("UMP_COLL_FAST_MAX", 0);
+    run_all("auto, no fast path");
+    set_size("UMP_COLL_FAST_MAX", 1 << 20);
+    run_all("auto, fast path to 1 MiB");
+    set_size("UMP_COLL_FAST_MAX", 16384);
+    /* Oversubscribed (3 ranks and more here), the direct code exchanges
+     * in one phase; check its log n rounds too. */
+    ump_cfg_find("UMP_COLL_FAST_OVERSUB")->v.b = false;
+    run_all("auto, fast path in rounds");
+    ump_cfg_find("UMP_COLL_FAST_OVERSUB")->v.b = true;
     static const struct {
         const char *var, *choice;
     } forced[] = {

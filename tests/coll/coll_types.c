@@ -373,6 +373,29 @@ static void t_derived(size_t count)
             TCHECK(y[(size_t)r * c + i] == r * 1000 + me * 10 + (int)i, "alltoall r %d [%zu]", r,
                    i);
 
+    tcase("derived ialltoall, types freed before the wait, count %zu", c);
+    {
+        /* Receive side strided too; both types freed while in flight. */
+        MPI_Datatype st2, rt2;
+        TMPI(MPI_Type_dup(rsz, &st2));
+        TMPI(MPI_Type_dup(rsz, &rt2));
+        int *z = calloc(2 * c * (size_t)n + 2, sizeof(int));
+        for (size_t i = 0; i < 2 * c * (size_t)n; i++)
+            z[i] = -9;
+        MPI_Request q;
+        TMPI(MPI_Ialltoall(x, (int)c, st2, z, (int)c, rt2, MPI_COMM_WORLD, &q));
+        TMPI(MPI_Type_free(&st2));
+        TMPI(MPI_Type_free(&rt2));
+        TMPI(MPI_Wait(&q, MPI_STATUS_IGNORE));
+        for (int r = 0; r < n; r++)
+            for (size_t i = 0; i < c; i++) {
+                size_t j = 2 * ((size_t)r * c + i);
+                TCHECK(z[j] == r * 1000 + me * 10 + (int)i && z[j + 1] == -9,
+                       "ialltoall r %d [%zu]", r, i);
+            }
+        free(z);
+    }
+
     tcase("derived gather/scatter count %zu", c);
     for (size_t i = 0; i < 2 * c; i++)
         x[i] = (i % 2) ? -1 : me * 100 + (int)i;
@@ -483,6 +506,61 @@ static void t_errors(void)
     TCHECK(y == T_size, "allreduce after errors");
 }
 
+/* Ranks describe the same bytes with different types: rank 0 a strided
+ * vector, the others plain ints. Collectives must pick the same message
+ * pattern on every rank whatever its own layout. */
+static void t_mixed_layouts(size_t count)
+{
+    tcase("mixed layouts, count %zu", count);
+    int n = T_size, me = T_rank, c = (int)count;
+    MPI_Datatype vec;
+    TMPI(MPI_Type_vector(c ? c : 1, 1, 2, MPI_INT, &vec));
+    TMPI(MPI_Type_commit(&vec));
+    bool strided = me == 0;
+    /* One block of `count` ints per rank, strided (x2) on rank 0. */
+    size_t span = 2 * count * (size_t)n + 2;
+    int *a = calloc(span, sizeof(int)), *b = calloc(span, sizeof(int));
+    MPI_Datatype t = strided ? vec : MPI_INT;
+    int tc = strided ? (c ? 1 : 0) : c;
+    size_t stride = strided ? 2 : 1; /* ints between consecutive values */
+    /* Block i of a buffer starts at i * count * stride ints (the vector's
+     * extent is 2*count-1 ints: resize so blocks sit back to back). */
+    MPI_Datatype tt = t;
+    if (strided) {
+        TMPI(MPI_Type_create_resized(vec, 0, (MPI_Aint)(2 * count * sizeof(int)), &tt));
+        TMPI(MPI_Type_commit(&tt));
+    }
+#define AT(buf, blk, i) (buf)[((size_t)(blk)*count + (i)) * stride]
+    /* bcast from rank 1 (or 0 on one rank) */
+    int root = n > 1 ? 1 : 0;
+    for (size_t i = 0; i < count; i++)
+        AT(a, 0, i) = me == root ? tval(root, i, 1) : -99;
+    TMPI(MPI_Bcast(a, tc, tt, root, MPI_COMM_WORLD));
+    for (size_t i = 0; i < count; i++)
+        TCHECK(AT(a, 0, i) == tval(root, i, 1), "bcast value %zu", i);
+    /* allgather */
+    memset(a, 0, span * sizeof(int));
+    for (size_t i = 0; i < count; i++)
+        AT(a, 0, i) = tval(me, i, 2);
+    TMPI(MPI_Allgather(a, tc, tt, b, tc, tt, MPI_COMM_WORLD));
+    for (int r = 0; r < n; r++)
+        for (size_t i = 0; i < count; i++)
+            TCHECK(AT(b, r, i) == tval(r, i, 2), "allgather from %d value %zu", r, i);
+    /* alltoall */
+    for (int r = 0; r < n; r++)
+        for (size_t i = 0; i < count; i++)
+            AT(a, r, i) = tval(me * n + r, i, 3);
+    TMPI(MPI_Alltoall(a, tc, tt, b, tc, tt, MPI_COMM_WORLD));
+    for (int r = 0; r < n; r++)
+        for (size_t i = 0; i < count; i++)
+            TCHECK(AT(b, r, i) == tval(r * n + me, i, 3), "alltoall from %d value %zu", r, i);
+#undef AT
+    if (strided) MPI_Type_free(&tt);
+    MPI_Type_free(&vec);
+    free(a);
+    free(b);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -491,8 +569,10 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     t_op_types();
     static const size_t counts[] = {0, 1, 5, 300, 5000};
-    for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++)
+    for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
         t_derived(counts[c]);
+        t_mixed_layouts(counts[c]);
+    }
     /* Again with the long-message algorithms. */
     set_enum("UMP_COLL_ALLREDUCE_ALGO", "rabenseifner");
     set_enum("UMP_COLL_BCAST_ALGO", "scatter_allgather");

@@ -89,6 +89,11 @@ void ump_shm_ring_attach(ump_shm_ring_t *r, ump_shm_ring_ctl_t *ctl, void *data,
  * UMP_ERR_NO_RESOURCE when it does not fit now (nothing written). */
 int ump_shm_ring_push(ump_shm_ring_t *r, uint32_t seq, uint8_t am_id, const void *hdr, size_t hlen,
                       const struct iovec *iov, int iovcnt, size_t total);
+/* Producer: like push, but the `len` payload bytes after hdr are written in
+ * place by pack(arg, dst, len), called once when the record fits. */
+int ump_shm_ring_push_pack(ump_shm_ring_t *r, uint32_t seq, uint8_t am_id, const void *hdr,
+                           size_t hlen, size_t len, void (*pack)(void *, void *, size_t),
+                           void *arg);
 /* Producer: true when the consumer has taken everything pushed. */
 bool ump_shm_ring_drained(ump_shm_ring_t *r);
 
@@ -147,6 +152,10 @@ typedef struct ump_shm_msg {
 int ump_shm_pair_send(ump_shm_ring_t *tx, ump_shm_fastbox_t *fb, uint32_t seq, uint8_t am_id,
                       const void *hdr, size_t hlen, const struct iovec *iov, int iovcnt,
                       size_t total);
+/* Sender: ump_shm_pair_send with the payload written in place by pack. */
+int ump_shm_pair_send_pack(ump_shm_ring_t *tx, ump_shm_fastbox_t *fb, uint32_t seq, uint8_t am_id,
+                           const void *hdr, size_t hlen, size_t len,
+                           void (*pack)(void *, void *, size_t), void *arg);
 /* Receiver: finds message number `seq`: 1 (in *m, valid until release), 0
  * when it has not arrived, UMP_ERR_PROTOCOL when the ring shows another
  * number and the fastbox does not hold it (a corrupted pair). */

@@ -11,7 +11,10 @@
 
 #include "xport/shm/shm.h"
 
-#define CMA_IOV_BATCH 64 /* entries per side per call: keeps the stack small */
+/* Entries per side per call: the kernel's limit, so a scatter/gather list
+ * of a datatype costs as few calls as it can. The lists are static (the
+ * transport is called by one thread at a time) to keep 32 KiB off the stack. */
+#define CMA_IOV_BATCH IOV_MAX
 
 /* A position inside an iovec list. */
 struct cursor {
@@ -22,7 +25,7 @@ struct cursor {
 int ump_shm_cma_read(pid_t pid, const struct iovec *local, int nlocal, const ump_riov_t *remote,
                      int nremote)
 {
-    struct iovec l[CMA_IOV_BATCH], r[CMA_IOV_BATCH];
+    static struct iovec l[CMA_IOV_BATCH], r[CMA_IOV_BATCH];
     struct cursor lc = {0, 0}, rc = {0, 0};
     _Static_assert(CMA_IOV_BATCH <= IOV_MAX, "batch above IOV_MAX");
 

@@ -40,18 +40,18 @@ void ump_shm_ring_attach(ump_shm_ring_t *r, ump_shm_ring_ctl_t *ctl, void *data,
     r->head_cache = r->head;
 }
 
-int ump_shm_ring_push(ump_shm_ring_t *r, uint32_t seq, uint8_t am_id, const void *hdr, size_t hlen,
-                      const struct iovec *iov, int iovcnt, size_t total)
+/* Room for a record of `total` payload bytes at the head: the payload
+ * pointer (padding already written), or NULL when it does not fit now. */
+static char *ring_reserve(ump_shm_ring_t *r, uint32_t seq, uint8_t am_id, size_t total)
 {
     uint64_t need = UMP_ALIGN_UP(UMP_SHM_REC_HDR + total, UMP_CACHELINE);
-    if (UMP_UNLIKELY(total > ump_shm_ring_max_payload(r->size))) return UMP_ERR_INVALID;
     uint64_t pos = r->head & (r->size - 1);
     uint64_t pad = pos + need > r->size ? r->size - pos : 0;
     if (r->head + pad + need - r->tail_cache > r->size) {
         /* Acquire: the consumer's reads of the space it gave back happen
          * before we overwrite it. */
         r->tail_cache = atomic_load_explicit(&r->ctl->tail, memory_order_acquire);
-        if (r->head + pad + need - r->tail_cache > r->size) return UMP_ERR_NO_RESOURCE;
+        if (r->head + pad + need - r->tail_cache > r->size) return NULL;
     }
     if (pad) {
         ump_shm_rec_t *p = (ump_shm_rec_t *)(r->data + pos);
@@ -65,10 +65,38 @@ int ump_shm_ring_push(ump_shm_ring_t *r, uint32_t seq, uint8_t am_id, const void
     rec->seq = seq;
     rec->kind = UMP_SHM_REC_DATA;
     rec->am_id = am_id;
-    ump_shm_gather((char *)(rec + 1), hdr, hlen, iov, iovcnt, total);
-    r->head += need;
+    return (char *)(rec + 1);
+}
+
+/* Publishes the record reserved last (of `total` payload bytes). */
+static void ring_publish(ump_shm_ring_t *r, size_t total)
+{
+    r->head += UMP_ALIGN_UP(UMP_SHM_REC_HDR + total, UMP_CACHELINE);
     /* Release: the record (and any padding) is visible before the head. */
     atomic_store_explicit(&r->ctl->head, r->head, memory_order_release);
+}
+
+int ump_shm_ring_push(ump_shm_ring_t *r, uint32_t seq, uint8_t am_id, const void *hdr, size_t hlen,
+                      const struct iovec *iov, int iovcnt, size_t total)
+{
+    if (UMP_UNLIKELY(total > ump_shm_ring_max_payload(r->size))) return UMP_ERR_INVALID;
+    char *dst = ring_reserve(r, seq, am_id, total);
+    if (!dst) return UMP_ERR_NO_RESOURCE;
+    ump_shm_gather(dst, hdr, hlen, iov, iovcnt, total);
+    ring_publish(r, total);
+    return UMP_OK;
+}
+
+int ump_shm_ring_push_pack(ump_shm_ring_t *r, uint32_t seq, uint8_t am_id, const void *hdr,
+                           size_t hlen, size_t len, void (*pack)(void *, void *, size_t), void *arg)
+{
+    size_t total = hlen + len;
+    if (UMP_UNLIKELY(total > ump_shm_ring_max_payload(r->size))) return UMP_ERR_INVALID;
+    char *dst = ring_reserve(r, seq, am_id, total);
+    if (!dst) return UMP_ERR_NO_RESOURCE;
+    memcpy(dst, hdr, hlen);
+    if (len) pack(arg, dst + hlen, len);
+    ring_publish(r, total);
     return UMP_OK;
 }
 
@@ -125,6 +153,24 @@ int ump_shm_pair_send(ump_shm_ring_t *tx, ump_shm_fastbox_t *fb, uint32_t seq, u
         ump_shm_fb_push(fb, seq, am_id, hdr, hlen, iov, iovcnt, total) == UMP_OK)
         return UMP_OK;
     return ump_shm_ring_push(tx, seq, am_id, hdr, hlen, iov, iovcnt, total);
+}
+
+int ump_shm_pair_send_pack(ump_shm_ring_t *tx, ump_shm_fastbox_t *fb, uint32_t seq, uint8_t am_id,
+                           const void *hdr, size_t hlen, size_t len,
+                           void (*pack)(void *, void *, size_t), void *arg)
+{
+    size_t total = hlen + len;
+    if (total <= UMP_SHM_FB_PAYLOAD &&
+        atomic_load_explicit(&fb->state, memory_order_acquire) == 0) {
+        fb->len = (uint16_t)total;
+        fb->am_id = am_id;
+        memcpy(fb->data, hdr, hlen);
+        if (len) pack(arg, fb->data + hlen, len);
+        atomic_store_explicit(&fb->state, UMP_SHM_FB_FULL | (seq & UMP_SHM_FB_SEQ),
+                              memory_order_release);
+        return UMP_OK;
+    }
+    return ump_shm_ring_push_pack(tx, seq, am_id, hdr, hlen, len, pack, arg);
 }
 
 int ump_shm_pair_next(ump_shm_ring_t *rx, ump_shm_fastbox_t *fb, uint32_t seq, ump_shm_msg_t *m)

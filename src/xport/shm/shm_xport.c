@@ -389,6 +389,22 @@ static int shm_am_send(ump_xp_t *xp_, int peer, uint8_t am_id, const void *hdr, 
     return UMP_OK;
 }
 
+static int shm_am_send_pack(ump_xp_t *xp_, int peer, uint8_t am_id, const void *hdr, size_t hlen,
+                            size_t len, void (*pack)(void *, void *, size_t), void *arg)
+{
+    shm_xp_t *xp = (shm_xp_t *)xp_;
+    if (UMP_UNLIKELY(!shm_reaches(xp_, peer))) return UMP_ERR_INVALID;
+    shm_peer_t *p = &xp->peers[xp->slot_of[peer]];
+    if (UMP_UNLIKELY(p->dead)) return UMP_ERR_PEER_DEAD;
+    if (UMP_UNLIKELY(hlen + len > xp->base.caps.max_am)) return UMP_ERR_INVALID;
+    int rc = ump_shm_pair_send_pack(&p->tx, p->tx_fb, p->tx_seq, am_id, hdr, hlen, len, pack, arg);
+    if (rc == UMP_ERR_NO_RESOURCE && peer_dead(xp, p)) return UMP_ERR_PEER_DEAD;
+    if (rc != UMP_OK) return rc;
+    p->tx_seq++;
+    notify(xp, p);
+    return UMP_OK;
+}
+
 /* Delivers up to DRAIN_BUDGET messages from slot s in sequence order.
  * Returns the number delivered; *more is set when the budget ran out. */
 static int drain(shm_xp_t *xp, int s, bool *more)
@@ -510,6 +526,7 @@ const ump_xp_ops_t ump_xp_shm_ops = {
     .close = shm_close,
     .reaches = shm_reaches,
     .am_send = shm_am_send,
+    .am_send_pack = shm_am_send_pack,
     .get = shm_get,
     .progress = shm_progress,
     .arm = shm_arm,

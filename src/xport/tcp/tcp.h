@@ -121,6 +121,9 @@ static inline size_t ump_tcp_txq_len(const ump_tcp_txq_t *q)
 }
 /* Appends the bytes of iov[] from byte `skip` on. UMP_OK or NO_MEMORY. */
 int ump_tcp_txq_push(ump_tcp_txq_t *q, const struct iovec *iov, int n, size_t skip);
+/* Appends n bytes of room to the queue and returns it for the caller to
+ * fill, or NULL when out of memory. */
+uint8_t *ump_tcp_txq_reserve(ump_tcp_txq_t *q, size_t n);
 /*
  * Sends a frame on fd: when the queue is empty, one sendmsg() and the
  * unsent rest is queued; otherwise all of it is queued behind. UMP_OK,

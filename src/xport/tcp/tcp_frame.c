@@ -197,6 +197,30 @@ int ump_tcp_txq_push(ump_tcp_txq_t *q, const struct iovec *iov, int n, size_t sk
     return UMP_OK;
 }
 
+uint8_t *ump_tcp_txq_reserve(ump_tcp_txq_t *q, size_t n)
+{
+    /* Slide or grow exactly like a push of n bytes, then hand out the room. */
+    if (q->head == q->tail) q->head = q->tail = 0;
+    if (q->cap - q->tail < n) {
+        if (q->head) {
+            memmove(q->buf, q->buf + q->head, q->tail - q->head);
+            q->tail -= q->head;
+            q->head = 0;
+        }
+        if (q->cap - q->tail < n) {
+            size_t want = UMP_MAX(q->cap * 2, q->tail + n);
+            want = UMP_MAX(want, (size_t)64 * 1024);
+            uint8_t *nb = realloc(q->buf, want);
+            if (!nb) return NULL;
+            q->buf = nb;
+            q->cap = want;
+        }
+    }
+    uint8_t *p = q->buf + q->tail;
+    q->tail += n;
+    return p;
+}
+
 int ump_tcp_tx_send(ump_tcp_txq_t *q, int fd, const struct iovec *iov, int n, size_t total)
 {
     size_t sent = 0;

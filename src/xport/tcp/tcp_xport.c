@@ -155,6 +155,48 @@ static int tcp_am_send(ump_xp_t *base, int peer, uint8_t am_id, const void *hdr,
     return UMP_OK;
 }
 
+/* Packs the payload straight into the connection's send queue, then
+ * writes as much of the queue as the socket takes. */
+static int tcp_am_send_pack(ump_xp_t *base, int peer, uint8_t am_id, const void *hdr, size_t hlen,
+                            size_t len, void (*pack)(void *, void *, size_t), void *arg)
+{
+    ump_tcp_xp_t *xp = (ump_tcp_xp_t *)base;
+    if (peer < 0 || peer >= xp->size) return UMP_ERR_INVALID;
+    ump_tcp_peer_t *p = &xp->peers[peer];
+    if (p->dead) return UMP_ERR_PEER_DEAD;
+    if (hlen + len > base->caps.max_am) return UMP_ERR_INVALID;
+    ump_tcp_conn_t *c = p->out;
+    if (!c) {
+        int rc = ump_tcp_conn_connect(xp, peer, &c);
+        if (rc) {
+            if (rc == UMP_ERR_PEER_DEAD) ump_tcp_peer_fail(xp, peer, false);
+            return rc;
+        }
+        p->out = c;
+    }
+    uint8_t fh[UMP_TCP_FRAME_HDR];
+    struct iovec v[4]; /* frame header, hdr, payload, padding */
+    size_t total;
+    struct iovec body = {NULL, len};
+    ump_tcp_frame_iov(fh, am_id, 0, hdr, hlen, &body, 1, v, &total);
+    size_t queued = ump_tcp_txq_len(&c->txq);
+    if (queued > sizeof(ump_tcp_hello_t) && queued + total > xp->queue_max)
+        return UMP_ERR_NO_RESOURCE;
+    uint8_t *dst = ump_tcp_txq_reserve(&c->txq, total);
+    if (!dst) return UMP_ERR_NO_MEMORY;
+    memcpy(dst, fh, UMP_TCP_FRAME_HDR);
+    memcpy(dst + UMP_TCP_FRAME_HDR, hdr, hlen);
+    if (len) pack(arg, dst + UMP_TCP_FRAME_HDR + hlen, len);
+    memset(dst + UMP_TCP_FRAME_HDR + hlen + len, 0, total - UMP_TCP_FRAME_HDR - hlen - len);
+    if (c->state == UMP_TCP_OPEN && ump_tcp_tx_drain(&c->txq, c->fd) < 0) {
+        ump_warn("tcp: send to rank %d (%s): %m", peer, c->addr);
+        ump_tcp_peer_fail(xp, peer, false);
+        return UMP_OK; /* taken; the failure is reported from progress */
+    }
+    ump_tcp_conn_rearm(xp, c);
+    return UMP_OK;
+}
+
 static int tcp_progress(ump_xp_t *base)
 {
     ump_tcp_xp_t *xp = (ump_tcp_xp_t *)base;
@@ -271,6 +313,7 @@ const ump_xp_ops_t ump_xp_tcp_ops = {
     .close = tcp_close,
     .reaches = tcp_reaches,
     .am_send = tcp_am_send,
+    .am_send_pack = tcp_am_send_pack,
     .get = NULL,
     .progress = tcp_progress,
     .arm = tcp_arm,

@@ -1,0 +1,462 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Datatype transfer schemes: how the core moves a message whose bytes are
+ * not one contiguous range (seed 002). Contiguous data never come here.
+ *
+ *   eager      the sender packs straight into the transport's send buffer
+ *              (am_send_pack), or hands the runs as iovecs, or packs into a
+ *              pooled bounce buffer; the receiver unpacks straight from the
+ *              receive buffer (or from the unexpected record).
+ *   pipeline   rendezvous RTS / CTS / DATA segments: the sender packs
+ *              segment k+1 into the transport while the receiver unpacks
+ *              segment k (BC-SPUP; shm rings, tcp socket queue).
+ *   sg         rendezvous over a transport with get() (shm: process_vm_readv):
+ *              the receiver reads the sender's runs into its own runs in one
+ *              scatter/gather copy, no packing on either side (Multi-W /
+ *              P-RRS family), batched by IOV_MAX entries per side.
+ *
+ * The receiver chooses pipeline or sg when the RTS meets its receive, from
+ * both layouts' facts; the thresholds are tunables. For sg it needs the
+ * sender's layout: the RTS carries it the first time a sender uses a type
+ * with a receiver and afterwards only the type's id (a process-unique
+ * number that is never reused, so a freed type cannot alias a new one).
+ * Both sides keep LAY_SLOTS direct-mapped slots per peer indexed the same
+ * way, so the sender knows which layouts the receiver still has; a receiver
+ * that does not know an id streams the message instead, so the cache is
+ * only ever an optimisation.
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/core.h"
+
+UMP_CFG_ENUM_(core_cfg_dt_scheme, "UMP_DT_SCHEME", "auto", "auto|pipeline|sg",
+              "rendezvous scheme for non-contiguous data: auto (chosen per message from the "
+              "layouts), pipeline (segment pack/unpack), sg (scatter/gather read with get(), "
+              "where the transport has it)");
+UMP_CFG_ENUM_(core_cfg_dt_pack, "UMP_DT_PACK", "auto", "auto|direct|iov|bounce",
+              "how a non-contiguous payload enters the transport: auto, direct (packed into the "
+              "transport's buffer), iov (runs handed as iovecs), bounce (packed into a pooled "
+              "buffer first)");
+UMP_CFG(core_cfg_dt_sg_min, "UMP_DT_SG_MIN", UMP_CFG_SIZE, "0",
+        "smallest non-contiguous message the auto scheme reads with scatter/gather get(); 0 = "
+        "the transport's own single-copy threshold (UMP_SHM_CMA_MIN for shm)");
+UMP_CFG(core_cfg_dt_sg_run, "UMP_DT_SG_MIN_RUN", UMP_CFG_SIZE, "0",
+        "smallest average contiguous run (on both sides) for the auto scheme to use "
+        "scatter/gather get(), below it runs are packed and pipelined; 0 = the transport's own "
+        "single-copy threshold");
+UMP_CFG(core_cfg_dt_iov_run, "UMP_DT_IOV_MIN_RUN", UMP_CFG_SIZE, "16k",
+        "smallest average run the auto pack mode hands to the transport as iovecs instead of "
+        "packing it");
+UMP_CFG(core_cfg_dt_direct_max, "UMP_DT_DIRECT_MAX", UMP_CFG_SIZE, "1k",
+        "largest payload the auto pack mode packs in place in the transport's buffer; larger "
+        "ones are packed into a cache-resident pooled buffer and handed over in one copy");
+UMP_CFG(core_cfg_dt_direct_run, "UMP_DT_DIRECT_MIN_RUN", UMP_CFG_SIZE, "4k",
+        "average run from which the auto pack mode packs any payload in place (each run is "
+        "then one bulk copy into the transport's buffer)");
+UMP_CFG(core_cfg_dt_seg, "UMP_DT_SEG_SIZE", UMP_CFG_SIZE, "0",
+        "payload per DATA segment of a pipelined non-contiguous transfer; 0 = chosen from the "
+        "message size");
+UMP_CFG(core_cfg_dt_layout_max, "UMP_DT_LAYOUT_MAX", UMP_CFG_SIZE, "4096",
+        "most runs per element of a layout sent to a receiver for scatter/gather (larger "
+        "layouts are pipelined)");
+UMP_CFG(core_cfg_dt_pool, "UMP_DT_POOL", UMP_CFG_SIZE, "4",
+        "bounce buffers kept pooled for packing when a transport cannot pack in place");
+
+enum { SCHEME_AUTO, SCHEME_PIPELINE, SCHEME_SG };
+enum { PACK_AUTO, PACK_DIRECT, PACK_IOV, PACK_BOUNCE };
+
+#define LAY_SLOTS   64  /* layouts kept per peer, both sides */
+#define IOV_STACK   128 /* iovec entries the iov pack mode builds on the stack */
+#define SG_BATCH    IOV_MAX
+#define BOUNCE_SIZE (256u << 10) /* the largest segment size of the transports */
+
+/* --- bounce buffers --------------------------------------------------------
+ * Pre-allocated segment buffers; when all are out, one is allocated and
+ * freed again on return (the pool never grows past its size). With today's
+ * transports a buffer comes back as soon as am_send returns (they copy or
+ * send), so one is ever out at a time, but nothing relies on that. */
+typedef struct bounce {
+    struct bounce *next;
+    size_t cap;
+    char data[];
+} bounce_t;
+
+static struct {
+    bounce_t *free;
+    size_t nfree, keep;
+} pool;
+
+static bounce_t *bounce_get(size_t n)
+{
+    bounce_t *b = pool.free;
+    if (b && b->cap >= n) {
+        pool.free = b->next;
+        pool.nfree--;
+        return b;
+    }
+    /* One size fits every segment of today's transports, so a pooled
+     * buffer is never too small; only the bytes used get touched. */
+    size_t cap = UMP_MAX(n, BOUNCE_SIZE);
+    b = malloc(sizeof(*b) + cap);
+    if (b) b->cap = cap;
+    return b;
+}
+
+static void bounce_put(bounce_t *b)
+{
+    if (pool.nfree < pool.keep && b->cap == BOUNCE_SIZE) {
+        b->next = pool.free;
+        pool.free = b;
+        pool.nfree++;
+    } else {
+        free(b); /* trimmed: the pool keeps at most `keep` */
+    }
+}
+
+void ump_core_dt_init(void)
+{
+    pool.keep = core_cfg_dt_pool.v.sz;
+    ump_freelist_init(&ump_core.cur_fl, sizeof(ump_dt_cursor_t), 8);
+}
+
+void ump_core_dt_fini(void)
+{
+    while (pool.free) {
+        bounce_t *b = pool.free;
+        pool.free = b->next;
+        free(b);
+    }
+    pool.nfree = 0;
+    for (int p = 0; ump_core.peers && p < ump_core.size; p++) {
+        ump_peer_t *pe = &ump_core.peers[p];
+        if (pe->lay_rx)
+            for (int i = 0; i < LAY_SLOTS; i++)
+                if (pe->lay_rx[i]) ump_core_dt_lay_unref(pe->lay_rx[i]);
+        free(pe->lay_rx);
+        free(pe->lay_sent);
+        pe->lay_rx = NULL;
+        pe->lay_sent = NULL;
+    }
+    ump_freelist_destroy(&ump_core.cur_fl);
+}
+
+int ump_core_dt_cursor(struct ump_request *r)
+{
+    if (!r->cur) r->cur = ump_freelist_get(&ump_core.cur_fl);
+    if (!r->cur) return UMP_ERR_NO_MEMORY;
+    return ump_dt_cursor_init(r->cur, r->buf, r->count, r->dt, 0);
+}
+
+size_t ump_core_dt_seg(ump_xp_t *xp, size_t len, bool dt)
+{
+    size_t cap = xp->caps.seg_size;
+    if (!dt) return cap;
+    if (core_cfg_dt_seg.v.sz) return UMP_MIN(core_cfg_dt_seg.v.sz, xp->caps.max_am - 64);
+    /* Packing and unpacking run on two cores at once only when there are
+     * several segments: at least four, each big enough that the per-AM
+     * cost stays small, and never more than the transport's (measured on
+     * shm: 8-64 KiB segments within 10% of each other from 32 KiB to
+     * 1 MiB messages, the transport's 32 KiB best above 128 KiB). */
+    size_t seg = UMP_ALIGN_UP(len / 4, 1024);
+    /* An AM costs more on some transports than on others (tcp: system
+     * calls): never below half the transport's own segment size (tcp,
+     * 128 KiB of 1 KiB runs: 43 us in four segments, 37 us in two, 35 us
+     * in one, contiguous 32.5 us; on shm 8 or 16 KiB segments for 32 KiB
+     * messages differ by 3%). */
+    seg = UMP_MAX(seg, UMP_MAX(cap / 2, (size_t)8192));
+    return UMP_MIN(seg, cap);
+}
+
+/* --- sending a packed payload ----------------------------------------------- */
+
+static void pack_cb(void *arg, void *dst, size_t len)
+{
+    ump_dt_cursor_pack(arg, dst, len);
+}
+
+static void rewind_to(ump_dt_cursor_t *c, size_t pos)
+{
+    ump_dt_cursor_init(c, c->buf, c->count, c->dt, pos);
+}
+
+int ump_core_dt_am_send(ump_xp_t *xp, int peer, uint8_t am_id, const void *hdr, size_t hlen,
+                        ump_dt_cursor_t *cur, size_t n)
+{
+    const ump_xp_ops_t *ops = xp->ops;
+    int mode = core_cfg_dt_pack.v.e;
+    size_t start = cur->pos;
+    int rc;
+
+    if (mode == PACK_AUTO) {
+        /* Long runs: let the transport gather them (tcp's writev reads them
+         * with no copy of ours). Otherwise pack, in place when small; a
+         * larger payload is packed into a pooled buffer that stays in this
+         * core's cache and then copied in bulk. Measured on shm: packing
+         * run by run into ring lines that the receiving core last held
+         * pays an ownership transfer per line, and was 2-4x slower for
+         * 16-32 KiB segments than packing privately and copying once
+         * (a bulk copy moves whole lines without reading them first);
+         * from 4 KiB runs on, each run is such a bulk copy and packing in
+         * place wins (1 MiB of 8 KiB runs: 23 us in place, 30 us through
+         * the pooled buffer). */
+        size_t avg = cur->dt->avg_blk;
+        size_t runs = avg ? n / avg + 2 : SIZE_MAX;
+        if (avg >= core_cfg_dt_iov_run.v.sz && runs <= UMP_MIN(xp->caps.max_iov, IOV_STACK))
+            mode = PACK_IOV;
+        else if ((n <= core_cfg_dt_direct_max.v.sz || avg >= core_cfg_dt_direct_run.v.sz) &&
+                 ops->am_send_pack)
+            mode = PACK_DIRECT;
+        else
+            mode = PACK_BOUNCE;
+    }
+    if (mode == PACK_DIRECT && !ops->am_send_pack) mode = PACK_BOUNCE;
+
+    if (mode == PACK_DIRECT) return ops->am_send_pack(xp, peer, am_id, hdr, hlen, n, pack_cb, cur);
+
+    if (mode == PACK_IOV) {
+        struct iovec iov[IOV_STACK];
+        int max = (int)UMP_MIN(xp->caps.max_iov, (size_t)IOV_STACK), niov = 0;
+        if (ump_dt_cursor_iov(cur, n, iov, max, &niov) == n) {
+            rc = ops->am_send(xp, peer, am_id, hdr, hlen, iov, niov);
+            if (rc != UMP_OK) rewind_to(cur, start);
+            return rc;
+        }
+        rewind_to(cur, start); /* more runs than entries: pack this one */
+    }
+
+    bounce_t *b = bounce_get(n);
+    if (!b) return UMP_ERR_NO_RESOURCE;
+    ump_dt_cursor_pack(cur, b->data, n);
+    struct iovec v = {b->data, n};
+    rc = ops->am_send(xp, peer, am_id, hdr, hlen, &v, n ? 1 : 0);
+    bounce_put(b);
+    if (rc != UMP_OK) rewind_to(cur, start);
+    return rc;
+}
+
+/* --- layouts on the wire ---------------------------------------------------- */
+
+static unsigned slot_of(uint64_t id)
+{
+    return (unsigned)(id % LAY_SLOTS);
+}
+
+int ump_core_dt_send_rts(ump_xp_t *xp, int peer, const ump_hdr_rts_t *h, struct ump_request *r)
+{
+    ump_dt_t dt = r->dt;
+    ump_peer_t *p = &ump_core.peers[peer];
+    ump_rts_dt_t ext = {.dtid = dt->uid, .count = r->count, .extent = ump_dt_extent(dt)};
+    size_t nruns = 0;
+    const struct iovec *flat = NULL;
+    bool known = false;
+
+    /* A layout helps only a receiver that can read our memory and that may
+     * choose to: our own runs already rule scatter/gather out when they
+     * are shorter than the auto threshold. */
+    int scheme = core_cfg_dt_scheme.v.e;
+    size_t min_len = core_cfg_dt_sg_min.v.sz ? core_cfg_dt_sg_min.v.sz : xp->caps.get_min;
+    size_t min_run = core_cfg_dt_sg_run.v.sz ? core_cfg_dt_sg_run.v.sz : xp->caps.get_min;
+    bool useful = scheme == SCHEME_SG ||
+                  (scheme == SCHEME_AUTO && dt->avg_blk >= min_run && r->len >= min_len);
+    if (xp->caps.rma_get && useful) {
+        unsigned s = slot_of(dt->uid);
+        known = dt->uid && p->lay_sent && p->lay_sent[s] == dt->uid;
+        if (!known) flat = ump_dt_flat(dt, core_cfg_dt_layout_max.v.sz, &nruns);
+        if (flat && !nruns) flat = NULL;
+    }
+    char buf[sizeof(ump_hdr_rts_t) + sizeof(ump_rts_dt_t)];
+    memcpy(buf, h, sizeof(*h));
+    struct iovec v[2];
+    int nv = 1;
+    if (flat) {
+        ext.nruns = (uint32_t)nruns;
+        ext.flags = UMP_RTS_DT_LAYOUT;
+        /* struct iovec and ump_riov_t are both two 64-bit words here. */
+        _Static_assert(sizeof(struct iovec) == sizeof(ump_riov_t), "run entry layout");
+        v[1] = (struct iovec){(void *)flat, nruns * sizeof(ump_riov_t)};
+        nv = 2;
+        if (sizeof(buf) + v[1].iov_len > xp->caps.max_am) { /* too big to travel: stream */
+            nv = 1;
+            ext.nruns = 0;
+            ext.flags = 0;
+            flat = NULL;
+        }
+    } else if (!known) {
+        ext.dtid = 0; /* nothing for the receiver to look up */
+    }
+    memcpy(buf + sizeof(*h), &ext, sizeof(ext));
+    v[0] = (struct iovec){buf + sizeof(*h), sizeof(ext)};
+    int rc = xp->ops->am_send(xp, peer, UMP_AM_RTS, buf, sizeof(*h), v, nv);
+    if (rc == UMP_OK && flat && dt->uid) {
+        if (!p->lay_sent) p->lay_sent = calloc(LAY_SLOTS, sizeof(uint64_t));
+        if (p->lay_sent) p->lay_sent[slot_of(dt->uid)] = dt->uid;
+    }
+    return rc;
+}
+
+void ump_core_dt_lay_unref(ump_rlay_t *lay)
+{
+    if (lay && --lay->refs == 0) free(lay);
+}
+
+ump_rlay_t *ump_core_dt_rts_layout(int peer, const void *payload, size_t plen)
+{
+    ump_rts_dt_t ext;
+    if (plen < sizeof(ext)) return NULL;
+    memcpy(&ext, payload, sizeof(ext));
+    ump_peer_t *p = &ump_core.peers[peer];
+    unsigned s = slot_of(ext.dtid);
+    if (!(ext.flags & UMP_RTS_DT_LAYOUT)) {
+        /* Named by id only: a layout we kept, or nothing (then the message
+         * is streamed; the sender's cache may be ahead of ours). */
+        ump_rlay_t *l = ext.dtid && p->lay_rx ? p->lay_rx[s] : NULL;
+        if (!l || l->dtid != ext.dtid) return NULL;
+        l->refs++;
+        return l;
+    }
+    size_t bytes = (size_t)ext.nruns * sizeof(ump_riov_t);
+    if (!ext.nruns || plen < sizeof(ext) + bytes) {
+        ump_error("protocol: RTS from rank %d with a short layout dropped", peer);
+        return NULL;
+    }
+    ump_rlay_t *l = malloc(sizeof(*l) + bytes);
+    if (!l) return NULL;
+    l->refs = 1;
+    l->dtid = ext.dtid;
+    l->extent = ext.extent;
+    l->nruns = ext.nruns;
+    memcpy(l->run, (const char *)payload + sizeof(ext), bytes);
+    l->size = 0;
+    for (uint32_t i = 0; i < l->nruns; i++)
+        l->size += l->run[i].len;
+    l->avg_run = l->size / l->nruns;
+    if (ext.dtid) {
+        if (!p->lay_rx) p->lay_rx = calloc(LAY_SLOTS, sizeof(*p->lay_rx));
+        if (p->lay_rx) {
+            ump_core_dt_lay_unref(p->lay_rx[s]);
+            p->lay_rx[s] = l;
+            l->refs++;
+        }
+    }
+    return l;
+}
+
+/* --- scatter/gather with get() ----------------------------------------------- */
+
+/* Walks the sender's runs for count elements from stream offset 0. */
+typedef struct {
+    const ump_rlay_t *lay; /* NULL: one range [addr, addr + total) */
+    uint64_t addr;
+    uint64_t count, elem;
+    uint32_t run;
+    size_t roff; /* bytes of the current run already listed */
+    size_t total, pos;
+} rwalk_t;
+
+/* Up to max entries covering at most `want` bytes; returns bytes listed. */
+static size_t rwalk_next(rwalk_t *w, ump_riov_t *out, int max, size_t want, int *n)
+{
+    size_t got = 0;
+    int k = 0;
+    if (!w->lay) {
+        size_t m = UMP_MIN(want, w->total - w->pos);
+        if (m && max) {
+            out[k++] = (ump_riov_t){w->addr + w->pos, m};
+            got = m;
+        }
+        w->pos += got;
+        *n = k;
+        return got;
+    }
+    const ump_rlay_t *l = w->lay;
+    while (k < max && got < want && w->elem < w->count) {
+        const ump_riov_t *r = &l->run[w->run];
+        uint64_t a = w->addr + (uint64_t)((int64_t)w->elem * l->extent) + r->addr + w->roff;
+        size_t m = UMP_MIN((size_t)r->len - w->roff, want - got);
+        if (k && out[k - 1].addr + out[k - 1].len == a)
+            out[k - 1].len += m; /* runs that touch across elements */
+        else
+            out[k++] = (ump_riov_t){a, m};
+        got += m;
+        w->roff += m;
+        if (w->roff < r->len) break; /* `want` ends inside this run */
+        w->roff = 0;
+        if (++w->run == l->nruns) {
+            w->run = 0;
+            w->elem++;
+        }
+    }
+    w->pos += got;
+    *n = k;
+    return got;
+}
+
+static bool want_sg(ump_xp_t *xp, const ump_rlay_t *lay, const ump_rts_dt_t *ext,
+                    struct ump_request *r, size_t take)
+{
+    int scheme = core_cfg_dt_scheme.v.e;
+    if (scheme == SCHEME_PIPELINE) return false;
+    if (ext && !lay) return false; /* the sender's layout is unknown here */
+    if (scheme == SCHEME_SG) return true;
+    /* Each run is read like a contiguous message of its length: by default
+     * the transport's measured crossover for those applies to the runs. */
+    size_t min_len = core_cfg_dt_sg_min.v.sz ? core_cfg_dt_sg_min.v.sz : xp->caps.get_min;
+    size_t min_run = core_cfg_dt_sg_run.v.sz ? core_cfg_dt_sg_run.v.sz : xp->caps.get_min;
+    size_t s_run = lay ? lay->avg_run : take;
+    size_t r_run = r->dt ? r->dt->avg_blk : take;
+    return take >= min_len && UMP_MIN(s_run, r_run) >= min_run;
+}
+
+int ump_core_dt_get(ump_xp_t *xp, int src, struct ump_request *r, uint64_t addr,
+                    const ump_rts_dt_t *ext, const ump_rlay_t *lay, size_t take)
+{
+    if (!xp->caps.rma_get || !xp->ops->get || !want_sg(xp, lay, ext, r, take))
+        return UMP_ERR_UNSUPPORTED;
+    if (ext && lay && ext->count * lay->size < take) return UMP_ERR_UNSUPPORTED;
+    static ump_riov_t rem[SG_BATCH];
+    static struct iovec loc[SG_BATCH];
+    rwalk_t w = {.lay = lay, .addr = addr, .count = ext ? ext->count : 0, .total = take};
+    ump_dt_cursor_t stack_cur, *c = NULL;
+    if (r->dt) {
+        c = &stack_cur;
+        int rc = ump_dt_cursor_init(c, r->buf, r->count, r->dt, 0);
+        if (rc != UMP_OK) return rc;
+    }
+    size_t done = 0;
+    while (done < take) {
+        int nr = 0, nl = 0;
+        size_t want = take - done;
+        /* Local first (its cursor cannot step back), then the same bytes of
+         * the remote side; a remote side that runs out of entries first
+         * shortens the batch, and the local cursor is moved back to match. */
+        size_t lb;
+        if (c) {
+            lb = ump_dt_cursor_iov(c, want, loc, SG_BATCH, &nl);
+        } else {
+            loc[0] = (struct iovec){(char *)r->buf + done, want};
+            nl = 1;
+            lb = want;
+        }
+        size_t rb = rwalk_next(&w, rem, SG_BATCH, lb, &nr);
+        if (!rb) return UMP_ERR_INTERNAL;
+        if (rb < lb) {
+            /* trim the local list to rb bytes */
+            size_t sum = 0;
+            for (int i = 0; i < nl; i++) {
+                if (sum + loc[i].iov_len >= rb) {
+                    loc[i].iov_len = rb - sum;
+                    nl = i + 1;
+                    break;
+                }
+                sum += loc[i].iov_len;
+            }
+            if (c) ump_dt_cursor_init(c, r->buf, r->count, r->dt, done + rb);
+        }
+        int rc = xp->ops->get(xp, src, loc, nl, rem, nr);
+        if (rc != UMP_OK) return rc;
+        done += rb;
+    }
+    return UMP_OK;
+}

@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Datatype transfer tests: random nested derived datatypes sent between two
+# processes through umprun (tests/dt/dt_xfer.c), once per transport and
+# with each transfer scheme and pack mode forced in turn by its tunables
+# (dt.<transport>.<variant>). Label: dt.
+if(NOT TARGET umprun)
+  return()
+endif()
+add_executable(dt_xfer ${CMAKE_CURRENT_LIST_DIR}/dt_xfer.c)
+target_link_libraries(dt_xfer PRIVATE ump_static m)
+target_include_directories(dt_xfer PRIVATE ${CMAKE_SOURCE_DIR}/include)
+target_compile_options(dt_xfer PRIVATE ${UMP_WARNINGS})
+set_target_properties(dt_xfer PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/dt)
+
+# ump_dt_test(<name> <transport> <seed> [ENV...])
+# Forced scatter/gather reads one tiny run per iovec entry: those runs stop
+# at 300 kB messages to stay quick.
+function(ump_dt_test name xp seed)
+  set(max 4194304)
+  if(name MATCHES "^sg")
+    set(max 300000)
+  endif()
+  add_test(NAME dt.${xp}.${name}
+           COMMAND $<TARGET_FILE:umprun> -n 2 --timeout 100 -x UMP_TRANSPORTS=${xp} ${ARGN}
+                   $<TARGET_FILE:dt_xfer> --cases 150 --seed ${seed} --max ${max})
+  set_tests_properties(dt.${xp}.${name} PROPERTIES TIMEOUT 115 LABELS dt)
+endfunction()
+
+foreach(xp shm tcp)
+  ump_dt_test(auto ${xp} 1)
+  ump_dt_test(pipeline ${xp} 2 -x UMP_DT_SCHEME=pipeline)
+  ump_dt_test(sg ${xp} 3 -x UMP_DT_SCHEME=sg)
+  ump_dt_test(direct ${xp} 4 -x UMP_DT_PACK=direct -x UMP_DT_SCHEME=pipeline)
+  ump_dt_test(iov ${xp} 5 -x UMP_DT_PACK=iov -x UMP_DT_SCHEME=pipeline)
+  ump_dt_test(bounce ${xp} 6 -x UMP_DT_PACK=bounce -x UMP_DT_SCHEME=pipeline)
+  # Small eager limit and segments: most messages go by rendezvous in many
+  # segments; tiny layout limit: most layouts never travel (streamed).
+  ump_dt_test(small ${xp} 7 -x UMP_SHM_EAGER_LIMIT=256 -x UMP_TCP_EAGER_LIMIT=256
+              -x UMP_DT_SEG_SIZE=1000 -x UMP_DT_LAYOUT_MAX=3)
+endforeach()
+ump_dt_test(sg_small shm 8 -x UMP_DT_SCHEME=sg -x UMP_SHM_EAGER_LIMIT=256)
+# One rank sending to itself: the self transport (get() is a memcpy).
+add_test(NAME dt.self COMMAND $<TARGET_FILE:umprun> -n 1 --timeout 100 $<TARGET_FILE:dt_xfer>
+                              --cases 150 --seed 9)
+set_tests_properties(dt.self PROPERTIES TIMEOUT 115 LABELS dt)
+# Auto choice with a low single-copy threshold: long-run layouts go by
+# scatter/gather, the rest by the pipeline, in one run.
+ump_dt_test(auto_cma shm 10 -x UMP_SHM_CMA_MIN=2k)
