@@ -350,6 +350,7 @@ typedef struct {
     const ump_rlay_t *lay; /* NULL: one range [addr, addr + total) */
     uint64_t addr;
     uint64_t count, elem;
+    int64_t extent; /* this message's (the layout's from an earlier RTS may differ) */
     uint32_t run;
     size_t roff; /* bytes of the current run already listed */
     size_t total, pos;
@@ -373,7 +374,7 @@ static size_t rwalk_next(rwalk_t *w, ump_riov_t *out, int max, size_t want, int 
     const ump_rlay_t *l = w->lay;
     while (k < max && got < want && w->elem < w->count) {
         const ump_riov_t *r = &l->run[w->run];
-        uint64_t a = w->addr + (uint64_t)((int64_t)w->elem * l->extent) + r->addr + w->roff;
+        uint64_t a = w->addr + (uint64_t)((int64_t)w->elem * w->extent) + r->addr + w->roff;
         size_t m = UMP_MIN((size_t)r->len - w->roff, want - got);
         if (k && out[k - 1].addr + out[k - 1].len == a)
             out[k - 1].len += m; /* runs that touch across elements */
@@ -417,7 +418,11 @@ int ump_core_dt_get(ump_xp_t *xp, int src, struct ump_request *r, uint64_t addr,
     if (ext && lay && ext->count * lay->size < take) return UMP_ERR_UNSUPPORTED;
     static ump_riov_t rem[SG_BATCH];
     static struct iovec loc[SG_BATCH];
-    rwalk_t w = {.lay = lay, .addr = addr, .count = ext ? ext->count : 0, .total = take};
+    rwalk_t w = {.lay = lay,
+                 .addr = addr,
+                 .count = ext ? ext->count : 0,
+                 .extent = ext ? ext->extent : 0,
+                 .total = take};
     ump_dt_cursor_t stack_cur, *c = NULL;
     if (r->dt) {
         c = &stack_cur;
