@@ -45,6 +45,7 @@ enum {
     UMP_AM_FIN,        /* ump_hdr_ack_t: receiver read the data with get() */
     UMP_AM_SYNC_ACK,   /* ump_hdr_ack_t: synchronous eager matched */
     UMP_AM_CREDIT,     /* ump_hdr_credit_t */
+    UMP_AM_NACK,       /* ump_hdr_nack_t: the peer failed its side of our request */
 };
 
 /* Wire headers: host byte order (homogeneous jobs), at most 32 bytes. */
@@ -107,6 +108,16 @@ typedef struct {
 typedef struct {
     uint64_t bytes;
 } ump_hdr_credit_t;
+
+/* The sender of this AM could not go on with a rendezvous (out of memory
+ * for its cursor, or for the record of an unexpected RTS): the request
+ * `req` of the receiving side completes with `error` instead of waiting
+ * for CTS, DATA or FIN that will not come. */
+typedef struct {
+    uint64_t req;
+    int32_t error;
+    uint32_t pad;
+} ump_hdr_nack_t;
 
 _Static_assert(sizeof(ump_hdr_rts_t) <= 32, "protocol headers are at most 32 bytes");
 
@@ -177,6 +188,7 @@ typedef struct ump_op {
         ump_hdr_cts_t cts;
         ump_hdr_ack_t ack;
         ump_hdr_credit_t credit;
+        ump_hdr_nack_t nack;
         char bytes[32];
     } h;
     struct ump_request *req; /* payload source (EAGER from req->buf; DATA streams req) */
@@ -334,8 +346,10 @@ int ump_core_progress(void);
  * when nothing is queued ahead of it. */
 void ump_core_queue_op(int peer, ump_op_t *op, bool ctrl);
 ump_op_t *ump_core_op_alloc(uint8_t am_id, const void *hdr, size_t hlen, struct ump_request *r);
-/* Sends a reply AM (CTS, FIN, SYNC_ACK, CREDIT) now or queues it. */
+/* Sends a reply AM (CTS, FIN, SYNC_ACK, CREDIT, NACK) now or queues it. */
 void ump_core_send_ctrl(int peer, uint8_t am_id, const void *hdr, size_t hlen);
+/* Tells peer that its request `req` failed here with `error` (NACK). */
+void ump_core_send_nack(int peer, uint64_t req, int error);
 /* Fails every queued op and incomplete request involving `peer`. */
 void ump_core_fail_peer(int peer, int error);
 bool ump_core_sends_pending(void);

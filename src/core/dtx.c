@@ -63,6 +63,9 @@ UMP_CFG(core_cfg_dt_layout_max, "UMP_DT_LAYOUT_MAX", UMP_CFG_SIZE, "4096",
         "layouts are pipelined)");
 UMP_CFG(core_cfg_dt_pool, "UMP_DT_POOL", UMP_CFG_SIZE, "4",
         "bounce buffers kept pooled for packing when a transport cannot pack in place");
+UMP_CFG(core_cfg_dt_fail_cursor, "UMP_DT_FAIL_CURSOR", UMP_CFG_SIZE, "0",
+        "testing: every Nth cursor allocation of a pipelined non-contiguous transfer fails as out "
+        "of memory (0 = never)");
 
 enum { SCHEME_AUTO, SCHEME_PIPELINE, SCHEME_SG };
 enum { PACK_AUTO, PACK_DIRECT, PACK_IOV, PACK_BOUNCE };
@@ -144,6 +147,9 @@ void ump_core_dt_fini(void)
 
 int ump_core_dt_cursor(struct ump_request *r)
 {
+    static size_t calls;
+    if (UMP_UNLIKELY(core_cfg_dt_fail_cursor.v.sz) && ++calls % core_cfg_dt_fail_cursor.v.sz == 0)
+        return UMP_ERR_NO_MEMORY; /* injected, to test the failure paths */
     if (!r->cur) r->cur = ump_freelist_get(&ump_core.cur_fl);
     if (!r->cur) return UMP_ERR_NO_MEMORY;
     return ump_dt_cursor_init(r->cur, r->buf, r->count, r->dt, 0);

@@ -149,6 +149,12 @@ void ump_core_send_ctrl(int peer, uint8_t am_id, const void *hdr, size_t hlen)
     ump_core_queue_op(peer, &op, true);
 }
 
+void ump_core_send_nack(int peer, uint64_t req, int error)
+{
+    ump_hdr_nack_t h = {.req = req, .error = error};
+    ump_core_send_ctrl(peer, UMP_AM_NACK, &h, sizeof(h));
+}
+
 static bool drain(int peer, ump_peer_t *p, struct ump_op_list *q)
 {
     while (!TAILQ_EMPTY(q)) {

@@ -559,7 +559,7 @@ int main(int argc, char **argv)
     if (!strcmp(which, "nomem")) {
         /* The injected failure is on one side only: rank 0 (sender) with
          * argument "send", else rank 1 (receiver). */
-        const char *r = getenv("PMIX_RANK");
+        const char *r = getenv("UMP_JOB_RANK");
         int side = argc > 2 && !strcmp(argv[2], "send") ? 0 : 1;
         if (!r || atoi(r) != side) unsetenv("UMP_DT_FAIL_CURSOR");
     }
