@@ -64,7 +64,7 @@ static void fill(void *buf, size_t n, uint64_t seed)
 {
     unsigned char *p = buf;
     for (size_t i = 0; i < n; i++)
-        p[i] = (unsigned char)mix(seed * 7919 + i / 8) >> ((i % 8) * 8);
+        p[i] = (unsigned char)(mix(seed * 7919 + i / 8) >> ((i % 8) * 8));
 }
 
 static void *xmalloc(size_t n)
