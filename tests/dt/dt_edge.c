@@ -18,6 +18,8 @@
  *             send types whose elements overlap (extent < true extent)
  *   threads   MPI_THREAD_MULTIPLE: four threads per rank echo
  *             non-contiguous messages at once, each on its own communicator
+ *   big       one message of more than 2 GiB (4 GiB of memory per rank):
+ *             sizes and offsets past 32 bits in every scheme
  *   nomem     (with UMP_DT_FAIL_CURSOR set on one rank) a cursor allocation
  *             fails in a pipelined transfer: both requests fail with
  *             MPI_ERR_NO_MEM and nothing hangs; the other messages arrive
@@ -552,6 +554,77 @@ static void case_nomem(void)
     MPI_Type_free(&t);
 }
 
+/* --- big ------------------------------------------------------------------------- */
+
+/* The stream in 4 KiB chunks: chunk c holds its index in its first 8 bytes
+ * and (c * 131 + 7) mod 256 in the rest (cheap to write and to check). */
+#define CHUNK 4096
+static unsigned char tmpl[256][CHUNK];
+
+static void big_fill(char *run, size_t first, size_t n)
+{
+    for (size_t o = 0; o < n; o += CHUNK) {
+        uint64_t c = (first + o) / CHUNK;
+        memcpy(run + o, tmpl[(c * 131 + 7) % 256], CHUNK);
+        memcpy(run + o, &c, sizeof(c));
+    }
+}
+
+static void big_check(const char *run, size_t first, size_t n)
+{
+    for (size_t o = 0; o < n; o += CHUNK) {
+        uint64_t c = (first + o) / CHUNK, got;
+        memcpy(&got, run + o, sizeof(got));
+        CHECK(got == c, "chunk %llu holds chunk %llu", (unsigned long long)c,
+              (unsigned long long)got);
+        CHECK(!memcmp(run + o + 8, tmpl[(c * 131 + 7) % 256] + 8, CHUNK - 8), "chunk %llu differs",
+              (unsigned long long)c);
+    }
+}
+
+static void case_big(void)
+{
+    if (me > 1) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        return;
+    }
+    for (int v = 0; v < 256; v++)
+        memset(tmpl[v], v, CHUNK);
+    /* Sender: 2 runs of 1.07 GB, 4 KiB apart; receiver: 4 runs of 0.54 GB,
+     * 64 bytes apart; 2.15 GB in all (past 2^31). */
+    const size_t sblk = (size_t)262208 * CHUNK, rblk = sblk / 2, total = 2 * sblk;
+    MPI_Datatype st = vec(2, (int)sblk, (int)sblk + 4096, MPI_CHAR);
+    MPI_Datatype rt = vec(4, (int)rblk, (int)rblk + 64, MPI_CHAR);
+    if (me == 0) {
+        char *b = malloc(2 * sblk + 4096);
+        CHECK(b, "no memory for the big case");
+        for (size_t k = 0; k < 2; k++)
+            big_fill(b + k * (sblk + 4096), k * sblk, sblk);
+        MPI_Barrier(MPI_COMM_WORLD);
+        CALL(MPI_Send(b, 1, st, 1, 7, MPI_COMM_WORLD));
+        free(b);
+    } else {
+        char *b = malloc(4 * (rblk + 64));
+        CHECK(b, "no memory for the big case");
+        MPI_Status s;
+        memset(b, 0, 4 * (rblk + 64));
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        CALL(MPI_Recv(b, 1, rt, 0, 7, MPI_COMM_WORLD, &s));
+        printf("dt_edge big: %zu bytes in %.2f s\n", total, MPI_Wtime() - t0);
+        int n;
+        MPI_Get_count(&s, MPI_BYTE, &n);
+        CHECK(n == MPI_UNDEFINED, "byte count of a %zu-byte message: %d", total, n);
+        MPI_Get_count(&s, rt, &n);
+        CHECK(n == 1, "count in receive types: %d", n);
+        for (size_t k = 0; k < 4; k++)
+            big_check(b + k * (rblk + 64), k * rblk, rblk);
+        free(b);
+    }
+    MPI_Type_free(&st);
+    MPI_Type_free(&rt);
+}
+
 int main(int argc, char **argv)
 {
     const char *which = argc > 1 ? argv[1] : "";
@@ -584,6 +657,8 @@ int main(int argc, char **argv)
         case_threads(provided);
     else if (!strcmp(which, "nomem"))
         case_nomem();
+    else if (!strcmp(which, "big"))
+        case_big();
     else
         FAIL("unknown case '%s'", which);
     MPI_Barrier(MPI_COMM_WORLD);

@@ -85,3 +85,9 @@ ump_dt_edge(rotate cma 2 ${x})
 ump_dt_edge(rotate cma4 4 ${x})
 ump_dt_edge(odd sg 2 ${x} -x UMP_DT_SCHEME=sg)
 ump_dt_edge(typefree sg 2 ${x} -x UMP_DT_SCHEME=sg)
+# One 2.15 GB message (4.3 GB of memory per job, so one at a time).
+ump_dt_edge(big pipeline 2 -x UMP_TRANSPORTS=shm -x UMP_DT_SCHEME=pipeline)
+ump_dt_edge(big sg 2 -x UMP_TRANSPORTS=shm -x UMP_DT_SCHEME=sg)
+ump_dt_edge(big tcp 2 -x UMP_TRANSPORTS=tcp)
+set_tests_properties(dt.edge.big.pipeline dt.edge.big.sg dt.edge.big.tcp PROPERTIES RESOURCE_LOCK
+                     dt_big_memory)
