@@ -61,7 +61,12 @@ static void deliver(struct ump_request *r, int src, uint8_t am_id, const ump_hdr
     }
 
     /* Rendezvous: read the data ourselves when the transport can, else ask
-     * the sender to stream it. */
+     * the sender to stream it. An RTS that waited as unexpected may come
+     * from a peer that died since: nobody would answer. */
+    if (UMP_UNLIKELY(ump_core.peers[src].dead)) {
+        ump_core_req_complete(r, UMP_ERR_PEER_DEAD);
+        return;
+    }
     ump_xp_t *xp = ump_core.peers[src].xp;
     r->expected = take;
     r->done = 0;
@@ -287,6 +292,10 @@ void ump_core_am_handler(void *arg, ump_xp_t *xp, int peer, uint8_t am_id, const
         ump_error("protocol: message from unknown rank %d dropped", peer);
         return;
     }
+    /* Replies name our requests, which a peer's death completed and may
+     * have released: whatever of its AMs a transport still hands over. */
+    if (UMP_UNLIKELY(ump_core.peers[peer].dead) && am_id >= UMP_AM_CTS && am_id != UMP_AM_CREDIT)
+        return;
     switch (am_id) {
     case UMP_AM_EAGER:
     case UMP_AM_EAGER_SYNC:
