@@ -327,13 +327,18 @@ int ump_core_dt_get(ump_xp_t *xp, int src, struct ump_request *r, uint64_t addr,
 int ump_core_dt_cursor(struct ump_request *r);
 /* Payload per DATA AM of a pipelined transfer of `len` bytes. */
 size_t ump_core_dt_seg(ump_xp_t *xp, size_t len, bool dt);
+/* Sender of a pipelined transfer, right after its RTS went out: packs the
+ * first bytes ahead into a pooled buffer while the receiver answers. */
+void ump_core_dt_prepack(ump_xp_t *xp, struct ump_request *r);
+/* Bytes [off, off + *n) of r's stream when they were packed ahead (*n is
+ * clipped to what was), else NULL. */
+const void *ump_core_dt_prepacked(struct ump_request *r, size_t off, size_t *n);
+/* Returns r's cursor (and any bytes packed ahead) to the pools. */
+void ump_core_dt_cursor_put(struct ump_request *r);
 /* Drops what a request holds for non-contiguous data (type, cursor). */
 static inline void ump_core_dt_release(struct ump_request *r)
 {
-    if (r->cur) {
-        ump_freelist_put(&ump_core.cur_fl, r->cur);
-        r->cur = NULL;
-    }
+    if (r->cur) ump_core_dt_cursor_put(r);
     if (r->dt) {
         ump_dt_unref(r->dt);
         r->dt = NULL;
