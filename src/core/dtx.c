@@ -9,7 +9,9 @@
  *              receive buffer (or from the unexpected record).
  *   pipeline   rendezvous RTS / CTS / DATA segments: the sender packs
  *              segment k+1 into the transport while the receiver unpacks
- *              segment k (BC-SPUP; shm rings, tcp socket queue).
+ *              segment k (BC-SPUP; shm rings, tcp socket queue). The first
+ *              segment is packed while the RTS waits for its CTS
+ *              (UMP_DT_PREPACK), so DATA leave as soon as CTS comes.
  *   sg         rendezvous over a transport with get() (shm: process_vm_readv):
  *              the receiver reads the sender's runs into its own runs in one
  *              scatter/gather copy, no packing on either side (Multi-W /
