@@ -45,6 +45,7 @@ enum {
     UMP_AM_FIN,        /* ump_hdr_ack_t: receiver read the data with get() */
     UMP_AM_SYNC_ACK,   /* ump_hdr_ack_t: synchronous eager matched */
     UMP_AM_CREDIT,     /* ump_hdr_credit_t */
+    UMP_AM_NACK,       /* ump_hdr_nack_t: the peer failed its side of our request */
 };
 
 /* Wire headers: host byte order (homogeneous jobs), at most 32 bytes. */
@@ -107,6 +108,16 @@ typedef struct {
 typedef struct {
     uint64_t bytes;
 } ump_hdr_credit_t;
+
+/* The sender of this AM could not go on with a rendezvous (out of memory
+ * for its cursor, or for the record of an unexpected RTS): the request
+ * `req` of the receiving side completes with `error` instead of waiting
+ * for CTS, DATA or FIN that will not come. */
+typedef struct {
+    uint64_t req;
+    int32_t error;
+    uint32_t pad;
+} ump_hdr_nack_t;
 
 _Static_assert(sizeof(ump_hdr_rts_t) <= 32, "protocol headers are at most 32 bytes");
 
@@ -177,6 +188,7 @@ typedef struct ump_op {
         ump_hdr_cts_t cts;
         ump_hdr_ack_t ack;
         ump_hdr_credit_t credit;
+        ump_hdr_nack_t nack;
         char bytes[32];
     } h;
     struct ump_request *req; /* payload source (EAGER from req->buf; DATA streams req) */
@@ -315,13 +327,18 @@ int ump_core_dt_get(ump_xp_t *xp, int src, struct ump_request *r, uint64_t addr,
 int ump_core_dt_cursor(struct ump_request *r);
 /* Payload per DATA AM of a pipelined transfer of `len` bytes. */
 size_t ump_core_dt_seg(ump_xp_t *xp, size_t len, bool dt);
+/* Sender of a pipelined transfer, right after its RTS went out: packs the
+ * first bytes ahead into a pooled buffer while the receiver answers. */
+void ump_core_dt_prepack(ump_xp_t *xp, struct ump_request *r);
+/* Bytes [off, off + *n) of r's stream when they were packed ahead (*n is
+ * clipped to what was), else NULL. */
+const void *ump_core_dt_prepacked(struct ump_request *r, size_t off, size_t *n);
+/* Returns r's cursor (and any bytes packed ahead) to the pools. */
+void ump_core_dt_cursor_put(struct ump_request *r);
 /* Drops what a request holds for non-contiguous data (type, cursor). */
 static inline void ump_core_dt_release(struct ump_request *r)
 {
-    if (r->cur) {
-        ump_freelist_put(&ump_core.cur_fl, r->cur);
-        r->cur = NULL;
-    }
+    if (r->cur) ump_core_dt_cursor_put(r);
     if (r->dt) {
         ump_dt_unref(r->dt);
         r->dt = NULL;
@@ -334,8 +351,10 @@ int ump_core_progress(void);
  * when nothing is queued ahead of it. */
 void ump_core_queue_op(int peer, ump_op_t *op, bool ctrl);
 ump_op_t *ump_core_op_alloc(uint8_t am_id, const void *hdr, size_t hlen, struct ump_request *r);
-/* Sends a reply AM (CTS, FIN, SYNC_ACK, CREDIT) now or queues it. */
+/* Sends a reply AM (CTS, FIN, SYNC_ACK, CREDIT, NACK) now or queues it. */
 void ump_core_send_ctrl(int peer, uint8_t am_id, const void *hdr, size_t hlen);
+/* Tells peer that its request `req` failed here with `error` (NACK). */
+void ump_core_send_nack(int peer, uint64_t req, int error);
 /* Fails every queued op and incomplete request involving `peer`. */
 void ump_core_fail_peer(int peer, int error);
 bool ump_core_sends_pending(void);

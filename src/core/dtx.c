@@ -9,7 +9,9 @@
  *              receive buffer (or from the unexpected record).
  *   pipeline   rendezvous RTS / CTS / DATA segments: the sender packs
  *              segment k+1 into the transport while the receiver unpacks
- *              segment k (BC-SPUP; shm rings, tcp socket queue).
+ *              segment k (BC-SPUP; shm rings, tcp socket queue). The first
+ *              segment is packed while the RTS waits for its CTS
+ *              (UMP_DT_PREPACK), so DATA leave as soon as CTS comes.
  *   sg         rendezvous over a transport with get() (shm: process_vm_readv):
  *              the receiver reads the sender's runs into its own runs in one
  *              scatter/gather copy, no packing on either side (Multi-W /
@@ -63,6 +65,12 @@ UMP_CFG(core_cfg_dt_layout_max, "UMP_DT_LAYOUT_MAX", UMP_CFG_SIZE, "4096",
         "layouts are pipelined)");
 UMP_CFG(core_cfg_dt_pool, "UMP_DT_POOL", UMP_CFG_SIZE, "4",
         "bounce buffers kept pooled for packing when a transport cannot pack in place");
+UMP_CFG(core_cfg_dt_prepack, "UMP_DT_PREPACK", UMP_CFG_SIZE, "16k",
+        "bytes of a pipelined non-contiguous send packed ahead while its RTS waits for the "
+        "receiver's answer, at most its first segment (0 = none)");
+UMP_CFG(core_cfg_dt_fail_cursor, "UMP_DT_FAIL_CURSOR", UMP_CFG_SIZE, "0",
+        "testing: every Nth cursor allocation of a pipelined non-contiguous transfer fails as out "
+        "of memory (0 = never)");
 
 enum { SCHEME_AUTO, SCHEME_PIPELINE, SCHEME_SG };
 enum { PACK_AUTO, PACK_DIRECT, PACK_IOV, PACK_BOUNCE };
@@ -86,6 +94,7 @@ typedef struct bounce {
 static struct {
     bounce_t *free;
     size_t nfree, keep;
+    size_t out; /* buffers handed out and not returned */
 } pool;
 
 static bounce_t *bounce_get(size_t n)
@@ -94,18 +103,23 @@ static bounce_t *bounce_get(size_t n)
     if (b && b->cap >= n) {
         pool.free = b->next;
         pool.nfree--;
+        pool.out++;
         return b;
     }
     /* One size fits every segment of today's transports, so a pooled
      * buffer is never too small; only the bytes used get touched. */
     size_t cap = UMP_MAX(n, BOUNCE_SIZE);
     b = malloc(sizeof(*b) + cap);
-    if (b) b->cap = cap;
+    if (b) {
+        b->cap = cap;
+        pool.out++;
+    }
     return b;
 }
 
 static void bounce_put(bounce_t *b)
 {
+    pool.out--;
     if (pool.nfree < pool.keep && b->cap == BOUNCE_SIZE) {
         b->next = pool.free;
         pool.free = b;
@@ -115,10 +129,18 @@ static void bounce_put(bounce_t *b)
     }
 }
 
+/* What r->cur points to: the stream cursor, and the bytes a sender packed
+ * ahead of its CTS (stream offsets [0, pre_len)). */
+typedef struct {
+    ump_dt_cursor_t c; /* first: r->cur points here */
+    bounce_t *pre;
+    size_t pre_len;
+} xcur_t;
+
 void ump_core_dt_init(void)
 {
     pool.keep = core_cfg_dt_pool.v.sz;
-    ump_freelist_init(&ump_core.cur_fl, sizeof(ump_dt_cursor_t), 8);
+    ump_freelist_init(&ump_core.cur_fl, sizeof(xcur_t), 8);
 }
 
 void ump_core_dt_fini(void)
@@ -144,9 +166,73 @@ void ump_core_dt_fini(void)
 
 int ump_core_dt_cursor(struct ump_request *r)
 {
-    if (!r->cur) r->cur = ump_freelist_get(&ump_core.cur_fl);
-    if (!r->cur) return UMP_ERR_NO_MEMORY;
+    static size_t calls;
+    if (UMP_UNLIKELY(core_cfg_dt_fail_cursor.v.sz) && ++calls % core_cfg_dt_fail_cursor.v.sz == 0)
+        return UMP_ERR_NO_MEMORY; /* injected, to test the failure paths */
+    xcur_t *x = (xcur_t *)r->cur;
+    if (x && x->pre) return UMP_OK; /* a sender that packed ahead: the cursor is past that */
+    if (!x) {
+        x = ump_freelist_get(&ump_core.cur_fl);
+        if (!x) return UMP_ERR_NO_MEMORY;
+        x->pre = NULL;
+        x->pre_len = 0;
+        r->cur = &x->c;
+    }
     return ump_dt_cursor_init(r->cur, r->buf, r->count, r->dt, 0);
+}
+
+void ump_core_dt_cursor_put(struct ump_request *r)
+{
+    xcur_t *x = (xcur_t *)r->cur;
+    if (x->pre) bounce_put(x->pre);
+    ump_freelist_put(&ump_core.cur_fl, x);
+    r->cur = NULL;
+}
+
+void ump_core_dt_prepack(ump_xp_t *xp, struct ump_request *r)
+{
+    /* The receiver answers an RTS after a one-way trip at best: packing
+     * the first segments meanwhile takes the sender's packing of them off
+     * the critical path (the DATA then leave like contiguous ones). Only
+     * while fewer than all but one of the pool's buffers are out (one stays
+     * for streaming): a burst of sends holds at most the pool. */
+    /* At most the first segment: the receiver unpacks it while we pack the
+     * next (measured on shm, 32 KiB of 256-byte runs: 16 KiB ahead 2.2 us,
+     * none 2.4 us, all 32 KiB 2.5 us; 128 KiB: 16 KiB ahead within 5%). */
+    size_t n =
+        UMP_MIN(UMP_MIN(core_cfg_dt_prepack.v.sz, ump_core_dt_seg(xp, r->len, true)), r->len);
+    if (!n || r->cur || pool.out + 1 >= pool.keep || core_cfg_dt_scheme.v.e == SCHEME_SG) return;
+    /* A receiver that may read the data itself would waste the packing. */
+    if (xp->caps.rma_get && xp->caps.get_min <= r->len && core_cfg_dt_scheme.v.e != SCHEME_PIPELINE)
+        return;
+    xcur_t *x = ump_freelist_get(&ump_core.cur_fl);
+    if (!x) return;
+    x->pre = bounce_get(n);
+    x->pre_len = n;
+    r->cur = &x->c;
+    if (!x->pre) {
+        ump_core_dt_cursor_put(r);
+        return;
+    }
+    if (ump_dt_cursor_init(r->cur, r->buf, r->count, r->dt, 0) != UMP_OK) {
+        ump_core_dt_cursor_put(r);
+        return;
+    }
+    ump_dt_cursor_pack(r->cur, x->pre->data, n);
+}
+
+const void *ump_core_dt_prepacked(struct ump_request *r, size_t off, size_t *n)
+{
+    xcur_t *x = (xcur_t *)r->cur;
+    if (!x->pre) return NULL;
+    if (off >= x->pre_len) {
+        /* All sent: the buffer goes back now (the cursor is at pre_len). */
+        bounce_put(x->pre);
+        x->pre = NULL;
+        return NULL;
+    }
+    *n = UMP_MIN(*n, x->pre_len - off);
+    return x->pre->data + off;
 }
 
 size_t ump_core_dt_seg(ump_xp_t *xp, size_t len, bool dt)
@@ -350,6 +436,7 @@ typedef struct {
     const ump_rlay_t *lay; /* NULL: one range [addr, addr + total) */
     uint64_t addr;
     uint64_t count, elem;
+    int64_t extent; /* this message's (the layout's from an earlier RTS may differ) */
     uint32_t run;
     size_t roff; /* bytes of the current run already listed */
     size_t total, pos;
@@ -373,7 +460,7 @@ static size_t rwalk_next(rwalk_t *w, ump_riov_t *out, int max, size_t want, int 
     const ump_rlay_t *l = w->lay;
     while (k < max && got < want && w->elem < w->count) {
         const ump_riov_t *r = &l->run[w->run];
-        uint64_t a = w->addr + (uint64_t)((int64_t)w->elem * l->extent) + r->addr + w->roff;
+        uint64_t a = w->addr + (uint64_t)((int64_t)w->elem * w->extent) + r->addr + w->roff;
         size_t m = UMP_MIN((size_t)r->len - w->roff, want - got);
         if (k && out[k - 1].addr + out[k - 1].len == a)
             out[k - 1].len += m; /* runs that touch across elements */
@@ -417,7 +504,11 @@ int ump_core_dt_get(ump_xp_t *xp, int src, struct ump_request *r, uint64_t addr,
     if (ext && lay && ext->count * lay->size < take) return UMP_ERR_UNSUPPORTED;
     static ump_riov_t rem[SG_BATCH];
     static struct iovec loc[SG_BATCH];
-    rwalk_t w = {.lay = lay, .addr = addr, .count = ext ? ext->count : 0, .total = take};
+    rwalk_t w = {.lay = lay,
+                 .addr = addr,
+                 .count = ext ? ext->count : 0,
+                 .extent = ext ? ext->extent : 0,
+                 .total = take};
     ump_dt_cursor_t stack_cur, *c = NULL;
     if (r->dt) {
         c = &stack_cur;

@@ -73,7 +73,10 @@ static int try_op(int peer, ump_peer_t *p, ump_op_t *op)
         p->credits -= cost;
         /* A standard eager send is complete once its bytes are taken; the
          * synchronous one waits for SYNC_ACK, the rendezvous for CTS/FIN. */
-        if (op->am_id == UMP_AM_EAGER) ump_core_req_complete(r, UMP_OK);
+        if (op->am_id == UMP_AM_EAGER)
+            ump_core_req_complete(r, UMP_OK);
+        else if (op->am_id == UMP_AM_RTS && r->dt)
+            ump_core_dt_prepack(xp, r);
         return OP_DONE;
     }
     case UMP_AM_DATA: {
@@ -81,7 +84,12 @@ static int try_op(int peer, ump_peer_t *p, ump_op_t *op)
         while (r->done < r->expected) {
             size_t n = UMP_MIN(seg, r->expected - r->done);
             ump_hdr_data_t h = {.rreq = r->rreq, .offset = r->done};
-            if (r->dt) {
+            const void *pre;
+            if (r->dt && (pre = ump_core_dt_prepacked(r, r->done, &n))) {
+                iov.iov_base = (void *)pre;
+                iov.iov_len = n;
+                rc = xp->ops->am_send(xp, peer, UMP_AM_DATA, &h, sizeof(h), &iov, 1);
+            } else if (r->dt) {
                 rc = ump_core_dt_am_send(xp, peer, UMP_AM_DATA, &h, sizeof(h), r->cur, n);
             } else {
                 iov.iov_base = (char *)r->buf + r->done;
@@ -147,6 +155,12 @@ void ump_core_send_ctrl(int peer, uint8_t am_id, const void *hdr, size_t hlen)
     ump_op_t op = {.am_id = am_id, .hlen = (uint8_t)hlen};
     memcpy(&op.h, hdr, hlen);
     ump_core_queue_op(peer, &op, true);
+}
+
+void ump_core_send_nack(int peer, uint64_t req, int error)
+{
+    ump_hdr_nack_t h = {.req = req, .error = error};
+    ump_core_send_ctrl(peer, UMP_AM_NACK, &h, sizeof(h));
 }
 
 static bool drain(int peer, ump_peer_t *p, struct ump_op_list *q)

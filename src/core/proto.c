@@ -61,7 +61,12 @@ static void deliver(struct ump_request *r, int src, uint8_t am_id, const ump_hdr
     }
 
     /* Rendezvous: read the data ourselves when the transport can, else ask
-     * the sender to stream it. */
+     * the sender to stream it. An RTS that waited as unexpected may come
+     * from a peer that died since: nobody would answer. */
+    if (UMP_UNLIKELY(ump_core.peers[src].dead)) {
+        ump_core_req_complete(r, UMP_ERR_PEER_DEAD);
+        return;
+    }
     ump_xp_t *xp = ump_core.peers[src].xp;
     r->expected = take;
     r->done = 0;
@@ -103,9 +108,10 @@ static void deliver(struct ump_request *r, int src, uint8_t am_id, const ump_hdr
     if (r->dt) {
         int rc = ump_core_dt_cursor(r);
         if (rc != UMP_OK) {
-            /* The sender waits for CTS or FIN: release it, fail the receive. */
-            ump_hdr_ack_t fin = {.sreq = h->m.sreq};
-            ump_core_send_ctrl(src, UMP_AM_FIN, &fin, sizeof(fin));
+            /* The sender waits for CTS or FIN: fail its send too (a FIN
+             * would report success for data that never moved). */
+            ump_error("out of memory receiving %zu bytes from rank %d", take, src);
+            ump_core_send_nack(src, h->m.sreq, rc);
             ump_core_req_complete(r, rc);
             return;
         }
@@ -166,6 +172,10 @@ static void on_match_am(int peer, uint8_t am_id, const char *data, size_t len)
         /* Credits bound what can arrive here, so this is real exhaustion. */
         ump_error("out of memory for an unexpected message of %zu bytes from rank %d", plen, peer);
         ump_core_dt_lay_unref(lay);
+        /* A sender that waits for our answer fails instead of waiting
+         * forever; a standard eager send has completed already. */
+        if (am_id != UMP_AM_EAGER) ump_core_send_nack(peer, h.m.sreq, UMP_ERR_NO_MEMORY);
+        ump_core_consumed(peer, cost);
         return;
     }
     u->src = peer;
@@ -193,9 +203,9 @@ static void on_cts(int peer, const char *data, size_t len)
     if (s->dt) {
         int rc = ump_core_dt_cursor(s);
         if (rc != UMP_OK) {
-            /* The receiver waits for DATA that will not come: this is the
-             * one failure that strands it, and only out of memory. */
+            /* The receiver waits for DATA that will not come: fail it too. */
             ump_error("out of memory streaming %zu bytes to rank %d", s->expected, peer);
+            ump_core_send_nack(peer, h.rreq, rc);
             ump_core_req_complete(s, rc);
             return;
         }
@@ -246,6 +256,19 @@ static void on_ack(int peer, const char *data, size_t len)
     ump_core_req_complete(ump_req_from_id(h.sreq), UMP_OK);
 }
 
+static void on_nack(int peer, const char *data, size_t len)
+{
+    ump_hdr_nack_t h;
+    if (len < sizeof(h)) {
+        ump_error("protocol: short NACK from rank %d dropped", peer);
+        return;
+    }
+    memcpy(&h, data, sizeof(h));
+    struct ump_request *r = ump_req_from_id(h.req);
+    ump_debug("rank %d failed its side of a transfer: %s", peer, ump_strerror(h.error));
+    ump_core_req_complete(r, h.error);
+}
+
 static void on_credit(int peer, const char *data, size_t len)
 {
     ump_hdr_credit_t h;
@@ -269,6 +292,10 @@ void ump_core_am_handler(void *arg, ump_xp_t *xp, int peer, uint8_t am_id, const
         ump_error("protocol: message from unknown rank %d dropped", peer);
         return;
     }
+    /* Replies name our requests, which a peer's death completed and may
+     * have released: whatever of its AMs a transport still hands over. */
+    if (UMP_UNLIKELY(ump_core.peers[peer].dead) && am_id >= UMP_AM_CTS && am_id != UMP_AM_CREDIT)
+        return;
     switch (am_id) {
     case UMP_AM_EAGER:
     case UMP_AM_EAGER_SYNC:
@@ -287,6 +314,9 @@ void ump_core_am_handler(void *arg, ump_xp_t *xp, int peer, uint8_t am_id, const
         break;
     case UMP_AM_CREDIT:
         on_credit(peer, data, len);
+        break;
+    case UMP_AM_NACK:
+        on_nack(peer, data, len);
         break;
     default:
         ump_error("protocol: unknown message type %u from rank %d dropped", am_id, peer);

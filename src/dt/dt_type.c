@@ -661,8 +661,14 @@ static struct ump_dt *copy_of(int combiner, ump_dt_t old)
     struct ump_dt *t = new_type(combiner);
     if (!t) return NULL;
     char *nb = t->namebuf;
+    uint64_t uid = t->uid;
     memcpy(t, old, offsetof(struct ump_dt, namebuf));
     t->name = nb;
+    /* Its own id (a peer keeps layouts by id, and this one's extent may
+     * differ) and its own flattened layout (old frees its own). */
+    t->uid = uid;
+    t->flat = NULL;
+    t->nflat = 0;
     t->magic = UMP_DT_MAGIC;
     t->refs = 1;
     t->handles = 1;

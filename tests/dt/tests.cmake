@@ -46,3 +46,48 @@ set_tests_properties(dt.self PROPERTIES TIMEOUT 115 LABELS dt)
 # Auto choice with a low single-copy threshold: long-run layouts go by
 # scatter/gather, the rest by the pipeline, in one run.
 ump_dt_test(auto_cma shm 10 -x UMP_SHM_CMA_MIN=2k)
+
+# Corner cases (tests/dt/dt_edge.c): dt.edge.<case>.<variant>.
+add_executable(dt_edge ${CMAKE_CURRENT_LIST_DIR}/dt_edge.c)
+target_link_libraries(dt_edge PRIVATE ump_static Threads::Threads)
+target_include_directories(dt_edge PRIVATE ${CMAKE_SOURCE_DIR}/include)
+target_compile_options(dt_edge PRIVATE ${UMP_WARNINGS})
+set_target_properties(dt_edge PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/dt)
+# ump_dt_edge(<case> <variant> <ranks> [ENV...])
+function(ump_dt_edge case variant n)
+  set(args ${ARGN})
+  set(extra)
+  if(case STREQUAL "nomem_send")
+    set(case nomem)
+    set(extra send)
+  endif()
+  add_test(NAME dt.edge.${case}${extra}.${variant}
+           COMMAND $<TARGET_FILE:umprun> -n ${n} --timeout 30 ${args} $<TARGET_FILE:dt_edge> ${case}
+                   ${extra})
+  set_tests_properties(dt.edge.${case}${extra}.${variant} PROPERTIES TIMEOUT 40 LABELS dt)
+endfunction()
+foreach(xp shm tcp)
+  set(x -x UMP_TRANSPORTS=${xp})
+  ump_dt_edge(anysrc ${xp} 4 ${x})
+  ump_dt_edge(rotate ${xp} 2 ${x})
+  ump_dt_edge(typefree ${xp} 2 ${x})
+  ump_dt_edge(cancel ${xp} 2 ${x})
+  ump_dt_edge(odd ${xp} 2 ${x})
+  ump_dt_edge(threads ${xp} 2 ${x})
+  ump_dt_edge(nomem ${xp} 2 ${x} -x UMP_DT_FAIL_CURSOR=3 -x UMP_DT_SCHEME=pipeline)
+  ump_dt_edge(nomem_send ${xp} 2 ${x} -x UMP_DT_FAIL_CURSOR=3 -x UMP_DT_SCHEME=pipeline)
+endforeach()
+# Low single-copy threshold: long runs by scatter/gather, short ones by the
+# pipeline, in one job; layouts travel and are evicted.
+set(x -x UMP_TRANSPORTS=shm -x UMP_SHM_CMA_MIN=1k)
+ump_dt_edge(anysrc cma 4 ${x})
+ump_dt_edge(rotate cma 2 ${x})
+ump_dt_edge(rotate cma4 4 ${x})
+ump_dt_edge(odd sg 2 ${x} -x UMP_DT_SCHEME=sg)
+ump_dt_edge(typefree sg 2 ${x} -x UMP_DT_SCHEME=sg)
+# One 2.15 GB message (4.3 GB of memory per job, so one at a time).
+ump_dt_edge(big pipeline 2 -x UMP_TRANSPORTS=shm -x UMP_DT_SCHEME=pipeline)
+ump_dt_edge(big sg 2 -x UMP_TRANSPORTS=shm -x UMP_DT_SCHEME=sg)
+ump_dt_edge(big tcp 2 -x UMP_TRANSPORTS=tcp)
+set_tests_properties(dt.edge.big.pipeline dt.edge.big.sg dt.edge.big.tcp PROPERTIES RESOURCE_LOCK
+                     dt_big_memory)

@@ -88,6 +88,31 @@ static void test_ids_unique(void **state)
     }
 }
 
+/* Resized and dup'd types are built as copies of their old type: each must
+ * get its own id (a receiver keeps layouts and their extents by id) and its
+ * own flat list (freed with it). */
+static void test_copies_own_id_and_runs(void **state)
+{
+    (void)state;
+    struct ump_dt *v, *r, *d;
+    size_t n = 0;
+    assert_int_equal(ump_dt_vector(3, 2, 5, MPI_INT, &v), UMP_OK);
+    assert_int_equal(ump_dt_commit(v), UMP_OK);
+    assert_non_null(ump_dt_flat(v, 16, &n)); /* built before the copies */
+    assert_int_equal(ump_dt_resized(v, -100, 64, &r), UMP_OK);
+    assert_int_equal(ump_dt_dup(v, &d), UMP_OK);
+    assert_int_equal(ump_dt_commit(r), UMP_OK);
+    assert_true(r->uid != v->uid && d->uid != v->uid && r->uid != d->uid);
+    ump_dt_free(&v); /* the copies' flat lists must outlive it */
+    const struct iovec *f = ump_dt_flat(r, 16, &n);
+    assert_non_null(f);
+    assert_int_equal(n, 3);
+    assert_int_equal((intptr_t)f[1].iov_base, 20);
+    assert_int_equal(ump_dt_extent(r), 64);
+    ump_dt_free(&r);
+    ump_dt_free(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -95,6 +120,7 @@ int main(void)
         cmocka_unit_test(test_negative_offsets_and_merge),
         cmocka_unit_test(test_limit),
         cmocka_unit_test(test_ids_unique),
+        cmocka_unit_test(test_copies_own_id_and_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
