@@ -6,7 +6,7 @@
 # with code 77 where namespaces cannot be made).
 set(UMP_MP_DIR ${CMAKE_CURRENT_LIST_DIR})
 set(UMP_MP_PROGS sizes wildcards order many self truncate ssend probe cancel alltoall flood init
-                 storm finalize threads credits)
+                 storm finalize threads credits wake)
 # ext tests the calls ump.h gained for the MPI layer (matched probe, greq,
 # hooks, node ids); it is built once the core defines them.
 file(GLOB_RECURSE ump_mp_core_src ${CMAKE_SOURCE_DIR}/src/core/*.c)
@@ -116,6 +116,16 @@ ump_mp_test(storm.shm.block storm 4 60 ENV UMP_TRANSPORTS=shm UMP_WAIT=block)
 ump_mp_test(storm.tcp.block storm 4 60 ENV UMP_TRANSPORTS=tcp UMP_WAIT=block)
 ump_mp_test(storm.shm.8 storm 8 60 ARGS 150 ENV UMP_TRANSPORTS=shm UMP_WAIT=auto)
 ump_mp_test(sizes.shm.block sizes 2 90 ARGS --max 1m ENV UMP_TRANSPORTS=shm UMP_WAIT=block)
+# Every wait sleeps at once: the shm wake-up handshake in each of its forms
+# (senders without a fence and the sleeper's membarrier; fences on both
+# sides; the pending bitmap), then tcp and udp.
+set(wake_env UMP_WAIT=block UMP_WAIT_SPIN_US=1)
+ump_mp_test(wake.shm wake 2 60 ENV UMP_TRANSPORTS=shm ${wake_env})
+ump_mp_test(wake.shm.fence wake 2 60 ENV UMP_TRANSPORTS=shm UMP_SHM_MEMBARRIER=no ${wake_env})
+ump_mp_test(wake.shm.bitmap wake 2 60 ENV UMP_TRANSPORTS=shm UMP_SHM_POLL_MAX=0 ${wake_env})
+ump_mp_test(wake.shm.4 wake 4 90 ARGS 1500 ENV UMP_TRANSPORTS=shm ${wake_env})
+ump_mp_test(wake.tcp wake 2 60 ARGS 1500 ENV UMP_TRANSPORTS=tcp ${wake_env})
+ump_mp_test(wake.udp wake 2 60 ARGS 1500 ENV UMP_TRANSPORTS=udp ${wake_env})
 
 # Tight resources: the smallest shm rings, minimal credits, tiny socket
 # buffers and send queues, so back-pressure paths run all the time.

@@ -19,7 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <linux/membarrier.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -38,6 +40,12 @@ UMP_CFG(shm_cfg_cma_min, "UMP_SHM_CMA_MIN", UMP_CFG_SIZE, "0",
         "pipelined ring copy is faster at every size on the reference machine)");
 UMP_CFG(shm_cfg_cma, "UMP_SHM_CMA", UMP_CFG_BOOL, "yes",
         "allow cross-memory attach (process_vm_readv) for single-copy reads");
+UMP_CFG(shm_cfg_membarrier, "UMP_SHM_MEMBARRIER", UMP_CFG_BOOL, "yes",
+        "when the node is not oversubscribed, a receiver going to sleep runs membarrier() so "
+        "that senders need no memory fence per message");
+UMP_CFG(shm_cfg_poll_max, "UMP_SHM_POLL_MAX", UMP_CFG_INT, "16",
+        "up to this many local ranks a receiver polls every peer's fastbox and ring directly; "
+        "above it senders flag their ring in the receiver's pending bitmap");
 
 #define RING_BUDGET     (256ull << 20) /* all rings of a node together */
 #define RING_MIN        (16ull << 10)
@@ -50,6 +58,8 @@ typedef struct shm_ep_addr {
     int32_t local_rank;
     int32_t pid;
     uint64_t probe_addr; /* a word holding CMA_PROBE_MAGIC ^ pid */
+    int32_t asym;        /* registered for membarrier(GLOBAL_EXPEDITED) */
+    int32_t rsv;
 } shm_ep_addr_t;
 
 typedef struct shm_peer {
@@ -84,6 +94,9 @@ typedef struct shm_xp {
     int bell_fd; /* my doorbell, bound */
     int ring_fd; /* unbound, for ringing others */
     bool armed;
+    bool poll_all; /* poll every peer; no pending bitmap (small nodes) */
+    bool asym_me;  /* this process is registered for membarrier */
+    bool asym;     /* every local rank is: senders skip the fence */
     bool cma;
     bool protocol_error_logged;
     bool dead_pending; /* a peer died and progress() has not reported it */
@@ -170,9 +183,16 @@ static int shm_xp_open(const ump_xp_params_t *params, ump_xp_t **out)
         rc = ump_rt_put(xp->rt, "shm.seg", xp->seg_name, strlen(xp->seg_name) + 1);
         if (rc != UMP_OK) goto err_close;
     }
+    xp->poll_all = info->local_size <= shm_cfg_poll_max.v.i;
+    /* membarrier interrupts the CPUs that run the other ranks: worth it
+     * only when each rank has its own CPU and sleeping is rare. */
+    int cpus = ump_num_cpus();
+    if (xp->poll_all && shm_cfg_membarrier.v.b && cpus > 0 && info->local_size <= cpus)
+        xp->asym_me = syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0;
     shm_ep_addr_t ep = {.local_rank = xp->me,
                         .pid = (int32_t)getpid(),
-                        .probe_addr = (uint64_t)(uintptr_t)&xp->probe_word};
+                        .probe_addr = (uint64_t)(uintptr_t)&xp->probe_word,
+                        .asym = xp->asym_me};
     rc = ump_rt_put(xp->rt, "shm.ep", &ep, sizeof(ep));
     if (rc != UMP_OK) goto err_close;
 
@@ -219,6 +239,7 @@ static int shm_wireup(ump_xp_t *xp_)
         xp->slot_of[r] = -1;
 
     int found = 0;
+    xp->asym = xp->asym_me;
     for (int r = 0; r < xp->size; r++) {
         if (ump_rt_node_of(xp->rt, r) != xp->node) continue;
         shm_ep_addr_t ep;
@@ -233,6 +254,7 @@ static int shm_wireup(ump_xp_t *xp_)
         p->rank = r;
         p->pid = ep.pid;
         p->probe_addr = ep.probe_addr;
+        if (!ep.asym) xp->asym = false;
         xp->slot_of[r] = ep.local_rank;
         found++;
     }
@@ -288,9 +310,11 @@ static int shm_wireup(ump_xp_t *xp_)
             xp->base.caps.get_min = SIZE_MAX;
         }
     }
-    ump_debug("shm: %d local ranks, ring %llu bytes, segment %s (%zu bytes), cma %s",
+    ump_debug("shm: %d local ranks, ring %llu bytes, segment %s (%zu bytes), cma %s, "
+              "%s, sender fences %s",
               xp->local_size, (unsigned long long)xp->ring_size, xp->seg_name, xp->seg_len,
-              xp->cma ? "on" : "off");
+              xp->cma ? "on" : "off", xp->poll_all ? "polling every peer" : "pending bitmap",
+              xp->asym ? "off (membarrier)" : "on");
     return UMP_OK;
 }
 
@@ -345,14 +369,25 @@ static bool peer_dead(shm_xp_t *xp, shm_peer_t *p)
 
 static void notify(shm_xp_t *xp, shm_peer_t *p)
 {
-    _Atomic uint64_t *w = &p->ctl->pending[xp->me / 64];
-    uint64_t bit = 1ull << (xp->me % 64);
-    atomic_thread_fence(memory_order_seq_cst);
-    /* Reading first keeps the line shared while the receiver has not yet
-     * consumed our previous bit: streaming senders do not bounce it. */
-    if (!(atomic_load_explicit(w, memory_order_relaxed) & bit))
-        atomic_fetch_or_explicit(w, bit, memory_order_seq_cst);
-    atomic_thread_fence(memory_order_seq_cst);
+    if (!xp->poll_all) {
+        _Atomic uint64_t *w = &p->ctl->pending[xp->me / 64];
+        uint64_t bit = 1ull << (xp->me % 64);
+        atomic_thread_fence(memory_order_seq_cst);
+        /* Reading first keeps the line shared while the receiver has not
+         * yet consumed our previous bit: streaming senders do not bounce
+         * it. */
+        if (!(atomic_load_explicit(w, memory_order_relaxed) & bit))
+            atomic_fetch_or_explicit(w, bit, memory_order_seq_cst);
+    }
+    /* Pairs with the barrier in arm(): either the receiver's last look at
+     * the rings sees our message or we see it sleeping. With `asym` the
+     * receiver's membarrier() makes our store visible before it looks, so
+     * the sender pays no fence (a fence here waits for the store's line
+     * to arrive from the receiver's cache, on every message). */
+    if (xp->asym)
+        atomic_signal_fence(memory_order_seq_cst);
+    else
+        atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load_explicit(&p->ctl->sleeping, memory_order_relaxed) &&
         atomic_exchange_explicit(&p->ctl->sleeping, 0, memory_order_relaxed)) {
         char b = 1;
@@ -458,6 +493,16 @@ static int shm_progress(ump_xp_t *xp_)
             }
         }
     }
+    if (xp->poll_all) {
+        /* Few peers: an idle peer costs two loads of lines that stay
+         * cached until it writes them, cheaper than the pending word's
+         * exchange and the extra line transfers it causes per message. */
+        for (int s = 0; s < xp->local_size; s++) {
+            bool more;
+            if (s != xp->me) events += drain(xp, s, &more);
+        }
+        return events;
+    }
     int words = (xp->local_size + 63) / 64;
     for (int w = 0; w < words; w++) {
         _Atomic uint64_t *pw = &xp->my_ctl->pending[w];
@@ -488,6 +533,24 @@ static int shm_arm(ump_xp_t *xp_)
     if (!xp->my_ctl) return UMP_OK;
     atomic_store_explicit(&xp->my_ctl->sleeping, 1, memory_order_seq_cst);
     atomic_thread_fence(memory_order_seq_cst);
+    if (xp->asym && syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL_EXPEDITED, 0, 0) != 0) {
+        /* Without the barrier a sender's store may still be on its way:
+         * stay awake. */
+        atomic_store_explicit(&xp->my_ctl->sleeping, 0, memory_order_relaxed);
+        return UMP_ERR_BUSY;
+    }
+    if (xp->poll_all) {
+        for (int s = 0; s < xp->local_size; s++) {
+            shm_peer_t *p = &xp->peers[s];
+            ump_shm_msg_t m;
+            if (s != xp->me && ump_shm_pair_next(&p->rx, p->rx_fb, p->rx_seq, &m) != 0) {
+                atomic_store_explicit(&xp->my_ctl->sleeping, 0, memory_order_relaxed);
+                return UMP_ERR_BUSY;
+            }
+        }
+        xp->armed = true;
+        return UMP_OK;
+    }
     int words = (xp->local_size + 63) / 64;
     for (int w = 0; w < words; w++) {
         if (atomic_load_explicit(&xp->my_ctl->pending[w], memory_order_seq_cst)) {
