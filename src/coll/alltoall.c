@@ -5,6 +5,10 @@
  * receive posted at once: medium blocks, and long ones when oversubscribed,
  * since a rank that gets the CPU can serve every peer), pairwise exchange
  * (long blocks: n-1 rounds, one partner each, no contention).
+ *
+ * Derived types go to the core per peer as (buf, count, type); a blocking
+ * linear exchange of them (auto) is posted directly, without a schedule,
+ * and this rank's own block is copied type to type in one pass.
  */
 #include "coll/coll_int.h"
 
