@@ -202,18 +202,19 @@ int ump_coll_alltoallw(const void *sbuf, const int *scounts, const int *sdispls,
             return err;
         }
         if (algo != 1) {
-            /* This rank's own block: through a packed copy unless both
-             * sides are plain bytes. */
+            /* This rank's own block: a schedule step when both sides are
+             * plain bytes, else copied type to type now (the buffers
+             * belong to the collective from its start). */
             const char *mysrc = (const char *)sbuf + SOFF(me);
             char *mydst = (char *)rbuf + ROFF(me);
-            size_t mylen = RCNT(me) * RDT(me)->size;
             if (ump_coll_dt_contig(RDT(me)) && ump_coll_dt_contig(SDT(me))) {
-                ump_sched_copy(&s, mydst, mysrc, mylen);
-            } else if (mylen) {
-                void *t = ump_sched_tmp(&s, mylen);
-                if (!t) goto out;
-                ump_coll_pack(t, mysrc, SCNT(me), SDT(me));
-                ump_sched_unpack(&s, mydst, t, RCNT(me), RDT(me));
+                ump_sched_copy(&s, mydst, mysrc, RCNT(me) * RDT(me)->size);
+            } else {
+                int e = dt_copy(mydst, RCNT(me), RDT(me), mysrc, SCNT(me), SDT(me));
+                if (e != MPI_SUCCESS) {
+                    s.err = e;
+                    goto out;
+                }
             }
             for (int k = 1; k < n; k++) {
                 int to = (me + k) % n, from = (me - k + n) % n;
