@@ -170,7 +170,7 @@ int ump_coll_alltoallw(const void *sbuf, const int *scounts, const int *sdispls,
             /* Blocking linear: the same messages as the schedule below,
              * posted straight from here (no ops, rounds or scratch), and
              * this rank's block copied type to type while they fly. */
-            ump_req_t rin[2 * 32], *reqs = rin;
+            ump_req_t rin[2 * 8], *reqs = rin; /* 9 and more ranks: scratch */
             if (2 * (size_t)n > UMP_ARRAY_SIZE(rin)) {
                 reqs = ump_sched_tmp(&s, 2 * (size_t)n * sizeof(ump_req_t));
                 if (!reqs) goto out;
