@@ -284,6 +284,10 @@ ump_ctxq_t *ump_core_ctxq(uint32_t ctx, bool create);
 void ump_core_ctxq_destroy_all(void);
 ump_unexp_t *ump_core_unexp_alloc(size_t datalen);
 void ump_core_unexp_free(ump_unexp_t *u);
+/* A data-less record for a message whose data found no memory (NULL when
+ * the static reserve is used up), and whether u is one. */
+ump_unexp_t *ump_core_unexp_tomb(void);
+bool ump_core_unexp_lost(const ump_unexp_t *u);
 /* Finds and removes the first posted receive matching (src, tag), or NULL. */
 struct ump_request *ump_core_match_posted(ump_ctxq_t *q, int src, int tag);
 /* Fills *st (if not NULL) with what a probe of `u` reports. */

@@ -124,6 +124,20 @@ void ump_core_deliver_unexp(struct ump_request *r, ump_unexp_t *u)
 {
     int src = u->src;
     size_t cost = u->cost;
+    if (UMP_UNLIKELY(ump_core_unexp_lost(u))) {
+        r->flags |= UMP_RF_MATCHED;
+        r->status.source = src;
+        r->status.tag = u->h.m.tag;
+        r->status.msg_len = u->h.m.len;
+        r->status.count = 0;
+        ump_error("receive on rank %d: the message from rank %d (tag %d, %llu bytes) that it "
+                  "matches was lost: no memory to hold it when it arrived",
+                  ump_core.rank, src, u->h.m.tag, (unsigned long long)u->h.m.len);
+        ump_core_req_complete(r, UMP_ERR_NO_MEMORY);
+        ump_core_unexp_free(u);
+        ump_core_consumed(src, cost);
+        return;
+    }
     deliver(r, src, u->am_id, &u->h, u->data, u->datalen, u->lay);
     ump_core_unexp_free(u);
     ump_core_consumed(src, cost);
@@ -169,13 +183,29 @@ static void on_match_am(int peer, uint8_t am_id, const char *data, size_t len)
     }
     ump_unexp_t *u = ump_core_unexp_alloc(plen);
     if (UMP_UNLIKELY(!u)) {
-        /* Credits bound what can arrive here, so this is real exhaustion. */
-        ump_error("out of memory for an unexpected message of %zu bytes from rank %d", plen, peer);
+        /* Credits bound what can arrive here, so this is real exhaustion.
+         * A sender that waits for our answer fails instead of waiting
+         * forever (a standard eager send has completed already); the
+         * receive that would have matched fails too, through a data-less
+         * record that keeps the message's place in the queue. */
         ump_core_dt_lay_unref(lay);
-        /* A sender that waits for our answer fails instead of waiting
-         * forever; a standard eager send has completed already. */
         if (am_id != UMP_AM_EAGER) ump_core_send_nack(peer, h.m.sreq, UMP_ERR_NO_MEMORY);
-        ump_core_consumed(peer, cost);
+        u = ump_core_unexp_tomb();
+        if (!u) {
+            ump_error("out of memory for an unexpected message of %zu bytes from rank %d (tag "
+                      "%d): it is lost",
+                      plen, peer, h.m.tag);
+            ump_core_consumed(peer, cost);
+            return;
+        }
+        ump_error("out of memory for an unexpected message of %zu bytes from rank %d (tag %d): "
+                  "the receive that matches it will fail",
+                  plen, peer, h.m.tag);
+        u->src = peer;
+        u->am_id = am_id;
+        u->h = h;
+        u->cost = cost;
+        TAILQ_INSERT_TAIL(&q->unexp, u, link);
         return;
     }
     u->src = peer;

@@ -6,7 +6,7 @@
 # with code 77 where namespaces cannot be made).
 set(UMP_MP_DIR ${CMAKE_CURRENT_LIST_DIR})
 set(UMP_MP_PROGS sizes wildcards order many self truncate ssend probe cancel alltoall flood init
-                 storm finalize threads credits wake)
+                 storm finalize threads credits wake oom)
 # ext tests the calls ump.h gained for the MPI layer (matched probe, greq,
 # hooks, node ids); it is built once the core defines them.
 file(GLOB_RECURSE ump_mp_core_src ${CMAKE_SOURCE_DIR}/src/core/*.c)
@@ -126,6 +126,12 @@ ump_mp_test(wake.shm.bitmap wake 2 60 ENV UMP_TRANSPORTS=shm UMP_SHM_POLL_MAX=0 
 ump_mp_test(wake.shm.4 wake 4 90 ARGS 1500 ENV UMP_TRANSPORTS=shm ${wake_env})
 ump_mp_test(wake.tcp wake 2 60 ARGS 1500 ENV UMP_TRANSPORTS=tcp ${wake_env})
 ump_mp_test(wake.udp wake 2 60 ARGS 1500 ENV UMP_TRANSPORTS=udp ${wake_env})
+# Unexpected messages whose data finds no memory: their receives (and the
+# synchronous sends) fail, no other message takes their place.
+foreach(t shm tcp udp)
+  ump_mp_test(oom.${t} oom 2 60 ENV UMP_TRANSPORTS=${t} UMP_CORE_FAIL_UNEXP=4)
+endforeach()
+ump_mp_test(oom.none oom 2 60 ENV UMP_TRANSPORTS=shm)
 
 # Tight resources: the smallest shm rings, minimal credits, tiny socket
 # buffers and send queues, so back-pressure paths run all the time.

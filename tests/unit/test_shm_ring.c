@@ -220,8 +220,8 @@ static void test_fastbox(void **state)
      * delivered, n+2 still goes to the ring (its slot holds 2); delivery
      * is 0, 1, ..., n+2 whichever way each went. */
     assert_int_equal(ump_shm_pair_send(&prod, &tx, n, (uint8_t)n, buf, 10, NULL, 0, 10), UMP_OK);
-    assert_int_equal(
-        ump_shm_pair_send(&prod, &tx, n + 1, (uint8_t)(n + 1), buf, 10, NULL, 0, 10), UMP_OK);
+    assert_int_equal(ump_shm_pair_send(&prod, &tx, n + 1, (uint8_t)(n + 1), buf, 10, NULL, 0, 10),
+                     UMP_OK);
     ump_shm_msg_t m;
     uint32_t seq = 0;
     assert_int_equal(ump_shm_pair_next(&cons, &rx, seq, &m), 1);
@@ -230,8 +230,8 @@ static void test_fastbox(void **state)
     assert_int_equal(check(m.data, 4, 0, m.len), 0);
     ump_shm_pair_release(&cons, &rx, &m);
     seq++;
-    assert_int_equal(
-        ump_shm_pair_send(&prod, &tx, n + 2, (uint8_t)(n + 2), buf, 10, NULL, 0, 10), UMP_OK);
+    assert_int_equal(ump_shm_pair_send(&prod, &tx, n + 2, (uint8_t)(n + 2), buf, 10, NULL, 0, 10),
+                     UMP_OK);
     for (; seq < n + 3; seq++) {
         assert_int_equal(ump_shm_pair_next(&cons, &rx, seq, &m), 1);
         assert_int_equal(m.am_id, seq);
@@ -239,8 +239,8 @@ static void test_fastbox(void **state)
         ump_shm_pair_release(&cons, &rx, &m);
     }
     /* Everything delivered: the sender learns it and uses a slot again. */
-    assert_int_equal(
-        ump_shm_pair_send(&prod, &tx, n + 3, (uint8_t)(n + 3), buf, 10, NULL, 0, 10), UMP_OK);
+    assert_int_equal(ump_shm_pair_send(&prod, &tx, n + 3, (uint8_t)(n + 3), buf, 10, NULL, 0, 10),
+                     UMP_OK);
     assert_true(ump_shm_fb_holds(&rx, n + 3));
     assert_int_equal(ump_shm_pair_next(&cons, &rx, seq, &m), 1);
     assert_null(m.rec);

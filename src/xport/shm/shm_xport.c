@@ -66,13 +66,13 @@ typedef struct shm_peer {
     int rank; /* global rank */
     pid_t pid;
     uint64_t probe_addr;
-    ump_shm_ring_t tx;        /* me -> peer (I produce) */
-    ump_shm_ring_t rx;        /* peer -> me (I consume) */
-    ump_shm_fbq_t tx_fb;      /* me -> peer */
-    ump_shm_fbq_t rx_fb;      /* peer -> me */
-    uint32_t tx_seq, rx_seq;  /* next number to send / to deliver */
-    ump_shm_ctl_t *ctl;       /* the peer's control block */
-    struct sockaddr_un bell;  /* the peer's doorbell */
+    ump_shm_ring_t tx;       /* me -> peer (I produce) */
+    ump_shm_ring_t rx;       /* peer -> me (I consume) */
+    ump_shm_fbq_t tx_fb;     /* me -> peer */
+    ump_shm_fbq_t rx_fb;     /* peer -> me */
+    uint32_t tx_seq, rx_seq; /* next number to send / to deliver */
+    ump_shm_ctl_t *ctl;      /* the peer's control block */
+    struct sockaddr_un bell; /* the peer's doorbell */
     socklen_t bell_len;
     bool dead, dead_reported;
     uint64_t alive_checked; /* ns; liveness is checked at most every LIVENESS_NS */
