@@ -182,6 +182,7 @@ typedef struct ump_op {
     TAILQ_ENTRY(ump_op) link;
     uint8_t am_id;
     uint8_t hlen;
+    bool reserve; /* from the static reserve, not the free list */
     union {
         ump_hdr_rts_t rts;
         ump_hdr_match_t match;

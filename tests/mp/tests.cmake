@@ -132,6 +132,14 @@ foreach(t shm tcp udp)
   ump_mp_test(oom.${t} oom 2 60 ENV UMP_TRANSPORTS=${t} UMP_CORE_FAIL_UNEXP=4)
 endforeach()
 ump_mp_test(oom.none oom 2 60 ENV UMP_TRANSPORTS=shm)
+# Every other operation queued for a full transport finds the free list
+# empty and comes from the static reserve: nothing may be lost or fail.
+ump_mp_test(storm.shm.tight.oom storm 4 60 ARGS 300
+            ENV UMP_TRANSPORTS=shm UMP_SHM_RING_SIZE=16k UMP_CREDITS=1 UMP_SHM_EAGER_LIMIT=1k
+                UMP_SHM_SEG_SIZE=2k UMP_CORE_FAIL_OPS=2)
+ump_mp_test(storm.tcp.tight.oom storm 4 60 ARGS 300
+            ENV UMP_TRANSPORTS=tcp UMP_TCP_SNDBUF=4k UMP_TCP_RCVBUF=4k UMP_TCP_QUEUE_MAX=8k
+                UMP_CREDITS=1 UMP_TCP_EAGER_LIMIT=2k UMP_TCP_SEG_SIZE=8k UMP_CORE_FAIL_OPS=2)
 
 # Tight resources: the smallest shm rings, minimal credits, tiny socket
 # buffers and send queues, so back-pressure paths run all the time.
