@@ -69,7 +69,7 @@ ump_unexp_t *ump_core_unexp_alloc(size_t datalen)
         if (datalen <= unexp_class[c]) {
             ump_freelist_t *fl = &ump_core.unexp_fl[c];
             if (!fl->obj_size) ump_freelist_init(fl, sizeof(ump_unexp_t) + unexp_class[c], 16);
-            u = ump_freelist_get(fl);
+            u = ump_freelist_take(fl);
             if (u) {
                 u->cls = c;
                 u->lay = NULL;

@@ -30,7 +30,7 @@ static ump_op_t *op_alloc(void)
 {
     ump_op_t *op = NULL;
     if (!(cfg_fail_ops.v.i > 0 && ++op_allocs % cfg_fail_ops.v.i == 0))
-        op = ump_freelist_get(&ump_core.op_fl);
+        op = ump_freelist_take(&ump_core.op_fl);
     if (UMP_LIKELY(op)) {
         op->reserve = false;
         return op;

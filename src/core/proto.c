@@ -120,6 +120,36 @@ static void deliver(struct ump_request *r, int src, uint8_t am_id, const ump_hdr
     ump_core_send_ctrl(src, UMP_AM_CTS, &cts, sizeof(cts));
 }
 
+int ump_core_take_eager(void *buf, size_t len, ump_dt_t layout, size_t count, ump_unexp_t *u,
+                        ump_status_t *st)
+{
+    size_t take = UMP_MIN((size_t)u->h.m.len, len);
+    int err = u->h.m.len > len ? UMP_ERR_TRUNCATE : UMP_OK;
+    int src = u->src;
+    size_t cost = u->cost;
+    if (take) {
+        if (layout)
+            ump_dt_unpack(buf, count, layout, 0, u->data, take);
+        else
+            memcpy(buf, u->data, take);
+    }
+    if (u->am_id == UMP_AM_EAGER_SYNC) {
+        ump_hdr_ack_t ack = {.sreq = u->h.m.sreq};
+        ump_core_send_ctrl(src, UMP_AM_SYNC_ACK, &ack, sizeof(ack));
+    }
+    if (st) {
+        st->source = src;
+        st->tag = u->h.m.tag;
+        st->error = err;
+        st->cancelled = 0;
+        st->count = take;
+        st->msg_len = u->h.m.len;
+    }
+    ump_core_unexp_free(u);
+    ump_core_consumed(src, cost);
+    return err;
+}
+
 void ump_core_deliver_unexp(struct ump_request *r, ump_unexp_t *u)
 {
     int src = u->src;
