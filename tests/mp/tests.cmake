@@ -126,6 +126,15 @@ ump_mp_test(wake.shm.bitmap wake 2 60 ENV UMP_TRANSPORTS=shm UMP_SHM_POLL_MAX=0 
 ump_mp_test(wake.shm.4 wake 4 90 ARGS 1500 ENV UMP_TRANSPORTS=shm ${wake_env})
 ump_mp_test(wake.tcp wake 2 60 ARGS 1500 ENV UMP_TRANSPORTS=tcp ${wake_env})
 ump_mp_test(wake.udp wake 2 60 ARGS 1500 ENV UMP_TRANSPORTS=udp ${wake_env})
+# Ranks that disagree about UMP_SHM_POLL_MAX (rank 0 wants the bitmap):
+# every rank must use the bitmap, or rank 0 would wait for flags others
+# never set.
+add_test(NAME mp.wake.shm.mixed
+         COMMAND $<TARGET_FILE:umprun> -n 4 --timeout 60 --tag-output sh -c
+                 "[ \"$UMP_JOB_RANK\" = 0 ] && export UMP_SHM_POLL_MAX=0; exec \"$0\" 1000"
+                 $<TARGET_FILE:mp_wake>)
+set_tests_properties(mp.wake.shm.mixed PROPERTIES TIMEOUT 75 LABELS mp
+                     ENVIRONMENT "UMP_TRANSPORTS=shm;UMP_WAIT=block;UMP_WAIT_SPIN_US=1")
 # Unexpected messages whose data finds no memory: their receives (and the
 # synchronous sends) fail, no other message takes their place.
 foreach(t shm tcp udp)

@@ -59,7 +59,7 @@ typedef struct shm_ep_addr {
     int32_t pid;
     uint64_t probe_addr; /* a word holding CMA_PROBE_MAGIC ^ pid */
     int32_t asym;        /* registered for membarrier(GLOBAL_EXPEDITED) */
-    int32_t rsv;
+    int32_t poll_all;    /* wants direct polling (UMP_SHM_POLL_MAX) */
 } shm_ep_addr_t;
 
 typedef struct shm_peer {
@@ -192,7 +192,8 @@ static int shm_xp_open(const ump_xp_params_t *params, ump_xp_t **out)
     shm_ep_addr_t ep = {.local_rank = xp->me,
                         .pid = (int32_t)getpid(),
                         .probe_addr = (uint64_t)(uintptr_t)&xp->probe_word,
-                        .asym = xp->asym_me};
+                        .asym = xp->asym_me,
+                        .poll_all = xp->poll_all};
     rc = ump_rt_put(xp->rt, "shm.ep", &ep, sizeof(ep));
     if (rc != UMP_OK) goto err_close;
 
@@ -255,6 +256,11 @@ static int shm_wireup(ump_xp_t *xp_)
         p->pid = ep.pid;
         p->probe_addr = ep.probe_addr;
         if (!ep.asym) xp->asym = false;
+        /* Senders of the bitmap mode flag their rings; a receiver that
+         * polls directly ignores the flags, one that waits for them needs
+         * every sender to set them: one rank that wants the bitmap (its
+         * own UMP_SHM_POLL_MAX) makes every rank use it. */
+        if (!ep.poll_all) xp->poll_all = false;
         xp->slot_of[r] = ep.local_rank;
         found++;
     }
