@@ -129,17 +129,23 @@ void ump_shm_ring_pop(ump_shm_ring_t *r, const ump_shm_rec_t *rec)
     atomic_store_explicit(&r->ctl->tail, r->tail, memory_order_release);
 }
 
-int ump_shm_fb_push(ump_shm_fbq_t *q, uint32_t seq, uint8_t am_id, const void *hdr, size_t hlen,
-                    const struct iovec *iov, int iovcnt, size_t total)
+/* The slot of message seq when it is free, else NULL. */
+static ump_shm_fastbox_t *fb_claim(ump_shm_fbq_t *q, uint32_t seq)
 {
-    if (total > UMP_SHM_FB_PAYLOAD) return UMP_ERR_NO_RESOURCE;
     if ((uint32_t)(seq - q->consumed) >= UMP_SHM_FB_SLOTS) {
         /* Acquire: the receiver's reads of the slot's last message are
          * done before we write it again. */
         q->consumed = atomic_load_explicit(&q->set->consumed, memory_order_acquire);
-        if ((uint32_t)(seq - q->consumed) >= UMP_SHM_FB_SLOTS) return UMP_ERR_NO_RESOURCE;
+        if ((uint32_t)(seq - q->consumed) >= UMP_SHM_FB_SLOTS) return NULL;
     }
-    ump_shm_fastbox_t *fb = ump_shm_fb_slot(q, seq);
+    return ump_shm_fb_slot(q, seq);
+}
+
+int ump_shm_fb_push(ump_shm_fbq_t *q, uint32_t seq, uint8_t am_id, const void *hdr, size_t hlen,
+                    const struct iovec *iov, int iovcnt, size_t total)
+{
+    ump_shm_fastbox_t *fb = total <= UMP_SHM_FB_PAYLOAD ? fb_claim(q, seq) : NULL;
+    if (!fb) return UMP_ERR_NO_RESOURCE;
     fb->len = (uint16_t)total;
     fb->am_id = am_id;
     ump_shm_gather(fb->data, hdr, hlen, iov, iovcnt, total);
@@ -165,19 +171,15 @@ int ump_shm_pair_send_pack(ump_shm_ring_t *tx, ump_shm_fbq_t *fb, uint32_t seq, 
                            void (*pack)(void *, void *, size_t), void *arg)
 {
     size_t total = hlen + len;
-    if (total <= UMP_SHM_FB_PAYLOAD) {
-        if ((uint32_t)(seq - fb->consumed) >= UMP_SHM_FB_SLOTS)
-            fb->consumed = atomic_load_explicit(&fb->set->consumed, memory_order_acquire);
-        if ((uint32_t)(seq - fb->consumed) < UMP_SHM_FB_SLOTS) {
-            ump_shm_fastbox_t *s = ump_shm_fb_slot(fb, seq);
-            s->len = (uint16_t)total;
-            s->am_id = am_id;
-            memcpy(s->data, hdr, hlen);
-            if (len) pack(arg, s->data + hlen, len);
-            atomic_store_explicit(&s->state, UMP_SHM_FB_FULL | (seq & UMP_SHM_FB_SEQ),
-                                  memory_order_release);
-            return UMP_OK;
-        }
+    ump_shm_fastbox_t *s = total <= UMP_SHM_FB_PAYLOAD ? fb_claim(fb, seq) : NULL;
+    if (s) {
+        s->len = (uint16_t)total;
+        s->am_id = am_id;
+        memcpy(s->data, hdr, hlen);
+        if (len) pack(arg, s->data + hlen, len);
+        atomic_store_explicit(&s->state, UMP_SHM_FB_FULL | (seq & UMP_SHM_FB_SEQ),
+                              memory_order_release);
+        return UMP_OK;
     }
     return ump_shm_ring_push_pack(tx, seq, am_id, hdr, hlen, len, pack, arg);
 }
