@@ -182,6 +182,7 @@ typedef struct ump_op {
     TAILQ_ENTRY(ump_op) link;
     uint8_t am_id;
     uint8_t hlen;
+    bool reserve; /* from the static reserve, not the free list */
     union {
         ump_hdr_rts_t rts;
         ump_hdr_match_t match;
@@ -284,6 +285,10 @@ ump_ctxq_t *ump_core_ctxq(uint32_t ctx, bool create);
 void ump_core_ctxq_destroy_all(void);
 ump_unexp_t *ump_core_unexp_alloc(size_t datalen);
 void ump_core_unexp_free(ump_unexp_t *u);
+/* A data-less record for a message whose data found no memory (NULL when
+ * the static reserve is used up), and whether u is one. */
+ump_unexp_t *ump_core_unexp_tomb(void);
+bool ump_core_unexp_lost(const ump_unexp_t *u);
 /* Finds and removes the first posted receive matching (src, tag), or NULL. */
 struct ump_request *ump_core_match_posted(ump_ctxq_t *q, int src, int tag);
 /* Fills *st (if not NULL) with what a probe of `u` reports. */
@@ -296,6 +301,11 @@ void ump_core_am_handler(void *arg, ump_xp_t *xp, int peer, uint8_t am_id, const
                          size_t len);
 void ump_core_peer_failed(void *arg, ump_xp_t *xp, int peer, int status);
 /* A receive `r` meets message `u` (or the arriving AM described the same way). */
+/* A blocking receive of (buf, len; layout and count when non-contiguous)
+ * takes the unexpected eager message u (already out of its queue) with no
+ * request: data, status, the sync ack, credits. Returns the status error. */
+int ump_core_take_eager(void *buf, size_t len, ump_dt_t layout, size_t count, ump_unexp_t *u,
+                        ump_status_t *st);
 void ump_core_deliver_unexp(struct ump_request *r, ump_unexp_t *u);
 /* The receiver consumed `cost` bytes of `src`'s credit-holding messages. */
 void ump_core_consumed(int src, size_t cost);

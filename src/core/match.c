@@ -13,6 +13,20 @@
  * when a transport's eager limit exceeds the last class) from malloc. */
 static const size_t unexp_class[] = {256, 2048, 16384, 65536 + 64};
 
+UMP_CFG(cfg_fail_unexp, "UMP_CORE_FAIL_UNEXP", UMP_CFG_INT, "0",
+        "test hook: every Nth unexpected message finds no memory for its data (0: never)");
+
+/* Records without data, in static memory, that stand in the unexpected
+ * queue for a message whose data found no memory: the receive that
+ * matches one fails with UMP_ERR_NO_MEMORY instead of taking the next
+ * message in its place. */
+#define TOMB_CLS   (SIZE_MAX - 1)
+#define TOMB_COUNT 64
+static _Alignas(ump_unexp_t) char tomb_mem[TOMB_COUNT][sizeof(ump_unexp_t)];
+static ump_unexp_t *tomb_free[TOMB_COUNT];
+static int tomb_top = -1; /* -1: not set up yet */
+static long unexp_allocs;
+
 ump_ctxq_t *ump_core_ctxq(uint32_t ctx, bool create)
 {
     ump_ctxq_t *q = ump_core.last_ctxq;
@@ -49,11 +63,13 @@ void ump_core_ctxq_destroy_all(void)
 ump_unexp_t *ump_core_unexp_alloc(size_t datalen)
 {
     ump_unexp_t *u;
+    if (UMP_UNLIKELY(cfg_fail_unexp.v.i > 0) && ++unexp_allocs % cfg_fail_unexp.v.i == 0)
+        return NULL;
     for (size_t c = 0; c < UMP_ARRAY_SIZE(unexp_class); c++) {
         if (datalen <= unexp_class[c]) {
             ump_freelist_t *fl = &ump_core.unexp_fl[c];
             if (!fl->obj_size) ump_freelist_init(fl, sizeof(ump_unexp_t) + unexp_class[c], 16);
-            u = ump_freelist_get(fl);
+            u = ump_freelist_take(fl);
             if (u) {
                 u->cls = c;
                 u->lay = NULL;
@@ -66,13 +82,33 @@ ump_unexp_t *ump_core_unexp_alloc(size_t datalen)
     return u;
 }
 
+ump_unexp_t *ump_core_unexp_tomb(void)
+{
+    if (tomb_top < 0)
+        for (tomb_top = 0; tomb_top < TOMB_COUNT; tomb_top++)
+            tomb_free[tomb_top] = (ump_unexp_t *)tomb_mem[tomb_top];
+    if (!tomb_top) return NULL;
+    ump_unexp_t *u = tomb_free[--tomb_top];
+    u->cls = TOMB_CLS;
+    u->lay = NULL;
+    u->datalen = 0;
+    return u;
+}
+
+bool ump_core_unexp_lost(const ump_unexp_t *u)
+{
+    return u->cls == TOMB_CLS;
+}
+
 void ump_core_unexp_free(ump_unexp_t *u)
 {
     if (u->lay) {
         ump_core_dt_lay_unref(u->lay);
         u->lay = NULL;
     }
-    if (u->cls == SIZE_MAX)
+    if (u->cls == TOMB_CLS)
+        tomb_free[tomb_top++] = u;
+    else if (u->cls == SIZE_MAX)
         free(u);
     else
         ump_freelist_put(&ump_core.unexp_fl[u->cls], u);

@@ -190,6 +190,33 @@ static int check_source(const char *call, int src, int tag)
     return UMP_OK;
 }
 
+/* Posts a checked receive (core lock held): it meets the earliest matching
+ * unexpected message, `u` when the caller found it already, else waits in
+ * the posted queue. */
+static int post_recv(void *data, size_t len, ump_dt_t layout, size_t count, int src, int tag,
+                     uint32_t ctx, ump_ctxq_t *q, ump_unexp_t *u, ump_req_t *req)
+{
+    struct ump_request *r = q ? ump_core_req_alloc(UMP_REQ_RECV) : NULL;
+    if (UMP_UNLIKELY(!r)) return UMP_ERR_NO_MEMORY;
+    r->peer = src;
+    r->tag = tag;
+    r->ctx = ctx;
+    set_data(r, data, len, layout, count);
+    *req = r;
+    if (!u) u = ump_core_match_unexp(q, src, tag, false);
+    if (u) {
+        TAILQ_REMOVE(&q->unexp, u, link);
+        ump_core_deliver_unexp(r, u);
+    } else if (src != UMP_ANY_SOURCE && ump_core.peers[src].dead) {
+        r->status.source = src;
+        ump_core_req_complete(r, UMP_ERR_PEER_DEAD);
+    } else {
+        TAILQ_INSERT_TAIL(&q->posted, r, link);
+        r->flags |= UMP_RF_POSTED;
+    }
+    return UMP_OK;
+}
+
 int ump_irecv(void *buf, size_t count, ump_dt_t dt, int src, int tag, uint32_t ctx, ump_req_t *req)
 {
     static const char call[] = "ump_irecv";
@@ -201,29 +228,10 @@ int ump_irecv(void *buf, size_t count, ump_dt_t dt, int src, int tag, uint32_t c
     if (rc == UMP_OK) rc = check_source(call, src, tag);
     if (rc != UMP_OK) return rc;
     ump_core_lock();
-    ump_ctxq_t *q = ump_core_ctxq(ctx, true);
-    struct ump_request *r = q ? ump_core_req_alloc(UMP_REQ_RECV) : NULL;
-    if (UMP_UNLIKELY(!r)) {
-        ump_core_unlock();
-        return UMP_ERR_NO_MEMORY;
-    }
-    r->peer = src;
-    r->tag = tag;
-    r->ctx = ctx;
-    set_data(r, data, len, layout, count);
-    *req = r;
-    ump_unexp_t *u = ump_core_match_unexp(q, src, tag, true);
-    if (u) {
-        ump_core_deliver_unexp(r, u);
-    } else if (src != UMP_ANY_SOURCE && ump_core.peers[src].dead) {
-        r->status.source = src;
-        ump_core_req_complete(r, UMP_ERR_PEER_DEAD);
-    } else {
-        TAILQ_INSERT_TAIL(&q->posted, r, link);
-        r->flags |= UMP_RF_POSTED;
-    }
+    rc = post_recv((void *)data, len, layout, count, src, tag, ctx, ump_core_ctxq(ctx, true), NULL,
+                   req);
     ump_core_unlock();
-    return UMP_OK;
+    return rc;
 }
 
 int ump_send(const void *buf, size_t count, ump_dt_t dt, int dst, int tag, uint32_t ctx)
@@ -242,8 +250,29 @@ int ump_ssend(const void *buf, size_t count, ump_dt_t dt, int dst, int tag, uint
 
 int ump_recv(void *buf, size_t count, ump_dt_t dt, int src, int tag, uint32_t ctx, ump_status_t *st)
 {
+    static const char call[] = "ump_recv";
+    size_t len;
+    const void *data;
+    ump_dt_t layout;
     ump_req_t r;
-    int rc = ump_irecv(buf, count, dt, src, tag, ctx, &r);
+    CHECK_INIT(call);
+    int rc = check_common(call, buf, count, dt, &len, &r, &data, &layout);
+    if (rc == UMP_OK) rc = check_source(call, src, tag);
+    if (rc != UMP_OK) return rc;
+    ump_core_lock();
+    ump_ctxq_t *q = ump_core_ctxq(ctx, true);
+    ump_unexp_t *u = q ? ump_core_match_unexp(q, src, tag, false) : NULL;
+    if (u && (u->am_id == UMP_AM_EAGER || u->am_id == UMP_AM_EAGER_SYNC) &&
+        !ump_core_unexp_lost(u)) {
+        /* The message is here and complete: straight into the buffer,
+         * with no request to make, complete and release. */
+        TAILQ_REMOVE(&q->unexp, u, link);
+        rc = ump_core_take_eager((void *)data, len, layout, count, u, st);
+        ump_core_unlock();
+        return rc;
+    }
+    rc = post_recv((void *)data, len, layout, count, src, tag, ctx, q, u, &r);
+    ump_core_unlock();
     return rc == UMP_OK ? ump_wait(&r, st) : rc;
 }
 

@@ -14,6 +14,44 @@
 
 enum { OP_DONE, OP_BLOCKED };
 
+UMP_CFG(cfg_fail_ops, "UMP_CORE_FAIL_OPS", UMP_CFG_INT, "0",
+        "test hook: every Nth queued operation finds no memory in the free list (0: never)");
+
+/* Queued operations come from a free list; when it cannot grow, from a
+ * static reserve, so a reply the peer waits for (CTS, FIN, acks, credits)
+ * or a send is not dropped for want of a few dozen bytes. */
+#define OP_RESERVE 256
+static ump_op_t op_reserve[OP_RESERVE];
+static ump_op_t *op_reserve_free[OP_RESERVE];
+static int op_reserve_top = -1; /* -1: not set up yet */
+static long op_allocs;
+
+static ump_op_t *op_alloc(void)
+{
+    ump_op_t *op = NULL;
+    if (!(cfg_fail_ops.v.i > 0 && ++op_allocs % cfg_fail_ops.v.i == 0))
+        op = ump_freelist_take(&ump_core.op_fl);
+    if (UMP_LIKELY(op)) {
+        op->reserve = false;
+        return op;
+    }
+    if (op_reserve_top < 0)
+        for (op_reserve_top = 0; op_reserve_top < OP_RESERVE; op_reserve_top++)
+            op_reserve_free[op_reserve_top] = &op_reserve[op_reserve_top];
+    if (!op_reserve_top) return NULL;
+    op = op_reserve_free[--op_reserve_top];
+    op->reserve = true;
+    return op;
+}
+
+static void op_free(ump_op_t *op)
+{
+    if (op->reserve)
+        op_reserve_free[op_reserve_top++] = op;
+    else
+        ump_freelist_put(&ump_core.op_fl, op);
+}
+
 static inline ump_peer_t *peer_of(int peer)
 {
     return &ump_core.peers[peer];
@@ -139,13 +177,16 @@ void ump_core_queue_op(int peer, ump_op_t *tmpl, bool ctrl)
     }
     /* Fast path: nothing queued ahead, so order allows sending now. */
     if (TAILQ_EMPTY(q) && try_op(peer, p, tmpl) == OP_DONE) return;
-    ump_op_t *op = ump_freelist_get(&ump_core.op_fl);
+    ump_op_t *op = op_alloc();
     if (UMP_UNLIKELY(!op)) {
-        ump_error("out of memory queueing a message to rank %d", peer);
+        ump_error("out of memory queueing a message to rank %d%s", peer,
+                  tmpl->req ? "" : ": a reply it waits for is lost");
         if (tmpl->req) ump_core_req_complete(tmpl->req, UMP_ERR_NO_MEMORY);
         return;
     }
+    bool reserve = op->reserve;
     memcpy(op, tmpl, sizeof(*op));
+    op->reserve = reserve;
     TAILQ_INSERT_TAIL(q, op, link);
     mark_pending(p);
 }
@@ -169,7 +210,7 @@ static bool drain(int peer, ump_peer_t *p, struct ump_op_list *q)
         ump_op_t *op = TAILQ_FIRST(q);
         if (try_op(peer, p, op) != OP_DONE) return false;
         TAILQ_REMOVE(q, op, link);
-        ump_freelist_put(&ump_core.op_fl, op);
+        op_free(op);
     }
     return true;
 }
@@ -229,7 +270,7 @@ void ump_core_fail_peer(int peer, int error)
         while (!TAILQ_EMPTY(lists[i])) {
             ump_op_t *op = TAILQ_FIRST(lists[i]);
             TAILQ_REMOVE(lists[i], op, link);
-            ump_freelist_put(&ump_core.op_fl, op);
+            op_free(op);
         }
     }
     if (p->on_pending_list) {

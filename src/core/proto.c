@@ -120,10 +120,54 @@ static void deliver(struct ump_request *r, int src, uint8_t am_id, const ump_hdr
     ump_core_send_ctrl(src, UMP_AM_CTS, &cts, sizeof(cts));
 }
 
+int ump_core_take_eager(void *buf, size_t len, ump_dt_t layout, size_t count, ump_unexp_t *u,
+                        ump_status_t *st)
+{
+    size_t take = UMP_MIN((size_t)u->h.m.len, len);
+    int err = u->h.m.len > len ? UMP_ERR_TRUNCATE : UMP_OK;
+    int src = u->src;
+    size_t cost = u->cost;
+    if (take) {
+        if (layout)
+            ump_dt_unpack(buf, count, layout, 0, u->data, take);
+        else
+            memcpy(buf, u->data, take);
+    }
+    if (u->am_id == UMP_AM_EAGER_SYNC) {
+        ump_hdr_ack_t ack = {.sreq = u->h.m.sreq};
+        ump_core_send_ctrl(src, UMP_AM_SYNC_ACK, &ack, sizeof(ack));
+    }
+    if (st) {
+        st->source = src;
+        st->tag = u->h.m.tag;
+        st->error = err;
+        st->cancelled = 0;
+        st->count = take;
+        st->msg_len = u->h.m.len;
+    }
+    ump_core_unexp_free(u);
+    ump_core_consumed(src, cost);
+    return err;
+}
+
 void ump_core_deliver_unexp(struct ump_request *r, ump_unexp_t *u)
 {
     int src = u->src;
     size_t cost = u->cost;
+    if (UMP_UNLIKELY(ump_core_unexp_lost(u))) {
+        r->flags |= UMP_RF_MATCHED;
+        r->status.source = src;
+        r->status.tag = u->h.m.tag;
+        r->status.msg_len = u->h.m.len;
+        r->status.count = 0;
+        ump_error("receive on rank %d: the message from rank %d (tag %d, %llu bytes) that it "
+                  "matches was lost: no memory to hold it when it arrived",
+                  ump_core.rank, src, u->h.m.tag, (unsigned long long)u->h.m.len);
+        ump_core_req_complete(r, UMP_ERR_NO_MEMORY);
+        ump_core_unexp_free(u);
+        ump_core_consumed(src, cost);
+        return;
+    }
     deliver(r, src, u->am_id, &u->h, u->data, u->datalen, u->lay);
     ump_core_unexp_free(u);
     ump_core_consumed(src, cost);
@@ -169,13 +213,29 @@ static void on_match_am(int peer, uint8_t am_id, const char *data, size_t len)
     }
     ump_unexp_t *u = ump_core_unexp_alloc(plen);
     if (UMP_UNLIKELY(!u)) {
-        /* Credits bound what can arrive here, so this is real exhaustion. */
-        ump_error("out of memory for an unexpected message of %zu bytes from rank %d", plen, peer);
+        /* Credits bound what can arrive here, so this is real exhaustion.
+         * A sender that waits for our answer fails instead of waiting
+         * forever (a standard eager send has completed already); the
+         * receive that would have matched fails too, through a data-less
+         * record that keeps the message's place in the queue. */
         ump_core_dt_lay_unref(lay);
-        /* A sender that waits for our answer fails instead of waiting
-         * forever; a standard eager send has completed already. */
         if (am_id != UMP_AM_EAGER) ump_core_send_nack(peer, h.m.sreq, UMP_ERR_NO_MEMORY);
-        ump_core_consumed(peer, cost);
+        u = ump_core_unexp_tomb();
+        if (!u) {
+            ump_error("out of memory for an unexpected message of %zu bytes from rank %d (tag "
+                      "%d): it is lost",
+                      plen, peer, h.m.tag);
+            ump_core_consumed(peer, cost);
+            return;
+        }
+        ump_error("out of memory for an unexpected message of %zu bytes from rank %d (tag %d): "
+                  "the receive that matches it will fail",
+                  plen, peer, h.m.tag);
+        u->src = peer;
+        u->am_id = am_id;
+        u->h = h;
+        u->cost = cost;
+        TAILQ_INSERT_TAIL(&q->unexp, u, link);
         return;
     }
     u->src = peer;

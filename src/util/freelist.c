@@ -41,13 +41,19 @@ static int grow(ump_freelist_t *fl)
     return UMP_OK;
 }
 
-void *ump_freelist_get(ump_freelist_t *fl)
+void *ump_freelist_take(ump_freelist_t *fl)
 {
     if (UMP_UNLIKELY(!fl->free) && grow(fl) != UMP_OK) return NULL;
     void *obj = fl->free;
     fl->free = *(void **)obj;
     fl->in_use++;
-    memset(obj, 0, fl->obj_size);
+    return obj;
+}
+
+void *ump_freelist_get(ump_freelist_t *fl)
+{
+    void *obj = ump_freelist_take(fl);
+    if (obj) memset(obj, 0, fl->obj_size);
     return obj;
 }
 

@@ -6,7 +6,7 @@
 # with code 77 where namespaces cannot be made).
 set(UMP_MP_DIR ${CMAKE_CURRENT_LIST_DIR})
 set(UMP_MP_PROGS sizes wildcards order many self truncate ssend probe cancel alltoall flood init
-                 storm finalize threads credits wake)
+                 storm finalize threads credits wake oom)
 # ext tests the calls ump.h gained for the MPI layer (matched probe, greq,
 # hooks, node ids); it is built once the core defines them.
 file(GLOB_RECURSE ump_mp_core_src ${CMAKE_SOURCE_DIR}/src/core/*.c)
@@ -126,6 +126,29 @@ ump_mp_test(wake.shm.bitmap wake 2 60 ENV UMP_TRANSPORTS=shm UMP_SHM_POLL_MAX=0 
 ump_mp_test(wake.shm.4 wake 4 90 ARGS 1500 ENV UMP_TRANSPORTS=shm ${wake_env})
 ump_mp_test(wake.tcp wake 2 60 ARGS 1500 ENV UMP_TRANSPORTS=tcp ${wake_env})
 ump_mp_test(wake.udp wake 2 60 ARGS 1500 ENV UMP_TRANSPORTS=udp ${wake_env})
+# Ranks that disagree about UMP_SHM_POLL_MAX (rank 0 wants the bitmap):
+# every rank must use the bitmap, or rank 0 would wait for flags others
+# never set.
+add_test(NAME mp.wake.shm.mixed
+         COMMAND $<TARGET_FILE:umprun> -n 4 --timeout 60 --tag-output sh -c
+                 "[ \"$UMP_JOB_RANK\" = 0 ] && export UMP_SHM_POLL_MAX=0; exec \"$0\" 1000"
+                 $<TARGET_FILE:mp_wake>)
+set_tests_properties(mp.wake.shm.mixed PROPERTIES TIMEOUT 75 LABELS mp
+                     ENVIRONMENT "UMP_TRANSPORTS=shm;UMP_WAIT=block;UMP_WAIT_SPIN_US=1")
+# Unexpected messages whose data finds no memory: their receives (and the
+# synchronous sends) fail, no other message takes their place.
+foreach(t shm tcp udp)
+  ump_mp_test(oom.${t} oom 2 60 ENV UMP_TRANSPORTS=${t} UMP_CORE_FAIL_UNEXP=4)
+endforeach()
+ump_mp_test(oom.none oom 2 60 ENV UMP_TRANSPORTS=shm)
+# Every other operation queued for a full transport finds the free list
+# empty and comes from the static reserve: nothing may be lost or fail.
+ump_mp_test(storm.shm.tight.oom storm 4 60 ARGS 300
+            ENV UMP_TRANSPORTS=shm UMP_SHM_RING_SIZE=16k UMP_CREDITS=1 UMP_SHM_EAGER_LIMIT=1k
+                UMP_SHM_SEG_SIZE=2k UMP_CORE_FAIL_OPS=2)
+ump_mp_test(storm.tcp.tight.oom storm 4 60 ARGS 300
+            ENV UMP_TRANSPORTS=tcp UMP_TCP_SNDBUF=4k UMP_TCP_RCVBUF=4k UMP_TCP_QUEUE_MAX=8k
+                UMP_CREDITS=1 UMP_TCP_EAGER_LIMIT=2k UMP_TCP_SEG_SIZE=8k UMP_CORE_FAIL_OPS=2)
 
 # Tight resources: the smallest shm rings, minimal credits, tiny socket
 # buffers and send queues, so back-pressure paths run all the time.

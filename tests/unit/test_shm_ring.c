@@ -23,9 +23,9 @@
 
 #define TEST_TIMEOUT 50 /* seconds, below ctest's 60 */
 
-/* A pair's shared memory: fastbox, ring counters, data. */
+/* A pair's shared memory: fastbox slots, ring counters, data. */
 struct area {
-    ump_shm_fastbox_t fb;
+    ump_shm_fbset_t fb;
     ump_shm_ring_ctl_t ctl;
     char data[] UMP_ALIGNED(UMP_CACHELINE);
 };
@@ -194,44 +194,62 @@ static void test_fastbox(void **state)
     const size_t rs = 4096;
     struct area *a = area_new(rs);
     ump_shm_ring_t prod, cons;
+    ump_shm_fbq_t tx, rx;
     ump_shm_ring_attach(&prod, &a->ctl, a->data, rs);
     ump_shm_ring_attach(&cons, &a->ctl, a->data, rs);
+    ump_shm_fbq_attach(&tx, &a->fb);
+    ump_shm_fbq_attach(&rx, &a->fb);
     char buf[256];
     fill(buf, 4, 0, sizeof(buf));
     assert_int_equal(
-        ump_shm_fb_push(&a->fb, 0, 9, buf, UMP_SHM_FB_PAYLOAD + 1, NULL, 0, UMP_SHM_FB_PAYLOAD + 1),
+        ump_shm_fb_push(&tx, 0, 0, buf, UMP_SHM_FB_PAYLOAD + 1, NULL, 0, UMP_SHM_FB_PAYLOAD + 1),
         UMP_ERR_NO_RESOURCE);
-    assert_false(ump_shm_fb_holds(&a->fb, 0));
-    assert_int_equal(
-        ump_shm_fb_push(&a->fb, 0, 9, buf, UMP_SHM_FB_PAYLOAD, NULL, 0, UMP_SHM_FB_PAYLOAD),
-        UMP_OK);
-    assert_int_equal(ump_shm_fb_push(&a->fb, 1, 9, buf, 1, NULL, 0, 1), UMP_ERR_NO_RESOURCE);
-    assert_true(ump_shm_fb_holds(&a->fb, 0));
-    assert_false(ump_shm_fb_holds(&a->fb, 1));
+    assert_false(ump_shm_fb_holds(&rx, 0));
+    /* Every slot takes one message; the next number needs slot 0 again. */
+    for (uint32_t q = 0; q < UMP_SHM_FB_SLOTS; q++) {
+        size_t len = q == 0 ? UMP_SHM_FB_PAYLOAD : q;
+        assert_int_equal(ump_shm_fb_push(&tx, q, (uint8_t)q, buf, len, NULL, 0, len), UMP_OK);
+    }
+    const uint32_t n = UMP_SHM_FB_SLOTS;
+    assert_int_equal(ump_shm_fb_push(&tx, n, (uint8_t)n, buf, 1, NULL, 0, 1), UMP_ERR_NO_RESOURCE);
+    for (uint32_t q = 0; q < n; q++)
+        assert_true(ump_shm_fb_holds(&rx, q));
+    assert_false(ump_shm_fb_holds(&rx, n));
 
-    /* Pair order: 0 in the fastbox, 1 and 2 go to the ring, 3 to the
-     * fastbox once free; delivery must be 0, 1, 2, 3. */
-    assert_int_equal(ump_shm_pair_send(&prod, &a->fb, 1, 1, buf, 10, NULL, 0, 10), UMP_OK);
-    assert_int_equal(ump_shm_pair_send(&prod, &a->fb, 2, 2, buf, 10, NULL, 0, 10), UMP_OK);
+    /* Pair order: 0..n-1 in the slots, n and n+1 in the ring; after 0 is
+     * delivered, n+2 still goes to the ring (its slot holds 2); delivery
+     * is 0, 1, ..., n+2 whichever way each went. */
+    assert_int_equal(ump_shm_pair_send(&prod, &tx, n, (uint8_t)n, buf, 10, NULL, 0, 10), UMP_OK);
+    assert_int_equal(ump_shm_pair_send(&prod, &tx, n + 1, (uint8_t)(n + 1), buf, 10, NULL, 0, 10),
+                     UMP_OK);
     ump_shm_msg_t m;
     uint32_t seq = 0;
-    assert_int_equal(ump_shm_pair_next(&cons, &a->fb, seq, &m), 1);
+    assert_int_equal(ump_shm_pair_next(&cons, &rx, seq, &m), 1);
     assert_null(m.rec);
     assert_int_equal(m.len, UMP_SHM_FB_PAYLOAD);
     assert_int_equal(check(m.data, 4, 0, m.len), 0);
-    ump_shm_pair_release(&cons, &a->fb, &m);
+    ump_shm_pair_release(&cons, &rx, &m);
     seq++;
-    assert_int_equal(ump_shm_pair_send(&prod, &a->fb, 3, 3, buf, 10, NULL, 0, 10), UMP_OK);
-    for (; seq < 4; seq++) {
-        assert_int_equal(ump_shm_pair_next(&cons, &a->fb, seq, &m), 1);
+    assert_int_equal(ump_shm_pair_send(&prod, &tx, n + 2, (uint8_t)(n + 2), buf, 10, NULL, 0, 10),
+                     UMP_OK);
+    for (; seq < n + 3; seq++) {
+        assert_int_equal(ump_shm_pair_next(&cons, &rx, seq, &m), 1);
         assert_int_equal(m.am_id, seq);
-        assert_int_equal(m.rec == NULL, seq == 3);
-        ump_shm_pair_release(&cons, &a->fb, &m);
+        assert_int_equal(m.rec == NULL, seq < n);
+        ump_shm_pair_release(&cons, &rx, &m);
     }
-    assert_int_equal(ump_shm_pair_next(&cons, &a->fb, seq, &m), 0);
+    /* Everything delivered: the sender learns it and uses a slot again. */
+    assert_int_equal(ump_shm_pair_send(&prod, &tx, n + 3, (uint8_t)(n + 3), buf, 10, NULL, 0, 10),
+                     UMP_OK);
+    assert_true(ump_shm_fb_holds(&rx, n + 3));
+    assert_int_equal(ump_shm_pair_next(&cons, &rx, seq, &m), 1);
+    assert_null(m.rec);
+    ump_shm_pair_release(&cons, &rx, &m);
+    seq++;
+    assert_int_equal(ump_shm_pair_next(&cons, &rx, seq, &m), 0);
     /* A ring record with a wrong number is reported. */
     assert_int_equal(ump_shm_ring_push(&prod, 77, 0, buf, 200, NULL, 0, 200), UMP_OK);
-    assert_int_equal(ump_shm_pair_next(&cons, &a->fb, seq, &m), UMP_ERR_PROTOCOL);
+    assert_int_equal(ump_shm_pair_next(&cons, &rx, seq, &m), UMP_ERR_PROTOCOL);
     area_free(a, rs);
 }
 
@@ -263,7 +281,9 @@ static void producer(struct area *a, size_t rs, bool pair)
 {
     alarm(TEST_TIMEOUT);
     ump_shm_ring_t prod;
+    ump_shm_fbq_t tx;
     ump_shm_ring_attach(&prod, &a->ctl, a->data, rs);
+    ump_shm_fbq_attach(&tx, &a->fb);
     size_t max = ump_shm_ring_max_payload(rs);
     char *buf = malloc(max);
     if (!buf) _exit(2);
@@ -278,7 +298,7 @@ static void producer(struct area *a, size_t rs, bool pair)
             {buf + h, c1}, {buf + h + c1, c2}, {buf + h + c1 + c2, len - h - c1 - c2}};
         unsigned spins = 0;
         for (;;) {
-            int rc = pair ? ump_shm_pair_send(&prod, &a->fb, i, (uint8_t)i, buf, h, iov, 3, len)
+            int rc = pair ? ump_shm_pair_send(&prod, &tx, i, (uint8_t)i, buf, h, iov, 3, len)
                           : ump_shm_ring_push(&prod, i, (uint8_t)i, buf, h, iov, 3, len);
             if (rc == UMP_OK) break;
             if (rc != UMP_ERR_NO_RESOURCE) _exit(3);
@@ -298,7 +318,9 @@ static void run_stream(bool pair)
     if (pid == 0) producer(a, rs, pair);
     alarm(TEST_TIMEOUT);
     ump_shm_ring_t cons;
+    ump_shm_fbq_t rx;
     ump_shm_ring_attach(&cons, &a->ctl, a->data, rs);
+    ump_shm_fbq_attach(&rx, &a->fb);
     size_t max = ump_shm_ring_max_payload(rs);
     int bad = 0;
     uint32_t fastbox_hits = 0;
@@ -306,7 +328,7 @@ static void run_stream(bool pair)
         unsigned spins = 0;
         ump_shm_msg_t m;
         int rc;
-        while ((rc = ump_shm_pair_next(&cons, &a->fb, i, &m)) == 0)
+        while ((rc = ump_shm_pair_next(&cons, &rx, i, &m)) == 0)
             backoff(&spins);
         if (rc < 0) {
             print_error("message %u out of order\n", i);
@@ -319,7 +341,7 @@ static void run_stream(bool pair)
             bad = 1;
         }
         fastbox_hits += m.rec == NULL;
-        ump_shm_pair_release(&cons, &a->fb, &m);
+        ump_shm_pair_release(&cons, &rx, &m);
     }
     int status;
     assert_int_equal(waitpid(pid, &status, 0), pid);

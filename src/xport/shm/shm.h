@@ -103,13 +103,20 @@ const ump_shm_rec_t *ump_shm_ring_peek(ump_shm_ring_t *r);
 /* Consumer: releases the record returned by the last peek. */
 void ump_shm_ring_pop(ump_shm_ring_t *r, const ump_shm_rec_t *rec);
 
-/* --- fastbox --------------------------------------------------------------
+/* --- fastboxes -------------------------------------------------------------
  *
- * One slot per pair for the smallest messages: the receiver polls a single
- * line-pair instead of a ring header, and the sender needs no space check.
- * `state` is 0 when empty, else UMP_SHM_FB_FULL | (seq & UMP_SHM_FB_SEQ).
+ * UMP_SHM_FB_SLOTS slots per pair for the smallest messages; message number
+ * seq may use slot seq % UMP_SHM_FB_SLOTS. A slot's `state` is 0 when empty,
+ * else UMP_SHM_FB_FULL | (seq & UMP_SHM_FB_SEQ). The receiver publishes in
+ * `consumed` the number of the next message it will deliver (everything
+ * before it is delivered and its slot emptied); the sender keeps its last
+ * reading of it and reads the shared word again only when its reading says
+ * the slot may still be taken. So a sender writes a slot without first
+ * reading a line the receiver wrote, and the receiver reads one line per
+ * message: the transfers a message needs, no more.
  */
 #define UMP_SHM_FB_SIZE    128
+#define UMP_SHM_FB_SLOTS   8
 #define UMP_SHM_FB_FULL    0x80000000u
 #define UMP_SHM_FB_SEQ     0x7fffffffu
 #define UMP_SHM_FB_PAYLOAD (UMP_SHM_FB_SIZE - 8)
@@ -122,20 +129,38 @@ typedef struct ump_shm_fastbox {
     char data[UMP_SHM_FB_PAYLOAD];
 } UMP_ALIGNED(UMP_CACHELINE) ump_shm_fastbox_t;
 
-/* Sender: fills an empty fastbox; UMP_ERR_NO_RESOURCE when it is full or the
- * message is larger than UMP_SHM_FB_PAYLOAD. */
-int ump_shm_fb_push(ump_shm_fastbox_t *fb, uint32_t seq, uint8_t am_id, const void *hdr,
-                    size_t hlen, const struct iovec *iov, int iovcnt, size_t total);
-/* Receiver: true when the fastbox holds message number `seq`. */
-static inline bool ump_shm_fb_holds(ump_shm_fastbox_t *fb, uint32_t seq)
+/* Shared: the slots of one direction of a pair. */
+typedef struct ump_shm_fbset {
+    ump_shm_fastbox_t slot[UMP_SHM_FB_SLOTS];
+    _Atomic uint32_t consumed UMP_ALIGNED(UMP_CACHELINE); /* written by the receiver */
+    char pad[UMP_CACHELINE - sizeof(uint32_t)];
+} ump_shm_fbset_t;
+
+/* Process-private handle on an fbset (one side of it). */
+typedef struct ump_shm_fbq {
+    ump_shm_fbset_t *set;
+    uint32_t consumed; /* sender: last reading of set->consumed */
+} ump_shm_fbq_t;
+
+static inline void ump_shm_fbq_attach(ump_shm_fbq_t *q, ump_shm_fbset_t *set)
 {
-    return atomic_load_explicit(&fb->state, memory_order_acquire) ==
-           (UMP_SHM_FB_FULL | (seq & UMP_SHM_FB_SEQ));
+    q->set = set;
+    q->consumed = 0;
 }
-/* Receiver: empties the fastbox after delivery. */
-static inline void ump_shm_fb_pop(ump_shm_fastbox_t *fb)
+static inline ump_shm_fastbox_t *ump_shm_fb_slot(ump_shm_fbq_t *q, uint32_t seq)
 {
-    atomic_store_explicit(&fb->state, 0, memory_order_release);
+    return &q->set->slot[seq % UMP_SHM_FB_SLOTS];
+}
+
+/* Sender: message number seq into its slot; UMP_ERR_NO_RESOURCE when the
+ * slot is taken or the message is larger than UMP_SHM_FB_PAYLOAD. */
+int ump_shm_fb_push(ump_shm_fbq_t *q, uint32_t seq, uint8_t am_id, const void *hdr, size_t hlen,
+                    const struct iovec *iov, int iovcnt, size_t total);
+/* Receiver: true when message number seq is in its slot. */
+static inline bool ump_shm_fb_holds(ump_shm_fbq_t *q, uint32_t seq)
+{
+    return atomic_load_explicit(&ump_shm_fb_slot(q, seq)->state, memory_order_acquire) ==
+           (UMP_SHM_FB_FULL | (seq & UMP_SHM_FB_SEQ));
 }
 
 /* --- one direction of a pair: fastbox + ring in sequence order ---------- */
@@ -143,25 +168,26 @@ static inline void ump_shm_fb_pop(ump_shm_fastbox_t *fb)
 typedef struct ump_shm_msg {
     const void *data;
     size_t len;
+    uint32_t seq;
     uint8_t am_id;
-    const ump_shm_rec_t *rec; /* the ring record, NULL when in the fastbox */
+    const ump_shm_rec_t *rec; /* the ring record, NULL when in a fastbox */
 } ump_shm_msg_t;
 
-/* Sender: message number `seq` into the fastbox when it fits and is free,
- * else into the ring. UMP_OK or UMP_ERR_NO_RESOURCE (nothing written). */
-int ump_shm_pair_send(ump_shm_ring_t *tx, ump_shm_fastbox_t *fb, uint32_t seq, uint8_t am_id,
+/* Sender: message number `seq` into its fastbox slot when it fits and the
+ * slot is free, else into the ring. UMP_OK or UMP_ERR_NO_RESOURCE (nothing written). */
+int ump_shm_pair_send(ump_shm_ring_t *tx, ump_shm_fbq_t *fb, uint32_t seq, uint8_t am_id,
                       const void *hdr, size_t hlen, const struct iovec *iov, int iovcnt,
                       size_t total);
 /* Sender: ump_shm_pair_send with the payload written in place by pack. */
-int ump_shm_pair_send_pack(ump_shm_ring_t *tx, ump_shm_fastbox_t *fb, uint32_t seq, uint8_t am_id,
+int ump_shm_pair_send_pack(ump_shm_ring_t *tx, ump_shm_fbq_t *fb, uint32_t seq, uint8_t am_id,
                            const void *hdr, size_t hlen, size_t len,
                            void (*pack)(void *, void *, size_t), void *arg);
 /* Receiver: finds message number `seq`: 1 (in *m, valid until release), 0
  * when it has not arrived, UMP_ERR_PROTOCOL when the ring shows another
  * number and the fastbox does not hold it (a corrupted pair). */
-int ump_shm_pair_next(ump_shm_ring_t *rx, ump_shm_fastbox_t *fb, uint32_t seq, ump_shm_msg_t *m);
+int ump_shm_pair_next(ump_shm_ring_t *rx, ump_shm_fbq_t *fb, uint32_t seq, ump_shm_msg_t *m);
 /* Receiver: frees the slot of a message returned by ump_shm_pair_next(). */
-void ump_shm_pair_release(ump_shm_ring_t *rx, ump_shm_fastbox_t *fb, const ump_shm_msg_t *m);
+void ump_shm_pair_release(ump_shm_ring_t *rx, ump_shm_fbq_t *fb, const ump_shm_msg_t *m);
 
 /* Gathers hdr + iov into dst (total bytes). */
 void ump_shm_gather(char *dst, const void *hdr, size_t hlen, const struct iovec *iov, int iovcnt,
@@ -170,9 +196,9 @@ void ump_shm_gather(char *dst, const void *hdr, size_t hlen, const struct iovec 
 /* --- segment ---------------------------------------------------------------
  *
  * Layout: header | control block per local rank | pair block per (s, r).
- * A pair block is fastbox, ring counters, ring data.
+ * A pair block is fastbox slots, ring counters, ring data.
  */
-#define UMP_SHM_MAGIC     0x756d7073686d3031ull /* "umpshm01" */
+#define UMP_SHM_MAGIC     0x756d7073686d3032ull /* "umpshm02" */
 #define UMP_SHM_MAX_LOCAL 512                   /* pending bitmap fits one line */
 
 typedef struct ump_shm_seg_hdr {
@@ -192,7 +218,7 @@ typedef struct ump_shm_ctl {
 } ump_shm_ctl_t;
 
 typedef struct ump_shm_pair {
-    ump_shm_fastbox_t fb;
+    ump_shm_fbset_t fb;
     ump_shm_ring_ctl_t ring;
     /* ring data follows, ring_size bytes */
 } ump_shm_pair_t;

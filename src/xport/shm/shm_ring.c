@@ -129,12 +129,23 @@ void ump_shm_ring_pop(ump_shm_ring_t *r, const ump_shm_rec_t *rec)
     atomic_store_explicit(&r->ctl->tail, r->tail, memory_order_release);
 }
 
-int ump_shm_fb_push(ump_shm_fastbox_t *fb, uint32_t seq, uint8_t am_id, const void *hdr,
-                    size_t hlen, const struct iovec *iov, int iovcnt, size_t total)
+/* The slot of message seq when it is free, else NULL. */
+static ump_shm_fastbox_t *fb_claim(ump_shm_fbq_t *q, uint32_t seq)
 {
-    if (total > UMP_SHM_FB_PAYLOAD) return UMP_ERR_NO_RESOURCE;
-    /* Acquire: the receiver's reads of the previous message are done. */
-    if (atomic_load_explicit(&fb->state, memory_order_acquire) != 0) return UMP_ERR_NO_RESOURCE;
+    if ((uint32_t)(seq - q->consumed) >= UMP_SHM_FB_SLOTS) {
+        /* Acquire: the receiver's reads of the slot's last message are
+         * done before we write it again. */
+        q->consumed = atomic_load_explicit(&q->set->consumed, memory_order_acquire);
+        if ((uint32_t)(seq - q->consumed) >= UMP_SHM_FB_SLOTS) return NULL;
+    }
+    return ump_shm_fb_slot(q, seq);
+}
+
+int ump_shm_fb_push(ump_shm_fbq_t *q, uint32_t seq, uint8_t am_id, const void *hdr, size_t hlen,
+                    const struct iovec *iov, int iovcnt, size_t total)
+{
+    ump_shm_fastbox_t *fb = total <= UMP_SHM_FB_PAYLOAD ? fb_claim(q, seq) : NULL;
+    if (!fb) return UMP_ERR_NO_RESOURCE;
     fb->len = (uint16_t)total;
     fb->am_id = am_id;
     ump_shm_gather(fb->data, hdr, hlen, iov, iovcnt, total);
@@ -143,7 +154,7 @@ int ump_shm_fb_push(ump_shm_fastbox_t *fb, uint32_t seq, uint8_t am_id, const vo
     return UMP_OK;
 }
 
-int ump_shm_pair_send(ump_shm_ring_t *tx, ump_shm_fastbox_t *fb, uint32_t seq, uint8_t am_id,
+int ump_shm_pair_send(ump_shm_ring_t *tx, ump_shm_fbq_t *fb, uint32_t seq, uint8_t am_id,
                       const void *hdr, size_t hlen, const struct iovec *iov, int iovcnt,
                       size_t total)
 {
@@ -155,25 +166,25 @@ int ump_shm_pair_send(ump_shm_ring_t *tx, ump_shm_fastbox_t *fb, uint32_t seq, u
     return ump_shm_ring_push(tx, seq, am_id, hdr, hlen, iov, iovcnt, total);
 }
 
-int ump_shm_pair_send_pack(ump_shm_ring_t *tx, ump_shm_fastbox_t *fb, uint32_t seq, uint8_t am_id,
+int ump_shm_pair_send_pack(ump_shm_ring_t *tx, ump_shm_fbq_t *fb, uint32_t seq, uint8_t am_id,
                            const void *hdr, size_t hlen, size_t len,
                            void (*pack)(void *, void *, size_t), void *arg)
 {
     size_t total = hlen + len;
-    if (total <= UMP_SHM_FB_PAYLOAD &&
-        atomic_load_explicit(&fb->state, memory_order_acquire) == 0) {
-        fb->len = (uint16_t)total;
-        fb->am_id = am_id;
-        memcpy(fb->data, hdr, hlen);
-        if (len) pack(arg, fb->data + hlen, len);
-        atomic_store_explicit(&fb->state, UMP_SHM_FB_FULL | (seq & UMP_SHM_FB_SEQ),
+    ump_shm_fastbox_t *s = total <= UMP_SHM_FB_PAYLOAD ? fb_claim(fb, seq) : NULL;
+    if (s) {
+        s->len = (uint16_t)total;
+        s->am_id = am_id;
+        memcpy(s->data, hdr, hlen);
+        if (len) pack(arg, s->data + hlen, len);
+        atomic_store_explicit(&s->state, UMP_SHM_FB_FULL | (seq & UMP_SHM_FB_SEQ),
                               memory_order_release);
         return UMP_OK;
     }
     return ump_shm_ring_push_pack(tx, seq, am_id, hdr, hlen, len, pack, arg);
 }
 
-int ump_shm_pair_next(ump_shm_ring_t *rx, ump_shm_fastbox_t *fb, uint32_t seq, ump_shm_msg_t *m)
+int ump_shm_pair_next(ump_shm_ring_t *rx, ump_shm_fbq_t *fb, uint32_t seq, ump_shm_msg_t *m)
 {
     /* Ring first: once the ring shows a later number (acquire on its head),
      * the fastbox write that preceded it is visible too, so checking the
@@ -182,24 +193,31 @@ int ump_shm_pair_next(ump_shm_ring_t *rx, ump_shm_fastbox_t *fb, uint32_t seq, u
     if (rec && rec->seq == seq) {
         m->data = rec + 1;
         m->len = rec->len;
+        m->seq = seq;
         m->am_id = rec->am_id;
         m->rec = rec;
         return 1;
     }
     if (ump_shm_fb_holds(fb, seq)) {
-        m->data = fb->data;
-        m->len = fb->len;
-        m->am_id = fb->am_id;
+        ump_shm_fastbox_t *s = ump_shm_fb_slot(fb, seq);
+        m->data = s->data;
+        m->len = s->len;
+        m->seq = seq;
+        m->am_id = s->am_id;
         m->rec = NULL;
         return 1;
     }
     return rec ? UMP_ERR_PROTOCOL : 0;
 }
 
-void ump_shm_pair_release(ump_shm_ring_t *rx, ump_shm_fastbox_t *fb, const ump_shm_msg_t *m)
+void ump_shm_pair_release(ump_shm_ring_t *rx, ump_shm_fbq_t *fb, const ump_shm_msg_t *m)
 {
     if (m->rec)
         ump_shm_ring_pop(rx, m->rec);
     else
-        ump_shm_fb_pop(fb);
+        atomic_store_explicit(&ump_shm_fb_slot(fb, m->seq)->state, 0, memory_order_relaxed);
+    /* Release: the slot is empty and our reads of it are done before the
+     * sender sees the number (a line the sender reads only when it runs
+     * out of slots). */
+    atomic_store_explicit(&fb->set->consumed, m->seq + 1, memory_order_release);
 }

@@ -59,20 +59,20 @@ typedef struct shm_ep_addr {
     int32_t pid;
     uint64_t probe_addr; /* a word holding CMA_PROBE_MAGIC ^ pid */
     int32_t asym;        /* registered for membarrier(GLOBAL_EXPEDITED) */
-    int32_t rsv;
+    int32_t poll_all;    /* wants direct polling (UMP_SHM_POLL_MAX) */
 } shm_ep_addr_t;
 
 typedef struct shm_peer {
     int rank; /* global rank */
     pid_t pid;
     uint64_t probe_addr;
-    ump_shm_ring_t tx;        /* me -> peer (I produce) */
-    ump_shm_ring_t rx;        /* peer -> me (I consume) */
-    ump_shm_fastbox_t *tx_fb; /* me -> peer */
-    ump_shm_fastbox_t *rx_fb; /* peer -> me */
-    uint32_t tx_seq, rx_seq;  /* next number to send / to deliver */
-    ump_shm_ctl_t *ctl;       /* the peer's control block */
-    struct sockaddr_un bell;  /* the peer's doorbell */
+    ump_shm_ring_t tx;       /* me -> peer (I produce) */
+    ump_shm_ring_t rx;       /* peer -> me (I consume) */
+    ump_shm_fbq_t tx_fb;     /* me -> peer */
+    ump_shm_fbq_t rx_fb;     /* peer -> me */
+    uint32_t tx_seq, rx_seq; /* next number to send / to deliver */
+    ump_shm_ctl_t *ctl;      /* the peer's control block */
+    struct sockaddr_un bell; /* the peer's doorbell */
     socklen_t bell_len;
     bool dead, dead_reported;
     uint64_t alive_checked; /* ns; liveness is checked at most every LIVENESS_NS */
@@ -192,7 +192,8 @@ static int shm_xp_open(const ump_xp_params_t *params, ump_xp_t **out)
     shm_ep_addr_t ep = {.local_rank = xp->me,
                         .pid = (int32_t)getpid(),
                         .probe_addr = (uint64_t)(uintptr_t)&xp->probe_word,
-                        .asym = xp->asym_me};
+                        .asym = xp->asym_me,
+                        .poll_all = xp->poll_all};
     rc = ump_rt_put(xp->rt, "shm.ep", &ep, sizeof(ep));
     if (rc != UMP_OK) goto err_close;
 
@@ -255,6 +256,11 @@ static int shm_wireup(ump_xp_t *xp_)
         p->pid = ep.pid;
         p->probe_addr = ep.probe_addr;
         if (!ep.asym) xp->asym = false;
+        /* Senders of the bitmap mode flag their rings; a receiver that
+         * polls directly ignores the flags, one that waits for them needs
+         * every sender to set them: one rank that wants the bitmap (its
+         * own UMP_SHM_POLL_MAX) makes every rank use it. */
+        if (!ep.poll_all) xp->poll_all = false;
         xp->slot_of[r] = ep.local_rank;
         found++;
     }
@@ -288,8 +294,8 @@ static int shm_wireup(ump_xp_t *xp_)
         ump_shm_pair_t *rx = ump_shm_seg_pair(xp->seg, xp->local_size, xp->ring_size, s, xp->me);
         ump_shm_ring_attach(&p->tx, &tx->ring, ump_shm_pair_data(tx), xp->ring_size);
         ump_shm_ring_attach(&p->rx, &rx->ring, ump_shm_pair_data(rx), xp->ring_size);
-        p->tx_fb = &tx->fb;
-        p->rx_fb = &rx->fb;
+        ump_shm_fbq_attach(&p->tx_fb, &tx->fb);
+        ump_shm_fbq_attach(&p->rx_fb, &rx->fb);
         p->ctl = ump_shm_seg_ctl(xp->seg, s);
         bell_addr(info->job_id, p->rank, &p->bell, &p->bell_len);
     }
@@ -416,7 +422,7 @@ static int shm_am_send(ump_xp_t *xp_, int peer, uint8_t am_id, const void *hdr, 
         total += iov[i].iov_len;
     if (UMP_UNLIKELY(total > xp->base.caps.max_am)) return UMP_ERR_INVALID;
 
-    int rc = ump_shm_pair_send(&p->tx, p->tx_fb, p->tx_seq, am_id, hdr, hlen, iov, iovcnt, total);
+    int rc = ump_shm_pair_send(&p->tx, &p->tx_fb, p->tx_seq, am_id, hdr, hlen, iov, iovcnt, total);
     if (rc == UMP_ERR_NO_RESOURCE && peer_dead(xp, p)) return UMP_ERR_PEER_DEAD;
     if (rc != UMP_OK) return rc;
     p->tx_seq++;
@@ -432,7 +438,7 @@ static int shm_am_send_pack(ump_xp_t *xp_, int peer, uint8_t am_id, const void *
     shm_peer_t *p = &xp->peers[xp->slot_of[peer]];
     if (UMP_UNLIKELY(p->dead)) return UMP_ERR_PEER_DEAD;
     if (UMP_UNLIKELY(hlen + len > xp->base.caps.max_am)) return UMP_ERR_INVALID;
-    int rc = ump_shm_pair_send_pack(&p->tx, p->tx_fb, p->tx_seq, am_id, hdr, hlen, len, pack, arg);
+    int rc = ump_shm_pair_send_pack(&p->tx, &p->tx_fb, p->tx_seq, am_id, hdr, hlen, len, pack, arg);
     if (rc == UMP_ERR_NO_RESOURCE && peer_dead(xp, p)) return UMP_ERR_PEER_DEAD;
     if (rc != UMP_OK) return rc;
     p->tx_seq++;
@@ -449,7 +455,7 @@ static int drain(shm_xp_t *xp, int s, bool *more)
     int n = 0;
     for (; n < DRAIN_BUDGET; n++) {
         ump_shm_msg_t m;
-        int rc = ump_shm_pair_next(&p->rx, p->rx_fb, p->rx_seq, &m);
+        int rc = ump_shm_pair_next(&p->rx, &p->rx_fb, p->rx_seq, &m);
         if (rc <= 0) {
             if (rc < 0 && !xp->protocol_error_logged) {
                 ump_error("shm: messages from rank %d out of sequence (expected %u)", p->rank,
@@ -459,7 +465,7 @@ static int drain(shm_xp_t *xp, int s, bool *more)
             break;
         }
         prm->am_handler(prm->arg, &xp->base, p->rank, m.am_id, m.data, m.len);
-        ump_shm_pair_release(&p->rx, p->rx_fb, &m);
+        ump_shm_pair_release(&p->rx, &p->rx_fb, &m);
         p->rx_seq++;
     }
     *more = n == DRAIN_BUDGET;
@@ -543,7 +549,7 @@ static int shm_arm(ump_xp_t *xp_)
         for (int s = 0; s < xp->local_size; s++) {
             shm_peer_t *p = &xp->peers[s];
             ump_shm_msg_t m;
-            if (s != xp->me && ump_shm_pair_next(&p->rx, p->rx_fb, p->rx_seq, &m) != 0) {
+            if (s != xp->me && ump_shm_pair_next(&p->rx, &p->rx_fb, p->rx_seq, &m) != 0) {
                 atomic_store_explicit(&xp->my_ctl->sleeping, 0, memory_order_relaxed);
                 return UMP_ERR_BUSY;
             }
