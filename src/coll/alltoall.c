@@ -5,6 +5,10 @@
  * receive posted at once: medium blocks, and long ones when oversubscribed,
  * since a rank that gets the CPU can serve every peer), pairwise exchange
  * (long blocks: n-1 rounds, one partner each, no contention).
+ *
+ * Derived types go to the core per peer as (buf, count, type); a blocking
+ * linear exchange of them (auto) is posted directly, without a schedule,
+ * and this rank's own block is copied type to type in one pass.
  */
 #include "coll/coll_int.h"
 
@@ -75,6 +79,59 @@ static int choose(MPI_Comm comm, bool uniform, size_t b)
     return algo;
 }
 
+/* Copies the stream of (src, scount, sdt) into (dst, rcount, rdt), run
+ * against run: one pass over the data where packing into scratch and
+ * unpacking from it took two. Moves min of both streams' lengths. */
+static int dt_copy(void *dst, size_t rcount, MPI_Datatype rdt, const void *src, size_t scount,
+                   MPI_Datatype sdt)
+{
+    size_t len = UMP_MIN(rcount * rdt->size, scount * sdt->size);
+    if (!len) return MPI_SUCCESS;
+    if (ump_coll_dt_contig(rdt) && ump_coll_dt_contig(sdt)) {
+        memcpy(dst, src, len);
+        return MPI_SUCCESS;
+    }
+    if (ump_coll_dt_contig(sdt)) return ump_coll_unpack(dst, src, rcount, rdt);
+    if (ump_coll_dt_contig(rdt)) return ump_coll_pack(dst, src, scount, sdt);
+    ump_dt_cursor_t sc, rc;
+    if (ump_dt_cursor_init(&sc, src, scount, sdt, 0) != UMP_OK ||
+        ump_dt_cursor_init(&rc, dst, rcount, rdt, 0) != UMP_OK)
+        return MPI_ERR_TYPE;
+    enum { BATCH = 32 };
+    struct iovec si[BATCH], ri[BATCH];
+    int sn = 0, rn = 0, sk = 0, rk = 0;
+    size_t soff = 0, roff = 0;
+    while (len) {
+        if (sk == sn) {
+            ump_dt_cursor_iov(&sc, len, si, BATCH, &sn);
+            sk = 0;
+            soff = 0;
+            if (!sn) break;
+        }
+        if (rk == rn) {
+            ump_dt_cursor_iov(&rc, len, ri, BATCH, &rn);
+            rk = 0;
+            roff = 0;
+            if (!rn) break;
+        }
+        size_t n = UMP_MIN(si[sk].iov_len - soff, ri[rk].iov_len - roff);
+        n = UMP_MIN(n, len);
+        memcpy((char *)ri[rk].iov_base + roff, (const char *)si[sk].iov_base + soff, n);
+        len -= n;
+        soff += n;
+        roff += n;
+        if (soff == si[sk].iov_len) {
+            sk++;
+            soff = 0;
+        }
+        if (roff == ri[rk].iov_len) {
+            rk++;
+            roff = 0;
+        }
+    }
+    return len ? MPI_ERR_TYPE : MPI_SUCCESS;
+}
+
 int ump_coll_alltoallw(const void *sbuf, const int *scounts, const int *sdispls,
                        const MPI_Datatype *sdts, void *rbuf, const int *rcounts, const int *rdispls,
                        const MPI_Datatype *rdts, bool bytes_displ, int scount, MPI_Datatype sdt,
@@ -88,11 +145,6 @@ int ump_coll_alltoallw(const void *sbuf, const int *scounts, const int *sdispls,
     ump_sched_init(&s, comm);
     int n = comm->size, me = comm->rank;
     bool inplace = sbuf == MPI_IN_PLACE;
-    const void **sp = ump_sched_tmp(&s, sizeof(void *) * (size_t)n);
-    void **rp = ump_sched_tmp(&s, sizeof(void *) * (size_t)n);
-    size_t *sl = ump_sched_tmp(&s, sizeof(size_t) * (size_t)n);
-    size_t *rl = ump_sched_tmp(&s, sizeof(size_t) * (size_t)n);
-    if (s.err) goto out;
 #define RDT(i)  (rdts ? rdts[i] : rdt)
 #define RCNT(i) ((size_t)(rcounts ? rcounts[i] : rcount))
 #define ROFF(i)                                                                                    \
@@ -114,19 +166,55 @@ int ump_coll_alltoallw(const void *sbuf, const int *scounts, const int *sdispls,
         int algo =
             derived ? choose(comm, !scounts && !rcounts && !sdts && !rdts, SCNT(0) * SDT(0)->size)
                     : 1;
+        if (algo == 2 && !greq && ump_coll_alltoall_algo.v.e == 0 && !s.err) {
+            /* Blocking linear: the same messages as the schedule below,
+             * posted straight from here (no ops, rounds or scratch), and
+             * this rank's block copied type to type while they fly. */
+            ump_req_t rin[2 * 8], *reqs = rin; /* 9 and more ranks: scratch */
+            if (2 * (size_t)n > UMP_ARRAY_SIZE(rin)) {
+                reqs = ump_sched_tmp(&s, 2 * (size_t)n * sizeof(ump_req_t));
+                if (!reqs) goto out;
+            }
+            int rc = UMP_OK, nr = 0, err = MPI_SUCCESS;
+            for (int k = 1; k < n && rc == UMP_OK; k++) {
+                int from = (me - k + n) % n;
+                rc = ump_irecv((char *)rbuf + ROFF(from), RCNT(from), RDT(from),
+                               ump_mpi_world_rank(comm, from), s.tag, s.ctx, &reqs[nr]);
+                if (rc == UMP_OK) nr++;
+            }
+            int nrecv = nr;
+            for (int k = 1; k < n && rc == UMP_OK; k++) {
+                int to = (me + k) % n;
+                rc = ump_isend((const char *)sbuf + SOFF(to), SCNT(to), SDT(to),
+                               ump_mpi_world_rank(comm, to), s.tag, s.ctx, &reqs[nr]);
+                if (rc == UMP_OK) nr++;
+            }
+            if (rc == UMP_OK)
+                err = dt_copy((char *)rbuf + ROFF(me), RCNT(me), RDT(me),
+                              (const char *)sbuf + SOFF(me), SCNT(me), SDT(me));
+            else
+                for (int i = 0; i < nrecv; i++)
+                    ump_cancel(&reqs[i]);
+            int wrc = ump_waitall((size_t)nr, reqs, UMP_STATUS_IGNORE);
+            if (rc == UMP_OK) rc = wrc;
+            ump_sched_free(&s);
+            if (rc != UMP_OK) return ump_mpi_class_of(rc);
+            return err;
+        }
         if (algo != 1) {
-            /* This rank's own block: through a packed copy unless both
-             * sides are plain bytes. */
+            /* This rank's own block: a schedule step when both sides are
+             * plain bytes, else copied type to type now (the buffers
+             * belong to the collective from its start). */
             const char *mysrc = (const char *)sbuf + SOFF(me);
             char *mydst = (char *)rbuf + ROFF(me);
-            size_t mylen = RCNT(me) * RDT(me)->size;
             if (ump_coll_dt_contig(RDT(me)) && ump_coll_dt_contig(SDT(me))) {
-                ump_sched_copy(&s, mydst, mysrc, mylen);
-            } else if (mylen) {
-                void *t = ump_sched_tmp(&s, mylen);
-                if (!t) goto out;
-                ump_coll_pack(t, mysrc, SCNT(me), SDT(me));
-                ump_sched_unpack(&s, mydst, t, RCNT(me), RDT(me));
+                ump_sched_copy(&s, mydst, mysrc, RCNT(me) * RDT(me)->size);
+            } else {
+                int e = dt_copy(mydst, RCNT(me), RDT(me), mysrc, SCNT(me), SDT(me));
+                if (e != MPI_SUCCESS) {
+                    s.err = e;
+                    goto out;
+                }
             }
             for (int k = 1; k < n; k++) {
                 int to = (me + k) % n, from = (me - k + n) % n;
@@ -139,6 +227,11 @@ int ump_coll_alltoallw(const void *sbuf, const int *scounts, const int *sdispls,
             goto out;
         }
     }
+    const void **sp = ump_sched_tmp(&s, sizeof(void *) * (size_t)n);
+    void **rp = ump_sched_tmp(&s, sizeof(void *) * (size_t)n);
+    size_t *sl = ump_sched_tmp(&s, sizeof(size_t) * (size_t)n);
+    size_t *rl = ump_sched_tmp(&s, sizeof(size_t) * (size_t)n);
+    if (s.err) goto out;
     /* Receive side: straight into the user's buffer when contiguous, else
      * into one packed scratch buffer for all peers (one allocation, so the
      * scratch cache keeps it between calls: a buffer per peer missed the
