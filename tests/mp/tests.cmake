@@ -122,6 +122,7 @@ ump_mp_test(sizes.shm.block sizes 2 90 ARGS --max 1m ENV UMP_TRANSPORTS=shm UMP_
 set(wake_env UMP_WAIT=block UMP_WAIT_SPIN_US=1)
 ump_mp_test(wake.shm wake 2 60 ENV UMP_TRANSPORTS=shm ${wake_env})
 ump_mp_test(wake.shm.fence wake 2 60 ENV UMP_TRANSPORTS=shm UMP_SHM_MEMBARRIER=no ${wake_env})
+ump_mp_test(wake.shm.8 wake 8 90 ARGS 800 ENV UMP_TRANSPORTS=shm UMP_SHM_MEMBARRIER=yes ${wake_env})
 ump_mp_test(wake.shm.bitmap wake 2 60 ENV UMP_TRANSPORTS=shm UMP_SHM_POLL_MAX=0 ${wake_env})
 ump_mp_test(wake.shm.4 wake 4 90 ARGS 1500 ENV UMP_TRANSPORTS=shm ${wake_env})
 ump_mp_test(wake.tcp wake 2 60 ARGS 1500 ENV UMP_TRANSPORTS=tcp ${wake_env})

@@ -40,9 +40,10 @@ UMP_CFG(shm_cfg_cma_min, "UMP_SHM_CMA_MIN", UMP_CFG_SIZE, "0",
         "pipelined ring copy is faster at every size on the reference machine)");
 UMP_CFG(shm_cfg_cma, "UMP_SHM_CMA", UMP_CFG_BOOL, "yes",
         "allow cross-memory attach (process_vm_readv) for single-copy reads");
-UMP_CFG(shm_cfg_membarrier, "UMP_SHM_MEMBARRIER", UMP_CFG_BOOL, "yes",
-        "when the node is not oversubscribed, a receiver going to sleep runs membarrier() so "
-        "that senders need no memory fence per message");
+UMP_CFG_ENUM_(shm_cfg_membarrier, "UMP_SHM_MEMBARRIER", "auto", "auto|yes|no",
+              "a receiver going to sleep runs membarrier() so that senders need no memory fence "
+              "per message: auto (when the node has a CPU per rank), yes (also when "
+              "oversubscribed), no");
 UMP_CFG(shm_cfg_poll_max, "UMP_SHM_POLL_MAX", UMP_CFG_INT, "16",
         "up to this many local ranks a receiver polls every peer's fastbox and ring directly; "
         "above it senders flag their ring in the receiver's pending bitmap");
@@ -185,9 +186,10 @@ static int shm_xp_open(const ump_xp_params_t *params, ump_xp_t **out)
     }
     xp->poll_all = info->local_size <= shm_cfg_poll_max.v.i;
     /* membarrier interrupts the CPUs that run the other ranks: worth it
-     * only when each rank has its own CPU and sleeping is rare. */
+     * where sleeping is rarer than sending. */
     int cpus = ump_num_cpus();
-    if (xp->poll_all && shm_cfg_membarrier.v.b && cpus > 0 && info->local_size <= cpus)
+    int mb = shm_cfg_membarrier.v.e; /* 0 auto, 1 yes, 2 no */
+    if (xp->poll_all && (mb == 1 || (mb == 0 && cpus > 0 && info->local_size <= cpus)))
         xp->asym_me = syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED, 0, 0) == 0;
     shm_ep_addr_t ep = {.local_rank = xp->me,
                         .pid = (int32_t)getpid(),
