@@ -14,8 +14,8 @@
 
 #include "mp_common.h"
 
-#define SLOW_S    0.09 /* a round trip this slow is a missed wake-up */
-#define SLOW_MAX  3    /* tolerated: a loaded machine may stall a rank */
+#define SLOW_S    0.099 /* a missed wake-up costs the 100 ms safety timeout */
+#define SLOW_MAX  3     /* tolerated: a loaded machine may stall a rank */
 #define MAX_BYTES 4096
 
 static void work_us(unsigned us)
