@@ -248,11 +248,15 @@ size_t ump_core_dt_seg(ump_xp_t *xp, size_t len, bool dt)
      * 1 MiB messages, the transport's 32 KiB best above 128 KiB). */
     size_t seg = UMP_ALIGN_UP(len / 4, 1024);
     /* An AM costs more on some transports than on others (tcp: system
-     * calls): never below half the transport's own segment size (tcp,
-     * 128 KiB of 1 KiB runs: 43 us in four segments, 37 us in two, 35 us
-     * in one, contiguous 32.5 us; on shm 8 or 16 KiB segments for 32 KiB
-     * messages differ by 3%). */
-    seg = UMP_MAX(seg, UMP_MAX(cap / 2, (size_t)8192));
+     * calls): there never below half the transport's own segment size
+     * (tcp, 128 KiB of 1 KiB runs: 43 us in four segments, 37 us in two,
+     * 35 us in one, contiguous 32.5 us). A transport that packs in place
+     * (shm) sends an AM for a few stores, so even small rendezvous
+     * messages get four segments (16 KiB of 128-byte runs with a 16 KiB
+     * stride: 4 KiB segments 15-19% faster than one 16 KiB segment; on
+     * shm 8 or 16 KiB segments for 32 KiB messages differ by 3%). */
+    size_t floor = xp->ops->am_send_pack ? 4096 : UMP_MAX(cap / 2, (size_t)8192);
+    seg = UMP_MAX(seg, floor);
     return UMP_MIN(seg, cap);
 }
 

@@ -6,9 +6,10 @@
  * The cursor keeps a stack of frames, one per non-leaf layout node on the
  * path to the current run, and the bytes already done in that run. Nodes
  * whose children are runs (VEC/BLK of a LEAF, IDX) are handled by tight
- * kernels, with fixed-size copies for runs of 1, 2, 4, 8 and 16 bytes; the
- * interpreter only descends through the other nodes. Addresses are computed
- * as integers because MPI_BOTTOM types start from a null buffer.
+ * kernels, with fixed-size copies for runs of 1, 2, 4, 8, 16, 128 and 256
+ * bytes; the interpreter only descends through the other nodes. Addresses
+ * are computed as integers because MPI_BOTTOM types start from a null
+ * buffer.
  */
 #include <string.h>
 
@@ -97,6 +98,11 @@ static inline __attribute__((always_inline)) bool runs(ump_dt_cursor_t *c, const
             s += k * L0;
         } else {
 #define ADDR_Q ADDR(i + q)
+            /* 32 and 64 bytes stay with the C library's copy: one wide
+             * store per run, measured up to 13% faster than inline 16-byte
+             * moves when the two cores are near each other (and up to 14%
+             * slower when far); inline 128-byte copies were 12-22% faster
+             * in both placements (128 runs with a 16 KiB stride, shm). */
             switch (L0) {
             case 1:
                 FIXED_LOOP(1);
@@ -112,6 +118,12 @@ static inline __attribute__((always_inline)) bool runs(ump_dt_cursor_t *c, const
                 break;
             case 16:
                 FIXED_LOOP(16);
+                break;
+            case 128:
+                FIXED_LOOP(128);
+                break;
+            case 256:
+                FIXED_LOOP(256);
                 break;
             default:
                 FIXED_LOOP(L0);

@@ -6,7 +6,7 @@
  * A fake transport records which entry point was used and the bytes it
  * received; every case checks those bytes against ump_dt_pack of the same
  * stream range, at the thresholds of the choice, on transports with and
- * without am_send_pack.
+ * without am_send_pack. Also the segment size of the pipelined scheme.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -89,6 +89,7 @@ static int setup(void **state)
     unsetenv("UMP_DT_PACK");
     unsetenv("UMP_DT_IOV_MIN_RUN");
     unsetenv("UMP_DT_DIRECT_MAX");
+    unsetenv("UMP_DT_SEG_SIZE");
     if (ump_cfg_load(true) != UMP_OK) return -1;
     ump_core_dt_init();
     arr = malloc(sizeof(int) * ROWS * COLS * 2);
@@ -219,12 +220,39 @@ static void test_refused_rewinds(void **state)
     ump_dt_free(&t16);
 }
 
+/* Segments of a pipelined message: four where the transport packs in
+ * place (at least 4 KiB, at most the transport's segment); at least half
+ * the transport's segment where each AM costs more (no am_send_pack). */
+static void test_segments(void **state)
+{
+    (void)state;
+    ump_xp_t shm = xp_of(&ops_pack), tcp = xp_of(&ops_nopack);
+    tcp.caps.seg_size = 262144;
+    assert_int_equal(ump_core_dt_seg(&shm, 8193, true), 4096);
+    assert_int_equal(ump_core_dt_seg(&shm, 16384, true), 4096);
+    assert_int_equal(ump_core_dt_seg(&shm, 32768, true), 8192);
+    assert_int_equal(ump_core_dt_seg(&shm, 65536, true), 16384);
+    assert_int_equal(ump_core_dt_seg(&shm, 100000, true), 25600); /* 1 KiB multiple */
+    assert_int_equal(ump_core_dt_seg(&shm, 524288, true), 32768);
+    assert_int_equal(ump_core_dt_seg(&shm, 524288, false), 32768);
+    assert_int_equal(ump_core_dt_seg(&tcp, 65537, true), 131072);
+    assert_int_equal(ump_core_dt_seg(&tcp, 524288, true), 131072);
+    assert_int_equal(ump_core_dt_seg(&tcp, 4 << 20, true), 262144);
+    setenv("UMP_DT_SEG_SIZE", "5000", 1);
+    assert_int_equal(ump_cfg_load(true), UMP_OK);
+    assert_int_equal(ump_core_dt_seg(&shm, 524288, true), 5000);
+    assert_int_equal(ump_core_dt_seg(&tcp, 524288, true), 5000);
+    unsetenv("UMP_DT_SEG_SIZE");
+    assert_int_equal(ump_cfg_load(true), UMP_OK);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_auto_pack_transport),
         cmocka_unit_test(test_auto_copying_transport),
         cmocka_unit_test(test_refused_rewinds),
+        cmocka_unit_test(test_segments),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
