@@ -5,8 +5,8 @@
  * the user's runs, or packed into a pooled buffer and sent as one piece.
  * A fake transport records which entry point was used and the bytes it
  * received; every case checks those bytes against ump_dt_pack of the same
- * stream range, at the thresholds of the choice, on transports with and
- * without am_send_pack. Also the segment size of the pipelined scheme.
+ * stream range, at the thresholds of the choice, on memory and socket
+ * transports. Also the segment size of the pipelined scheme.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -64,7 +64,18 @@ static int fake_send_pack(ump_xp_t *xp, int peer, uint8_t am_id, const void *hdr
     return UMP_OK;
 }
 
-static const ump_xp_ops_t ops_pack = {.am_send = fake_send, .am_send_pack = fake_send_pack};
+static int fake_get(ump_xp_t *xp, int peer, const struct iovec *local, int nlocal,
+                    const ump_riov_t *remote, int nremote)
+{
+    (void)xp, (void)peer, (void)local, (void)nlocal, (void)remote, (void)nremote;
+    return UMP_ERR_UNSUPPORTED;
+}
+
+/* A memory transport (shm: packs in place, has get()), a socket transport
+ * (tcp: packs into its send queue, no get()), and one that cannot pack. */
+static const ump_xp_ops_t ops_mem = {
+    .am_send = fake_send, .am_send_pack = fake_send_pack, .get = fake_get};
+static const ump_xp_ops_t ops_sock = {.am_send = fake_send, .am_send_pack = fake_send_pack};
 static const ump_xp_ops_t ops_nopack = {.am_send = fake_send};
 
 static ump_xp_t xp_of(const ump_xp_ops_t *ops)
@@ -137,10 +148,10 @@ static void send_check(ump_xp_t *xp, struct ump_dt *t, size_t first, size_t n, i
 
 /* shm-like: small payloads and long runs packed in place, the rest through
  * the pooled buffer; runs from 16 KiB as iovecs. */
-static void test_auto_pack_transport(void **state)
+static void test_auto_memory_transport(void **state)
 {
     (void)state;
-    ump_xp_t xp = xp_of(&ops_pack);
+    ump_xp_t xp = xp_of(&ops_mem);
     struct ump_dt *t4 = vec(1024, 4, 256);        /* 16-byte runs, 16 KiB */
     struct ump_dt *t16 = vec(1024, 16, 256);      /* 64-byte runs, 64 KiB */
     struct ump_dt *t1k = vec(ROWS, 1024, COLS);   /* 4 KiB runs, 512 KiB */
@@ -163,12 +174,13 @@ static void test_auto_pack_transport(void **state)
     ump_dt_free(&t4k);
 }
 
-/* tcp-like (no am_send_pack): runs from 1 KiB go as iovecs while they fit
- * the transport's entries; shorter runs, or too many, are packed first. */
-static void test_auto_copying_transport(void **state)
+/* tcp-like: runs from 1 KiB go as iovecs while they fit the transport's
+ * entries; shorter runs, or too many, are packed (in place when small or
+ * long, else through the pooled buffer). */
+static void test_auto_socket_transport(void **state)
 {
     (void)state;
-    ump_xp_t xp = xp_of(&ops_nopack);
+    ump_xp_t xp = xp_of(&ops_sock);
     struct ump_dt *t256 = vec(ROWS, 256, COLS); /* 1 KiB runs */
     struct ump_dt *t255 = vec(ROWS, 255, COLS); /* 1020-byte runs */
     struct ump_dt *t1k = vec(ROWS, 1024, COLS); /* 4 KiB runs */
@@ -176,11 +188,12 @@ static void test_auto_copying_transport(void **state)
     assert_int_equal(got.niov, 32);
     send_check(&xp, t256, 0, 65536, VIA_ONE); /* 64 runs: more than max_iov - 2 */
     send_check(&xp, t255, 0, 32640, VIA_ONE); /* runs below 1 KiB */
+    send_check(&xp, t255, 0, 4080, VIA_PACK); /* small: in place */
     send_check(&xp, t1k, 0, 131072, VIA_IOV);
     assert_int_equal(got.niov, 32);
     send_check(&xp, t1k, 1, 131072, VIA_IOV); /* a partial run at each end */
     assert_int_equal(got.niov, 33);
-    send_check(&xp, t256, 0, 512, VIA_ONE); /* small: one piece */
+    send_check(&xp, t1k, 0, 262144, VIA_PACK); /* 66 runs of 4 KiB: in place */
 
     /* An explicit threshold overrides the transport's default. */
     setenv("UMP_DT_IOV_MIN_RUN", "4k", 1);
@@ -189,6 +202,11 @@ static void test_auto_copying_transport(void **state)
     send_check(&xp, t1k, 0, 131072, VIA_IOV);
     unsetenv("UMP_DT_IOV_MIN_RUN");
     assert_int_equal(ump_cfg_load(true), UMP_OK);
+
+    /* Without am_send_pack nothing is packed in place. */
+    ump_xp_t np = xp_of(&ops_nopack);
+    send_check(&np, t255, 0, 4080, VIA_ONE);
+    send_check(&np, t1k, 0, 262144, VIA_ONE);
     ump_dt_free(&t256);
     ump_dt_free(&t255);
     ump_dt_free(&t1k);
@@ -199,7 +217,7 @@ static void test_auto_copying_transport(void **state)
 static void test_refused_rewinds(void **state)
 {
     (void)state;
-    ump_xp_t xp = xp_of(&ops_nopack);
+    ump_xp_t xp = xp_of(&ops_sock);
     struct ump_dt *t1k = vec(ROWS, 1024, COLS);
     struct ump_dt *t16 = vec(1024, 16, 256);
     struct ump_dt *ts[2] = {t1k, t16};
@@ -220,13 +238,13 @@ static void test_refused_rewinds(void **state)
     ump_dt_free(&t16);
 }
 
-/* Segments of a pipelined message: four where the transport packs in
- * place (at least 4 KiB, at most the transport's segment); at least half
- * the transport's segment where each AM costs more (no am_send_pack). */
+/* Segments of a pipelined message: four on a memory transport (at least
+ * 4 KiB, at most the transport's segment); at least half the transport's
+ * segment where each AM costs system calls (no get()). */
 static void test_segments(void **state)
 {
     (void)state;
-    ump_xp_t shm = xp_of(&ops_pack), tcp = xp_of(&ops_nopack);
+    ump_xp_t shm = xp_of(&ops_mem), tcp = xp_of(&ops_sock);
     tcp.caps.seg_size = 262144;
     assert_int_equal(ump_core_dt_seg(&shm, 8193, true), 4096);
     assert_int_equal(ump_core_dt_seg(&shm, 16384, true), 4096);
@@ -249,8 +267,8 @@ static void test_segments(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_auto_pack_transport),
-        cmocka_unit_test(test_auto_copying_transport),
+        cmocka_unit_test(test_auto_memory_transport),
+        cmocka_unit_test(test_auto_socket_transport),
         cmocka_unit_test(test_refused_rewinds),
         cmocka_unit_test(test_segments),
     };
