@@ -7,9 +7,9 @@
  * path to the current run, and the bytes already done in that run. Nodes
  * whose children are runs (VEC/BLK of a LEAF, IDX) are handled by tight
  * kernels, with fixed-size copies for runs of 1, 2, 4, 8, 16, 128 and 256
- * bytes; the interpreter only descends through the other nodes. Addresses
- * are computed as integers because MPI_BOTTOM types start from a null
- * buffer.
+ * bytes (see runs() for the exceptions); the interpreter only descends
+ * through the other nodes. Addresses are computed as integers because
+ * MPI_BOTTOM types start from a null buffer.
  */
 #include <string.h>
 
@@ -98,12 +98,18 @@ static inline __attribute__((always_inline)) bool runs(ump_dt_cursor_t *c, const
             s += k * L0;
         } else {
 #define ADDR_Q ADDR(i + q)
-            /* 32 and 64 bytes stay with the C library's copy: one wide
-             * store per run, measured up to 13% faster than inline 16-byte
-             * moves when the two cores are near each other (and up to 14%
-             * slower when far); inline 128-byte copies were 12-22% faster
-             * in both placements (128 runs with a 16 KiB stride, shm). */
-            switch (L0) {
+            /* Measured on shm, 128 runs with a 16 KiB stride: 32 and 64
+             * bytes stay with the C library's copy (one wide store per run:
+             * up to 13% faster than inline 16-byte moves when the two cores
+             * are near each other, up to 14% slower when far); inline
+             * 128-byte copies were 12-22% faster in both placements. Runs
+             * of up to 16 bytes, each on lines of its own (stride of 64
+             * bytes or more), are packed inline but unpacked through the
+             * library call: inline stores there made a ping-pong of 0.5-2
+             * KiB 20-38% slower when the cores are near (why is not known;
+             * the difference is in the unpacking of data just received). */
+            bool far_apart = kind == UMP_DL_VEC && (nd->stride >= 64 || nd->stride <= -64);
+            switch (op == OP_UNPACK && L0 <= 16 && far_apart ? 0 : L0) {
             case 1:
                 FIXED_LOOP(1);
                 break;
