@@ -6,8 +6,8 @@
  * The cursor keeps a stack of frames, one per non-leaf layout node on the
  * path to the current run, and the bytes already done in that run. Nodes
  * whose children are runs (VEC/BLK of a LEAF, IDX) are handled by tight
- * kernels, with fixed-size copies for runs of 1, 2, 4, 8, 16, 128 and 256
- * bytes (see runs() for the exceptions); the interpreter only descends
+ * kernels, with fixed-size copies for runs of 1, 2, 4, ... 256 bytes (see
+ * runs() for the exceptions when unpacking); the interpreter only descends
  * through the other nodes. Addresses are computed as integers because
  * MPI_BOTTOM types start from a null buffer.
  */
@@ -98,18 +98,20 @@ static inline __attribute__((always_inline)) bool runs(ump_dt_cursor_t *c, const
             s += k * L0;
         } else {
 #define ADDR_Q ADDR(i + q)
-            /* Measured on shm, 128 runs with a 16 KiB stride: 32 and 64
-             * bytes stay with the C library's copy (one wide store per run:
-             * up to 13% faster than inline 16-byte moves when the two cores
-             * are near each other, up to 14% slower when far); inline
-             * 128-byte copies were 12-22% faster in both placements. Runs
-             * of up to 16 bytes, each on lines of its own (stride of 64
-             * bytes or more), are packed inline but unpacked through the
-             * library call: inline stores there made a ping-pong of 0.5-2
-             * KiB 20-38% slower when the cores are near (why is not known;
-             * the difference is in the unpacking of data just received). */
+            /* Measured on shm, 128 runs with a 16 KiB stride, ping-pong:
+             * inline 128-byte copies were 12-22% faster than the C
+             * library's copy; packing 32- and 64-byte runs inline 4-6%
+             * faster. Unpacking runs of 32 or 64 bytes, and of up to 16
+             * bytes that lie on lines of their own (stride of 64 bytes or
+             * more), goes through the library call: inline stores there
+             * were 15% slower for 64 bytes and 20-38% for 4-16 bytes when
+             * the cores are near (why is not known; only the unpacking of
+             * data just received shows it). */
             bool far_apart = kind == UMP_DL_VEC && (nd->stride >= 64 || nd->stride <= -64);
-            switch (op == OP_UNPACK && L0 <= 16 && far_apart ? 0 : L0) {
+            size_t fixed = L0;
+            if (op == OP_UNPACK && ((L0 <= 16 && far_apart) || L0 == 32 || L0 == 64))
+                fixed = 0; /* the default case: a call per run */
+            switch (fixed) {
             case 1:
                 FIXED_LOOP(1);
                 break;
@@ -124,6 +126,12 @@ static inline __attribute__((always_inline)) bool runs(ump_dt_cursor_t *c, const
                 break;
             case 16:
                 FIXED_LOOP(16);
+                break;
+            case 32:
+                FIXED_LOOP(32);
+                break;
+            case 64:
+                FIXED_LOOP(64);
                 break;
             case 128:
                 FIXED_LOOP(128);
