@@ -48,10 +48,11 @@ UMP_CFG(core_cfg_dt_sg_run, "UMP_DT_SG_MIN_RUN", UMP_CFG_SIZE, "0",
         "smallest average contiguous run (on both sides) for the auto scheme to use "
         "scatter/gather get(), below it runs are packed and pipelined; 0 = the transport's own "
         "single-copy threshold");
-UMP_CFG(core_cfg_dt_iov_run, "UMP_DT_IOV_MIN_RUN", UMP_CFG_SIZE, "16k",
+UMP_CFG(core_cfg_dt_iov_run, "UMP_DT_IOV_MIN_RUN", UMP_CFG_SIZE, "0",
         "smallest average run the auto pack mode hands to the transport as iovecs instead of "
-        "packing it");
-UMP_CFG(core_cfg_dt_direct_max, "UMP_DT_DIRECT_MAX", UMP_CFG_SIZE, "1k",
+        "packing it; 0 = 1k on socket transports (tcp: the kernel then copies straight from "
+        "the runs), 16k on memory transports (shm)");
+UMP_CFG(core_cfg_dt_direct_max, "UMP_DT_DIRECT_MAX", UMP_CFG_SIZE, "4k",
         "largest payload the auto pack mode packs in place in the transport's buffer; larger "
         "ones are packed into a cache-resident pooled buffer and handed over in one copy");
 UMP_CFG(core_cfg_dt_direct_run, "UMP_DT_DIRECT_MIN_RUN", UMP_CFG_SIZE, "4k",
@@ -235,6 +236,14 @@ const void *ump_core_dt_prepacked(struct ump_request *r, size_t off, size_t *n)
     return x->pre->data + off;
 }
 
+/* True for transports where each AM costs system calls (tcp, udp). xport.h
+ * has no capability for it; the memory transports (shm, self) are the ones
+ * that implement get() at all, whether or not it is allowed at run time. */
+static bool costly_am(const ump_xp_t *xp)
+{
+    return !xp->ops->get;
+}
+
 size_t ump_core_dt_seg(ump_xp_t *xp, size_t len, bool dt)
 {
     size_t cap = xp->caps.seg_size;
@@ -246,12 +255,16 @@ size_t ump_core_dt_seg(ump_xp_t *xp, size_t len, bool dt)
      * shm: 8-64 KiB segments within 10% of each other from 32 KiB to
      * 1 MiB messages, the transport's 32 KiB best above 128 KiB). */
     size_t seg = UMP_ALIGN_UP(len / 4, 1024);
-    /* An AM costs more on some transports than on others (tcp: system
-     * calls): never below half the transport's own segment size (tcp,
-     * 128 KiB of 1 KiB runs: 43 us in four segments, 37 us in two, 35 us
-     * in one, contiguous 32.5 us; on shm 8 or 16 KiB segments for 32 KiB
-     * messages differ by 3%). */
-    seg = UMP_MAX(seg, UMP_MAX(cap / 2, (size_t)8192));
+    /* An AM costs more on some transports than on others: on a socket
+     * transport (system calls per AM) segments are never below half its
+     * own segment size (tcp, 128 KiB of 1 KiB runs: 43 us in
+     * four segments, 37 us in two, 35 us in one, contiguous 32.5 us). On a
+     * memory transport (shm) an AM is a few stores, so even small
+     * rendezvous messages get four segments (16 KiB of 128-byte runs with
+     * a 16 KiB stride: 4 KiB segments 15-19% faster than one 16 KiB
+     * segment; 8 or 16 KiB segments for 32 KiB messages differ by 3%). */
+    size_t floor = costly_am(xp) ? UMP_MAX(cap / 2, (size_t)8192) : 4096;
+    seg = UMP_MAX(seg, floor);
     return UMP_MIN(seg, cap);
 }
 
@@ -286,10 +299,21 @@ int ump_core_dt_am_send(ump_xp_t *xp, int peer, uint8_t am_id, const void *hdr, 
          * (a bulk copy moves whole lines without reading them first);
          * from 4 KiB runs on, each run is such a bulk copy and packing in
          * place wins (1 MiB of 8 KiB runs: 23 us in place, 30 us through
-         * the pooled buffer). */
+         * the pooled buffer). Up to 4 KiB the few lines are worth packing
+         * in place whatever the runs (128 runs of 16 or 32 bytes with a
+         * 16 KiB stride: 3-5% faster than through the pooled buffer, 8 KiB
+         * no better). */
         size_t avg = cur->dt->avg_blk;
         size_t runs = avg ? n / avg + 2 : SIZE_MAX;
-        if (avg >= core_cfg_dt_iov_run.v.sz && runs <= UMP_MIN(xp->caps.max_iov, IOV_STACK))
+        size_t iov_run = core_cfg_dt_iov_run.v.sz;
+        /* A socket transport copies anyway (tcp: the kernel copies from
+         * the iovecs), so our packing is one copy too many: hand it runs
+         * from 1 KiB (tcp, 512 KiB of 4 KiB runs: 6% faster than packing
+         * into its send queue; 1 KiB runs even). A memory transport takes
+         * long runs only (each iovec costs the shm ring a bounds check and
+         * a copy call, the same as packing them). */
+        if (!iov_run) iov_run = costly_am(xp) ? 1024 : 16384;
+        if (avg >= iov_run && runs <= UMP_MIN(xp->caps.max_iov, IOV_STACK))
             mode = PACK_IOV;
         else if ((n <= core_cfg_dt_direct_max.v.sz || avg >= core_cfg_dt_direct_run.v.sz) &&
                  ops->am_send_pack)
