@@ -123,24 +123,28 @@ static bool one_phase(const ump_coll_comm_t *st, int n)
     return st->oversub && st->nnodes == 1 && n <= 64 && ump_coll_fast_oversub.v.b;
 }
 
-/* Sends `bytes` at sb to every other rank and receives as many from each
- * rank i into rb + i * stride (rb may be NULL when bytes is 0). */
-static int all_to_all_same(MPI_Comm comm, int tag, const void *sb, size_t bytes, char *rb,
-                           size_t stride)
+/* Sends `bytes` at sb + i * sx to every other rank i (sx 0: the same bytes
+ * to all) and receives as many from each rank i into rb + i * rx (rb may
+ * be NULL when bytes is 0): every receive posted, then the sends, then the
+ * waits. */
+static int exchange_all(MPI_Comm comm, int tag, const char *sb, size_t sx, char *rb, size_t rx,
+                        size_t bytes)
 {
     int n = comm->size, me = comm->rank, nreq = 0, rc = UMP_OK;
     uint32_t ctx = comm->ctx_coll;
     ump_req_t reqs[64];
     for (int k = 1; k < n && rc == UMP_OK; k++) {
         int from = (me - k + n) % n;
-        rc = ump_irecv(rb ? rb + (size_t)from * stride : NULL, bytes, UMP_BYTE, wrank(comm, from),
-                       tag, ctx, &reqs[nreq]);
+        rc = ump_irecv(rb ? rb + (size_t)from * rx : NULL, bytes, UMP_BYTE, wrank(comm, from), tag,
+                       ctx, &reqs[nreq]);
         if (rc == UMP_OK) nreq++;
     }
     /* Every rank posts all its receives before its first send, so the
      * blocking sends cannot deadlock. */
-    for (int k = 1; k < n && rc == UMP_OK; k++)
-        rc = ump_send(sb, bytes, UMP_BYTE, wrank(comm, (me + k) % n), tag, ctx);
+    for (int k = 1; k < n && rc == UMP_OK; k++) {
+        int to = (me + k) % n;
+        rc = ump_send(sb ? sb + (size_t)to * sx : NULL, bytes, UMP_BYTE, wrank(comm, to), tag, ctx);
+    }
     if (rc != UMP_OK)
         for (int i = 0; i < nreq; i++)
             ump_cancel(&reqs[i]);
@@ -158,7 +162,7 @@ int ump_fast_barrier(MPI_Comm comm)
     ump_coll_comm_t *st = begin(comm, &tag);
     if (!st) return UMP_COLL_NOFAST;
     int n = comm->size, me = comm->rank;
-    if (one_phase(st, n) && n <= 16) return cls(all_to_all_same(comm, tag, NULL, 0, NULL, 0));
+    if (one_phase(st, n) && n <= 16) return cls(exchange_all(comm, tag, NULL, 0, NULL, 0, 0));
     for (int d = 1; d < n; d <<= 1) {
         int rc = xchg(NULL, 0, wrank(comm, (me + d) % n), NULL, 0, wrank(comm, (me - d + n) % n),
                       tag, comm->ctx_coll);
@@ -292,7 +296,7 @@ int ump_fast_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
          * everywhere (so every rank computes the same bits). */
         char *all = scratch(st, bytes * (size_t)n);
         if (!all) return MPI_ERR_NO_MEM;
-        rc = all_to_all_same(comm, tag, acc, bytes, all, bytes);
+        rc = exchange_all(comm, tag, acc, 0, all, bytes, bytes);
         if (rc != UMP_OK) return cls(rc);
         memcpy(all + (size_t)me * bytes, acc, bytes);
         memcpy(acc, all, bytes);
@@ -362,7 +366,7 @@ int ump_fast_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbu
         ump_coll_pack(own, (char *)rbuf + (size_t)me * (size_t)rcount * rdt->extent, (size_t)rcount,
                       rdt);
     if (linear) {
-        int rc = all_to_all_same(comm, tag, own, b, buf, b);
+        int rc = exchange_all(comm, tag, own, 0, buf, b, b);
         if (rc != UMP_OK) return cls(rc);
     }
     for (int mask = 1; mask < n && !linear; mask <<= 1) {
@@ -418,26 +422,13 @@ int ump_fast_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf
         }
         if (!rcontig) rb = t + b * (size_t)n;
     }
-    ump_req_t reqs[64];
-    int rc = UMP_OK, nreq = 0;
-    for (int k = 1; k < n && rc == UMP_OK; k++) {
-        int from = (me - k + n) % n;
-        rc = ump_irecv(rb + (size_t)from * rx, b, UMP_BYTE, wrank(comm, from), tag, ctx,
-                       &reqs[nreq]);
-        if (rc == UMP_OK) nreq++;
-    }
     if (b) memcpy(rb + (size_t)me * rx, sb + (size_t)me * sx, b);
-    /* Every rank posts all its receives before its first send, so the
-     * blocking sends cannot deadlock. */
-    for (int k = 1; k < n && rc == UMP_OK; k++) {
-        int to = (me + k) % n;
-        rc = ump_send(sb + (size_t)to * sx, b, UMP_BYTE, wrank(comm, to), tag, ctx);
-    }
-    if (rc != UMP_OK)
-        for (int i = 0; i < nreq; i++)
-            ump_cancel(&reqs[i]);
-    int wrc = ump_waitall((size_t)nreq, reqs, UMP_STATUS_IGNORE);
-    if (rc == UMP_OK) rc = wrc;
+    int rc, peer = 1 - me;
+    if (n == 2) /* one exchange: a single request, waited alone */
+        rc = xchg(sb + (size_t)peer * sx, b, wrank(comm, peer), rb + (size_t)peer * rx, b,
+                  wrank(comm, peer), tag, ctx);
+    else
+        rc = exchange_all(comm, tag, sb, sx, rb, rx, b);
     if (rc != UMP_OK) return cls(rc);
     if (!rcontig)
         for (int i = 0; i < n; i++) {
