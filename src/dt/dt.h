@@ -134,6 +134,18 @@ struct ump_dt {
     struct iovec *flat;
     size_t nflat;
 
+    /* Overlap of the type map (ump_dt_overlaps), learned on first use and
+     * kept: a type is usually received into many times with the same
+     * count. Fields change only from "unknown" to a final answer (or
+     * grow, ovl_clean_k), through atomic accesses, so readers need no
+     * lock. */
+    struct ump_dt_ovl *ovl; /* sorted runs of one element, once built */
+    uint8_t ovl_elem;       /* UMP_DT_OVL_*: does one element cover a byte twice */
+    bool ovl_capped;        /* work budget spent: shifts past ovl_clean_k unchecked */
+    size_t ovl_clean_k;     /* elements i and i + k are disjoint for 1 <= k <= this */
+    size_t ovl_bad_k;       /* smallest k with elements i and i + k overlapping, 0: none seen */
+    size_t ovl_work;        /* run comparisons spent on this type so far */
+
     /* constructor arguments, for MPI_Type_get_envelope/get_contents */
     int ni, na, nd;
     int *ints;
@@ -336,5 +348,26 @@ static inline bool ump_dt_cursor_done(const ump_dt_cursor_t *c)
  * type (the core calls it under its lock).
  */
 const struct iovec *ump_dt_flat(ump_dt_t dt, size_t max_runs, size_t *nruns);
+
+/* --- overlapping entries ------------------------------------------------------
+ *
+ * True when `count` elements of dt cover some byte more than once (MPI:
+ * such a type map may be sent from but receiving into it is erroneous).
+ * Overlap can come from inside one element (indexed blocks at the same
+ * displacement, an hvector stride shorter than its block) or between
+ * elements (an extent shorter than the data span, or zero). A type that
+ * interleaves its elements without sharing bytes (the transpose type: a
+ * column vector resized to the extent of one entry) does not overlap.
+ *
+ * The answer is computed once per type and count range and kept with the
+ * type, so the usual repeated receive costs a few loads. The search is
+ * bounded by UMP_DT_OVERLAP_BUDGET run comparisons per type: a type too
+ * large to check within it (more runs per element, or more element
+ * shifts, than the budget allows) is taken as not overlapping in the part
+ * left unchecked, so the check is best effort for huge types and exact
+ * below the budget. Safe from any thread on a valid type.
+ */
+enum { UMP_DT_OVL_UNKNOWN = 0, UMP_DT_OVL_CLEAN, UMP_DT_OVL_YES, UMP_DT_OVL_UNCHECKED };
+bool ump_dt_overlaps(ump_dt_t dt, size_t count);
 
 #endif /* UMP_DT_H */

@@ -78,6 +78,7 @@ static void release(struct ump_dt *t)
         free(n);
     }
     free(t->flat);
+    free(t->ovl);
     free(t->ints);
     free(t->aints);
     free(t->types);
@@ -669,6 +670,12 @@ static struct ump_dt *copy_of(int combiner, ump_dt_t old)
     t->uid = uid;
     t->flat = NULL;
     t->nflat = 0;
+    /* Overlap facts start over: a resized copy has another extent, and
+     * old keeps (and frees) its own runs. */
+    t->ovl = NULL;
+    t->ovl_elem = UMP_DT_OVL_UNKNOWN;
+    t->ovl_capped = false;
+    t->ovl_clean_k = t->ovl_bad_k = t->ovl_work = 0;
     t->magic = UMP_DT_MAGIC;
     t->refs = 1;
     t->handles = 1;
@@ -1174,4 +1181,251 @@ long long ump_dt_elements_bytes(ump_dt_t dt, size_t elems)
     if (!rem) return b;
     long long r = part_bytes(dt, rem);
     return r < 0 ? -1 : b + r;
+}
+
+/* --- overlapping entries ----------------------------------------------------- */
+
+UMP_CFG(ump_dt_cfg_overlap_budget, "UMP_DT_OVERLAP_BUDGET", UMP_CFG_SIZE, "16m",
+        "run comparisons spent at most per datatype looking for overlapping entries of a "
+        "receive type (past it the unchecked part is taken as not overlapping)");
+
+#define OVL_DEFAULT_BUDGET ((size_t)1 << 24)
+
+typedef struct {
+    ptrdiff_t lo, hi; /* [lo, hi) from the origin */
+} ovl_run_t;
+
+/* The runs of one element sorted by offset, touching runs merged. */
+struct ump_dt_ovl {
+    size_t n;
+    ovl_run_t r[];
+};
+
+static size_t ovl_budget(void)
+{
+    return ump_dt_cfg_overlap_budget.loaded ? ump_dt_cfg_overlap_budget.v.sz : OVL_DEFAULT_BUDGET;
+}
+
+/* Charges `cost` run comparisons to t; false when that exceeds the budget
+ * (nothing is charged then). Racing callers may overshoot a little, which
+ * only matters for the bound, not the answers. */
+static bool ovl_charge(struct ump_dt *t, size_t cost)
+{
+    size_t spent = __atomic_load_n(&t->ovl_work, __ATOMIC_RELAXED), budget = ovl_budget();
+    if (cost > budget || spent > budget - cost) return false;
+    __atomic_add_fetch(&t->ovl_work, cost, __ATOMIC_RELAXED);
+    return true;
+}
+
+static int cmp_run(const void *a, const void *b)
+{
+    const ovl_run_t *x = a, *y = b;
+    if (x->lo != y->lo) return x->lo < y->lo ? -1 : 1;
+    return (x->hi > y->hi) - (x->hi < y->hi);
+}
+
+static size_t log2_ceil(size_t n)
+{
+    size_t l = 0;
+    while (l < sizeof(size_t) * CHAR_BIT && ((size_t)1 << l) < n)
+        l++;
+    return l;
+}
+
+/* Lists, sorts and checks the runs of one element. Returns the element's
+ * state; when it is CLEAN, t->ovl holds the sorted runs (published before
+ * the state, so a reader that sees CLEAN sees the runs). */
+static uint8_t ovl_elem_check(struct ump_dt *t)
+{
+    size_t nb = t->nblocks ? t->nblocks : 1;
+    /* Sorting dominates: about n log2 n comparisons. */
+    size_t cost = nb + nb * (log2_ceil(nb) + 1);
+    struct ump_dt_ovl *o = NULL;
+    struct iovec *v = NULL;
+    if (nb > (size_t)INT_MAX / 2 || !ovl_charge(t, cost)) {
+        /* Too many runs to sort within the budget: never checked. */
+        __atomic_store_n(&t->ovl_elem, UMP_DT_OVL_UNCHECKED, __ATOMIC_RELEASE);
+        return UMP_DT_OVL_UNCHECKED;
+    }
+    /* Until the runs are listed, failures (memory) leave the state unknown
+     * for a later call to try again. */
+    uint8_t st = UMP_DT_OVL_UNKNOWN;
+    /* nblocks counts the merged runs the cursor lists; grow if it lists more. */
+    size_t cap = nb + 1, n = 0;
+    v = malloc(cap * sizeof(*v));
+    if (!v) goto out;
+    ump_dt_cursor_t c;
+    if (ump_dt_cursor_init(&c, NULL, 1, t, 0) != UMP_OK) goto out;
+    while (!ump_dt_cursor_done(&c)) {
+        if (n == cap) {
+            if (cap > (size_t)INT_MAX / 2) goto out;
+            struct iovec *nv = realloc(v, 2 * cap * sizeof(*v));
+            if (!nv) goto out;
+            v = nv;
+            cap *= 2;
+        }
+        int got = 0;
+        size_t moved = ump_dt_cursor_iov(&c, t->size, v + n, (int)(cap - n), &got);
+        if (!moved && !got) goto out; /* no progress: cannot happen, stay safe */
+        n += (size_t)got;
+    }
+    o = malloc(sizeof(*o) + n * sizeof(o->r[0]));
+    if (!o) goto out;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!v[i].iov_len) continue;
+        ptrdiff_t lo = (ptrdiff_t)(uintptr_t)v[i].iov_base;
+        o->r[m++] = (ovl_run_t){lo, lo + (ptrdiff_t)v[i].iov_len};
+    }
+    qsort(o->r, m, sizeof(o->r[0]), cmp_run);
+    /* Sorted by start, a run overlaps an earlier one iff it starts before
+     * the furthest end so far; without overlap the ends increase too. */
+    st = UMP_DT_OVL_CLEAN;
+    size_t k = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (k && o->r[i].lo < o->r[k - 1].hi) {
+            st = UMP_DT_OVL_YES;
+            break;
+        }
+        if (k && o->r[i].lo == o->r[k - 1].hi)
+            o->r[k - 1].hi = o->r[i].hi; /* touching: one run */
+        else
+            o->r[k++] = o->r[i];
+    }
+    o->n = k;
+    if (st == UMP_DT_OVL_CLEAN) {
+        struct ump_dt_ovl *none = NULL;
+        if (__atomic_compare_exchange_n(&t->ovl, &none, o, false, __ATOMIC_RELEASE,
+                                        __ATOMIC_RELAXED))
+            o = NULL; /* t keeps it; else another caller published the same runs first */
+    }
+out:
+    free(v);
+    free(o);
+    if (st == UMP_DT_OVL_UNKNOWN) return UMP_DT_OVL_UNCHECKED; /* this time only */
+    __atomic_store_n(&t->ovl_elem, st, __ATOMIC_RELEASE);
+    return st;
+}
+
+/* First index of runs r[0..n) whose end is past x (ends increase). */
+static size_t first_end_after(const ovl_run_t *r, size_t n, ptrdiff_t x)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r[mid].hi <= x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* First index of runs r[0..n) that start at or after x. */
+static size_t first_start_at(const ovl_run_t *r, size_t n, ptrdiff_t x)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r[mid].lo < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void store_max(size_t *p, size_t v)
+{
+    size_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while (cur < v &&
+           !__atomic_compare_exchange_n(p, &cur, v, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
+}
+
+/* Element i + k lies at i's runs shifted by k * step (step = |extent|;
+ * a negative extent mirrors the picture, same intersections). Checks
+ * k = from..to in order with one merge of the runs against their shifted
+ * copy each, limited to the window where the two can meet. True at the
+ * first k that meets, which is then the smallest one (all below it were
+ * verified clean before). */
+static bool ovl_shift_check(struct ump_dt *t, const struct ump_dt_ovl *o, size_t from, size_t to,
+                            size_t step)
+{
+    const ovl_run_t *r = o->r;
+    size_t n = o->n;
+    if (!n) return false;
+    for (size_t k = from; k <= to; k++) {
+        ptrdiff_t d = (ptrdiff_t)(k * step); /* < span, so no overflow */
+        /* Runs of the original ending after the shifted copy starts, and
+         * runs of the copy starting before the original ends. */
+        size_t i = first_end_after(r, n, r[0].lo + d);
+        size_t jend = first_start_at(r, n, r[n - 1].hi - d);
+        if (!ovl_charge(t, (n - i) + jend + 1)) {
+            __atomic_store_n(&t->ovl_capped, true, __ATOMIC_RELAXED);
+            return false;
+        }
+        size_t j = 0;
+        while (i < n && j < jend) {
+            ptrdiff_t blo = r[j].lo + d, bhi = r[j].hi + d;
+            if (r[i].hi <= blo) {
+                i++;
+            } else if (bhi <= r[i].lo) {
+                j++;
+            } else {
+                __atomic_store_n(&t->ovl_bad_k, k, __ATOMIC_RELAXED);
+                return true;
+            }
+        }
+        store_max(&t->ovl_clean_k, k);
+    }
+    return false;
+}
+
+bool ump_dt_overlaps(ump_dt_t dt, size_t count)
+{
+    if (!dt || !count || !dt->size || dt->contiguous || dt->is_contig || dt->predefined)
+        return false;
+    struct ump_dt *t = (struct ump_dt *)dt;
+    uint8_t elem = __atomic_load_n(&t->ovl_elem, __ATOMIC_ACQUIRE);
+    if (elem == UMP_DT_OVL_UNKNOWN) {
+        /* A single run cannot cover a byte twice: no need to list it. */
+        if (t->nblocks <= 1) {
+            elem = UMP_DT_OVL_CLEAN;
+            __atomic_store_n(&t->ovl_elem, elem, __ATOMIC_RELEASE);
+        } else {
+            elem = ovl_elem_check(t);
+        }
+    }
+    if (elem == UMP_DT_OVL_YES) return true;
+    if (count == 1) return false;
+
+    /* Element i's data lie in [true_lb, true_ub) + i * extent. */
+    ptrdiff_t ext = t->ub - t->lb;
+    size_t step = ext < 0 ? (size_t)0 - (size_t)ext : (size_t)ext;
+    size_t span = (size_t)(t->true_ub - t->true_lb);
+    if (step >= span) return false;
+    if (!step) return true; /* every element on the same bytes */
+    /* Elements i and i + k can meet only while k * step < span. */
+    size_t need = UMP_MIN(count - 1, (span - 1) / step);
+    size_t bad = __atomic_load_n(&t->ovl_bad_k, __ATOMIC_RELAXED);
+    if (bad) return bad <= need;
+    size_t clean = __atomic_load_n(&t->ovl_clean_k, __ATOMIC_RELAXED);
+    if (need <= clean) return false;
+    if (elem != UMP_DT_OVL_CLEAN || __atomic_load_n(&t->ovl_capped, __ATOMIC_RELAXED))
+        return false; /* unchecked: best effort, see dt.h */
+    if (t->nblocks <= 1 && !__atomic_load_n(&t->ovl, __ATOMIC_ACQUIRE)) {
+        /* One run per element: its runs are that run, no listing needed. */
+        struct ump_dt_ovl *o = malloc(sizeof(*o) + sizeof(o->r[0]));
+        if (!o) return false;
+        o->n = 1;
+        o->r[0] = (ovl_run_t){t->true_lb, t->true_ub};
+        struct ump_dt_ovl *none = NULL;
+        if (!__atomic_compare_exchange_n(&t->ovl, &none, o, false, __ATOMIC_RELEASE,
+                                         __ATOMIC_RELAXED))
+            free(o);
+    }
+    const struct ump_dt_ovl *o = __atomic_load_n(&t->ovl, __ATOMIC_ACQUIRE);
+    if (!o) return false;
+    return ovl_shift_check(t, o, clean + 1, need, step);
 }

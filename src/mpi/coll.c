@@ -34,6 +34,16 @@
                                  "MPI_IN_PLACE is not allowed as the " what);                      \
     } while (0)
 
+/* Largest of n counts (already checked non-negative): overlap grows with
+ * the count, so checking a receive type at the largest one covers all. */
+static int max_count(const int *counts, int n)
+{
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        m = counts[i] > m ? counts[i] : m;
+    return m;
+}
+
 /* The result of a collective: MPI_SUCCESS, or the error raised on comm. */
 static int done(MPI_Comm comm, const char *call, int rc)
 {
@@ -95,6 +105,8 @@ static int bcast_check(const char *call, void *buf, int count, MPI_Datatype dt, 
     UMP_MPI_CHECK_DT(call, comm, dt);
     UMP_MPI_CHECK_BUF(call, comm, buf, count, dt);
     CHECK_ROOT(call, comm, root);
+    /* Every rank but the root receives into buf; the root only sends. */
+    if (comm->rank != root) UMP_MPI_CHECK_RECV_DT(call, comm, dt, count);
     return MPI_SUCCESS;
 }
 
@@ -141,6 +153,7 @@ static int reduce_check(const char *call, const void *sbuf, void *rbuf, int coun
     if (at_root) CHECK_NOT_INPLACE(call, comm, rbuf, "receive buffer");
     if (sbuf != MPI_IN_PLACE) UMP_MPI_CHECK_BUF(call, comm, sbuf, count, dt);
     if (at_root) UMP_MPI_CHECK_BUF(call, comm, rbuf, count, dt);
+    if (at_root) UMP_MPI_CHECK_RECV_DT(call, comm, dt, count);
     ump_coll_red_t r;
     int rc = ump_coll_red_lookup(&r, op, dt);
     if (rc != MPI_SUCCESS)
@@ -221,8 +234,10 @@ static int gather_check(const char *call, const void *sbuf, int scount, MPI_Data
             if (!displs) return ump_mpi_error(comm, MPI_ERR_ARG, call, "displs is NULL");
             for (int i = 0; i < comm->size; i++)
                 UMP_MPI_CHECK_COUNT(call, comm, rcounts[i]);
+            UMP_MPI_CHECK_RECV_DT(call, comm, rdt, max_count(rcounts, comm->size));
         } else {
             UMP_MPI_CHECK_COUNT(call, comm, rcount);
+            UMP_MPI_CHECK_RECV_DT(call, comm, rdt, rcount);
             UMP_MPI_CHECK_BUF(call, comm, rbuf, rcount, rdt);
         }
     }
@@ -313,6 +328,7 @@ static int scatter_check(const char *call, const void *sbuf, const int *scounts,
         if (!is_root) CHECK_NOT_INPLACE(call, comm, rbuf, "receive buffer of a non-root rank");
         UMP_MPI_CHECK_COUNT(call, comm, rcount);
         UMP_MPI_CHECK_DT(call, comm, rdt);
+        UMP_MPI_CHECK_RECV_DT(call, comm, rdt, rcount);
         UMP_MPI_CHECK_BUF(call, comm, rbuf, rcount, rdt);
     }
     if (is_root) {
@@ -417,8 +433,10 @@ static int allgather_check(const char *call, const void *sbuf, int scount, MPI_D
             return ump_mpi_error(comm, MPI_ERR_ARG, call, "recvcounts or displs is NULL");
         for (int i = 0; i < comm->size; i++)
             UMP_MPI_CHECK_COUNT(call, comm, rcounts[i]);
+        UMP_MPI_CHECK_RECV_DT(call, comm, rdt, max_count(rcounts, comm->size));
     } else {
         UMP_MPI_CHECK_COUNT(call, comm, rcount);
+        UMP_MPI_CHECK_RECV_DT(call, comm, rdt, rcount);
         UMP_MPI_CHECK_BUF(call, comm, rbuf, rcount, rdt);
     }
     return MPI_SUCCESS;
@@ -502,6 +520,7 @@ static int alltoall_check(const char *call, const void *sbuf, const int *scounts
         }
         UMP_MPI_CHECK_COUNT(call, comm, rcount);
         UMP_MPI_CHECK_DT(call, comm, rdt);
+        UMP_MPI_CHECK_RECV_DT(call, comm, rdt, rcount);
         return MPI_SUCCESS;
     }
     if (!rcounts || !rdispls || (mode == 2 && !rdts))
@@ -511,6 +530,7 @@ static int alltoall_check(const char *call, const void *sbuf, const int *scounts
     for (int i = 0; i < n; i++) {
         UMP_MPI_CHECK_COUNT(call, comm, rcounts[i]);
         UMP_MPI_CHECK_DT(call, comm, mode == 2 ? rdts[i] : rdt);
+        UMP_MPI_CHECK_RECV_DT(call, comm, mode == 2 ? rdts[i] : rdt, rcounts[i]);
         if (sbuf != MPI_IN_PLACE) {
             UMP_MPI_CHECK_COUNT(call, comm, scounts[i]);
             UMP_MPI_CHECK_DT(call, comm, mode == 2 ? sdts[i] : sdt);
@@ -607,6 +627,7 @@ static int redscat_check(const char *call, const void *sbuf, void *rbuf, const i
     } else {
         UMP_MPI_CHECK_COUNT(call, comm, rcount);
     }
+    UMP_MPI_CHECK_RECV_DT(call, comm, dt, rcounts ? rcounts[comm->rank] : rcount);
     ump_coll_red_t r;
     int rc = ump_coll_red_lookup(&r, op, dt);
     if (rc != MPI_SUCCESS)
@@ -649,6 +670,7 @@ static int scan_common(const char *call, const void *sbuf, void *rbuf, int count
     CHECK_NOT_INPLACE(call, comm, rbuf, "receive buffer");
     if (sbuf != MPI_IN_PLACE) UMP_MPI_CHECK_BUF(call, comm, sbuf, count, dt);
     UMP_MPI_CHECK_BUF(call, comm, rbuf, count, dt);
+    UMP_MPI_CHECK_RECV_DT(call, comm, dt, count);
     ump_coll_red_t r;
     int rc = ump_coll_red_lookup(&r, op, dt);
     if (rc != MPI_SUCCESS)

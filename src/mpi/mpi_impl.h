@@ -252,6 +252,18 @@ void ump_mpi_req_reap(bool finalizing);
             return ump_mpi_error(c, MPI_ERR_TYPE, call,                                            \
                                  "datatype is null, freed or not committed");                      \
     } while (0)
+/* MPI 3.1 §4.1: a type map with overlapping entries may be sent from but
+ * receiving into it is erroneous. Refused up front (before anything is
+ * posted or sent) with MPI_ERR_TYPE; use after UMP_MPI_CHECK_DT and the
+ * count check. The answer is cached in the type (ump_dt_overlaps). */
+#define UMP_MPI_CHECK_RECV_DT(call, c, dt, n)                                                      \
+    do {                                                                                           \
+        if (ump_dt_overlaps(dt, (size_t)(n)))                                                      \
+            return ump_mpi_error(c, MPI_ERR_TYPE, call,                                            \
+                                 "receive datatype '%s' has overlapping entries (count %d): a "    \
+                                 "receive into it would write some bytes twice",                   \
+                                 (dt)->name && *(dt)->name ? (dt)->name : "(unnamed)", (int)(n));  \
+    } while (0)
 /* A null buffer is valid with MPI_BOTTOM and types of absolute addresses,
  * so it is refused only when the type cannot reach memory by itself. */
 bool ump_mpi_buf_ok(const void *buf, int count, MPI_Datatype dt);

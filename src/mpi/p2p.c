@@ -171,6 +171,7 @@ static int check_recv(const char *call, void *buf, int count, MPI_Datatype dt, i
     UMP_MPI_CHECK_COMM(call, comm);
     UMP_MPI_CHECK_COUNT(call, comm, count);
     UMP_MPI_CHECK_DT(call, comm, dt);
+    UMP_MPI_CHECK_RECV_DT(call, comm, dt, count);
     UMP_MPI_CHECK_BUF(call, comm, buf, count, dt);
     return check_source_tag(call, source, tag, comm);
 }
@@ -431,6 +432,8 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype dt, int dest, int s
     int rc = check_send(call, buf, count, dt, dest, sendtag, comm);
     if (rc == MPI_SUCCESS) rc = check_source_tag(call, source, recvtag, comm);
     if (rc != MPI_SUCCESS) return rc;
+    /* The same type receives: refuse it before the send leaves. */
+    UMP_MPI_CHECK_RECV_DT(call, comm, dt, count);
     /* The outgoing data leave from a packed copy, so the receive may land in buf. */
     size_t len;
     rc = ump_mpi_msg_bytes(call, comm, count, dt, &len);
@@ -584,6 +587,7 @@ static int check_mrecv(const char *call, void *buf, int count, MPI_Datatype dt,
     MPI_Comm comm = *message == MPI_MESSAGE_NO_PROC ? MPI_COMM_NULL : (*message)->comm;
     UMP_MPI_CHECK_COUNT(call, comm, count);
     UMP_MPI_CHECK_DT(call, comm, dt);
+    UMP_MPI_CHECK_RECV_DT(call, comm, dt, count);
     UMP_MPI_CHECK_BUF(call, comm, buf, count, dt);
     return MPI_SUCCESS;
 }
