@@ -99,6 +99,18 @@ foreach(run "1;shm" "2;shm" "4;shm" "2;tcp" "4;tcp")
   set_tests_properties(${name} PROPERTIES TIMEOUT 60 LABELS mpi ENVIRONMENT UMP_TRANSPORTS=${xp})
 endforeach()
 
+# Receive types with overlapping entries are refused with MPI_ERR_TYPE on
+# every receive path (2 ranks, each transport).
+ump_mpi_program(mpi_recv_overlap ${MPI_TEST_DIR}/recv_overlap.c ${CMAKE_BINARY_DIR}/tests/mpi
+                recv_overlap)
+foreach(xp shm tcp)
+  set(name mpi.recv_overlap.n2.${xp})
+  add_test(NAME ${name}
+           COMMAND ${MPI_UMPRUN} -n 2 --timeout 60 -x UMP_TRANSPORTS=${xp}
+                   $<TARGET_FILE:mpi_recv_overlap>)
+  set_tests_properties(${name} PROPERTIES TIMEOUT 90 LABELS mpi ENVIRONMENT UMP_TRANSPORTS=${xp})
+endforeach()
+
 # MPI_Abort ends the whole job with the code given.
 foreach(run "1;shm" "3;shm" "3;tcp")
   list(GET run 0 n)
