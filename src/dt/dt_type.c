@@ -1232,77 +1232,87 @@ static size_t log2_ceil(size_t n)
     return l;
 }
 
+/* The runs of one element in stream order (zero-length ones dropped), or
+ * NULL when memory is short. */
+static struct ump_dt_ovl *ovl_list(struct ump_dt *t)
+{
+    size_t cap = t->nblocks ? t->nblocks : 1, n = 0;
+    struct ump_dt_ovl *o = malloc(sizeof(*o) + cap * sizeof(o->r[0]));
+    ump_dt_cursor_t c;
+    if (!o || ump_dt_cursor_init(&c, NULL, 1, t, 0) != UMP_OK) goto err;
+    while (!ump_dt_cursor_done(&c)) {
+        struct iovec iov[64];
+        int got = 0;
+        if (!ump_dt_cursor_iov(&c, t->size, iov, 64, &got)) goto err; /* no progress: stay safe */
+        if (n + (size_t)got > cap) {
+            /* nblocks counts the runs the cursor lists; grow if it lists more. */
+            cap = 2 * cap + (size_t)got;
+            struct ump_dt_ovl *no = realloc(o, sizeof(*o) + cap * sizeof(o->r[0]));
+            if (!no) goto err;
+            o = no;
+        }
+        for (int i = 0; i < got; i++) {
+            if (!iov[i].iov_len) continue;
+            ptrdiff_t lo = (ptrdiff_t)(uintptr_t)iov[i].iov_base;
+            o->r[n++] = (ovl_run_t){lo, lo + (ptrdiff_t)iov[i].iov_len};
+        }
+    }
+    o->n = n;
+    return o;
+err:
+    free(o);
+    return NULL;
+}
+
 /* Lists, sorts and checks the runs of one element. Returns the element's
- * state; when it is CLEAN, t->ovl holds the sorted runs (published before
- * the state, so a reader that sees CLEAN sees the runs). */
+ * state; when it is CLEAN and elements may meet, t->ovl holds the sorted
+ * runs (published before the state, so a reader that sees CLEAN sees the
+ * runs). */
 static uint8_t ovl_elem_check(struct ump_dt *t)
 {
-    size_t nb = t->nblocks ? t->nblocks : 1;
-    /* Sorting dominates: about n log2 n comparisons. */
-    size_t cost = nb + nb * (log2_ceil(nb) + 1);
+    uint8_t st = UMP_DT_OVL_UNCHECKED;
     struct ump_dt_ovl *o = NULL;
-    struct iovec *v = NULL;
-    if (nb > (size_t)INT_MAX / 2 || !ovl_charge(t, cost)) {
-        /* Too many runs to sort within the budget: never checked. */
-        __atomic_store_n(&t->ovl_elem, UMP_DT_OVL_UNCHECKED, __ATOMIC_RELEASE);
-        return UMP_DT_OVL_UNCHECKED;
+    /* Listing costs one step per run; most layouts list their runs in
+     * address order already, and only the others pay for a sort. */
+    if (!ovl_charge(t, t->nblocks)) goto out;
+    o = ovl_list(t);
+    if (!o) return UMP_DT_OVL_UNCHECKED; /* memory: this time only, try again later */
+    ovl_run_t *r = o->r;
+    size_t m = o->n, k = 0;
+    bool sorted = true;
+    for (size_t i = 1; i < m && sorted; i++)
+        sorted = cmp_run(&r[i - 1], &r[i]) <= 0;
+    if (!sorted) {
+        if (!ovl_charge(t, m * (log2_ceil(m) + 1))) goto out;
+        qsort(r, m, sizeof(r[0]), cmp_run);
     }
-    /* Until the runs are listed, failures (memory) leave the state unknown
-     * for a later call to try again. */
-    uint8_t st = UMP_DT_OVL_UNKNOWN;
-    /* nblocks counts the merged runs the cursor lists; grow if it lists more. */
-    size_t cap = nb + 1, n = 0;
-    v = malloc(cap * sizeof(*v));
-    if (!v) goto out;
-    ump_dt_cursor_t c;
-    if (ump_dt_cursor_init(&c, NULL, 1, t, 0) != UMP_OK) goto out;
-    while (!ump_dt_cursor_done(&c)) {
-        if (n == cap) {
-            if (cap > (size_t)INT_MAX / 2) goto out;
-            struct iovec *nv = realloc(v, 2 * cap * sizeof(*v));
-            if (!nv) goto out;
-            v = nv;
-            cap *= 2;
-        }
-        int got = 0;
-        size_t moved = ump_dt_cursor_iov(&c, t->size, v + n, (int)(cap - n), &got);
-        if (!moved && !got) goto out; /* no progress: cannot happen, stay safe */
-        n += (size_t)got;
-    }
-    o = malloc(sizeof(*o) + n * sizeof(o->r[0]));
-    if (!o) goto out;
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!v[i].iov_len) continue;
-        ptrdiff_t lo = (ptrdiff_t)(uintptr_t)v[i].iov_base;
-        o->r[m++] = (ovl_run_t){lo, lo + (ptrdiff_t)v[i].iov_len};
-    }
-    qsort(o->r, m, sizeof(o->r[0]), cmp_run);
     /* Sorted by start, a run overlaps an earlier one iff it starts before
      * the furthest end so far; without overlap the ends increase too. */
     st = UMP_DT_OVL_CLEAN;
-    size_t k = 0;
     for (size_t i = 0; i < m; i++) {
-        if (k && o->r[i].lo < o->r[k - 1].hi) {
+        if (k && r[i].lo < r[k - 1].hi) {
             st = UMP_DT_OVL_YES;
             break;
         }
-        if (k && o->r[i].lo == o->r[k - 1].hi)
-            o->r[k - 1].hi = o->r[i].hi; /* touching: one run */
+        if (k && r[i].lo == r[k - 1].hi)
+            r[k - 1].hi = r[i].hi; /* touching: one run */
         else
-            o->r[k++] = o->r[i];
+            r[k++] = r[i];
     }
     o->n = k;
-    if (st == UMP_DT_OVL_CLEAN) {
+    /* The runs are kept only for the shifts between elements, which
+     * matter only when elements are closer than their data span. */
+    ptrdiff_t ext = t->ub - t->lb;
+    size_t step = ext < 0 ? (size_t)0 - (size_t)ext : (size_t)ext;
+    if (st == UMP_DT_OVL_CLEAN && step < (size_t)(t->true_ub - t->true_lb)) {
         struct ump_dt_ovl *none = NULL;
         if (__atomic_compare_exchange_n(&t->ovl, &none, o, false, __ATOMIC_RELEASE,
                                         __ATOMIC_RELAXED))
             o = NULL; /* t keeps it; else another caller published the same runs first */
     }
 out:
-    free(v);
+    /* UNCHECKED here means the budget ran out: the element is never checked. */
     free(o);
-    if (st == UMP_DT_OVL_UNKNOWN) return UMP_DT_OVL_UNCHECKED; /* this time only */
     __atomic_store_n(&t->ovl_elem, st, __ATOMIC_RELEASE);
     return st;
 }
@@ -1414,17 +1424,9 @@ bool ump_dt_overlaps(ump_dt_t dt, size_t count)
     if (need <= clean) return false;
     if (elem != UMP_DT_OVL_CLEAN || __atomic_load_n(&t->ovl_capped, __ATOMIC_RELAXED))
         return false; /* unchecked: best effort, see dt.h */
-    if (t->nblocks <= 1 && !__atomic_load_n(&t->ovl, __ATOMIC_ACQUIRE)) {
-        /* One run per element: its runs are that run, no listing needed. */
-        struct ump_dt_ovl *o = malloc(sizeof(*o) + sizeof(o->r[0]));
-        if (!o) return false;
-        o->n = 1;
-        o->r[0] = (ovl_run_t){t->true_lb, t->true_ub};
-        struct ump_dt_ovl *none = NULL;
-        if (!__atomic_compare_exchange_n(&t->ovl, &none, o, false, __ATOMIC_RELEASE,
-                                         __ATOMIC_RELAXED))
-            free(o);
-    }
+    /* One run per element spans the whole data: the next element, closer
+     * than that, lands inside it. */
+    if (t->nblocks <= 1) return true;
     const struct ump_dt_ovl *o = __atomic_load_n(&t->ovl, __ATOMIC_ACQUIRE);
     if (!o) return false;
     return ovl_shift_check(t, o, clean + 1, need, step);
