@@ -367,16 +367,27 @@ int PMPI_Type_size(MPI_Datatype datatype, int *size)
 }
 #pragma weak MPI_Type_size = PMPI_Type_size
 
-int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
+/* The MPI_Count forms: MPI 3's _x and MPI 4's _c names of one query. */
+static int size_count(const char *call, MPI_Datatype datatype, MPI_Count *size)
 {
-    static const char call[] = "MPI_Type_size_x";
     UMP_MPI_CHECK_INIT(call);
     CHECK_OLD(call, datatype);
     CHECK_PTR(call, size, "size");
     *size = (MPI_Count)datatype->size;
     return MPI_SUCCESS;
 }
+
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
+{
+    return size_count("MPI_Type_size_x", datatype, size);
+}
 #pragma weak MPI_Type_size_x = PMPI_Type_size_x
+
+int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
+{
+    return size_count("MPI_Type_size_c", datatype, size);
+}
+#pragma weak MPI_Type_size_c = PMPI_Type_size_c
 
 int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
@@ -391,9 +402,8 @@ int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 }
 #pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
 
-int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
+static int extent_count(const char *call, MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
-    static const char call[] = "MPI_Type_get_extent_x";
     UMP_MPI_CHECK_INIT(call);
     CHECK_OLD(call, datatype);
     CHECK_PTR(call, lb, "lb");
@@ -402,7 +412,18 @@ int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *exte
     *extent = ump_dt_extent(datatype);
     return MPI_SUCCESS;
 }
+
+int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
+{
+    return extent_count("MPI_Type_get_extent_x", datatype, lb, extent);
+}
 #pragma weak MPI_Type_get_extent_x = PMPI_Type_get_extent_x
+
+int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
+{
+    return extent_count("MPI_Type_get_extent_c", datatype, lb, extent);
+}
+#pragma weak MPI_Type_get_extent_c = PMPI_Type_get_extent_c
 
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
 {
@@ -417,9 +438,9 @@ int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint
 }
 #pragma weak MPI_Type_get_true_extent = PMPI_Type_get_true_extent
 
-int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
+static int true_extent_count(const char *call, MPI_Datatype datatype, MPI_Count *true_lb,
+                             MPI_Count *true_extent)
 {
-    static const char call[] = "MPI_Type_get_true_extent_x";
     UMP_MPI_CHECK_INIT(call);
     CHECK_OLD(call, datatype);
     CHECK_PTR(call, true_lb, "true_lb");
@@ -428,7 +449,18 @@ int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_C
     *true_extent = ump_dt_true_extent(datatype);
     return MPI_SUCCESS;
 }
+
+int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
+{
+    return true_extent_count("MPI_Type_get_true_extent_x", datatype, true_lb, true_extent);
+}
 #pragma weak MPI_Type_get_true_extent_x = PMPI_Type_get_true_extent_x
+
+int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
+{
+    return true_extent_count("MPI_Type_get_true_extent_c", datatype, true_lb, true_extent);
+}
+#pragma weak MPI_Type_get_true_extent_c = PMPI_Type_get_true_extent_c
 
 int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
                            int *num_datatypes, int *combiner)
@@ -560,26 +592,42 @@ static int status_args(const char *call, const MPI_Status *status, MPI_Datatype 
     return MPI_SUCCESS;
 }
 
+/* Whole elements in a status, or MPI_UNDEFINED when the bytes are not a
+ * whole number of them. */
+static MPI_Count count_of(const MPI_Status *status, MPI_Datatype datatype)
+{
+    MPI_Count bytes = status->ump_count;
+    if (datatype->size == 0) return 0;
+    if (bytes < 0 || bytes % (MPI_Count)datatype->size) return MPI_UNDEFINED;
+    return bytes / (MPI_Count)datatype->size;
+}
+
 int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
     static const char call[] = "MPI_Get_count";
     UMP_MPI_CHECK_INIT(call);
     int err = status_args(call, status, datatype, count);
     if (err) return err;
-    MPI_Count bytes = status->ump_count;
-    if (datatype->size == 0)
-        *count = 0;
-    else if (bytes % (MPI_Count)datatype->size || bytes / (MPI_Count)datatype->size > INT_MAX)
-        *count = MPI_UNDEFINED; /* not a whole number of elements */
-    else
-        *count = (int)(bytes / (MPI_Count)datatype->size);
+    MPI_Count n = count_of(status, datatype);
+    *count = n > INT_MAX ? MPI_UNDEFINED : (int)n;
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Get_count = PMPI_Get_count
 
-int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
-    static const char call[] = "MPI_Get_elements_x";
+    static const char call[] = "MPI_Get_count_c";
+    UMP_MPI_CHECK_INIT(call);
+    int err = status_args(call, status, datatype, count);
+    if (err) return err;
+    *count = count_of(status, datatype);
+    return MPI_SUCCESS;
+}
+#pragma weak MPI_Get_count_c = PMPI_Get_count_c
+
+static int elements_count(const char *call, const MPI_Status *status, MPI_Datatype datatype,
+                          MPI_Count *count)
+{
     UMP_MPI_CHECK_INIT(call);
     int err = status_args(call, status, datatype, count);
     if (err) return err;
@@ -587,7 +635,18 @@ int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Cou
     *count = n < 0 ? MPI_UNDEFINED : n;
     return MPI_SUCCESS;
 }
+
+int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+    return elements_count("MPI_Get_elements_x", status, datatype, count);
+}
 #pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
+
+int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+    return elements_count("MPI_Get_elements_c", status, datatype, count);
+}
+#pragma weak MPI_Get_elements_c = PMPI_Get_elements_c
 
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {

@@ -503,9 +503,34 @@ static void test_mpi_queries(void **state)
     int cnt;
     assert_int_equal(MPI_Get_elements(&st, b, &cnt), MPI_SUCCESS);
     assert_int_equal(cnt, 1 << 30);
+    /* The MPI 4 _c names answer the same, in MPI_Count. */
+    MPI_Count c1 = 0, c2 = 0;
+    assert_int_equal(MPI_Type_size_c(b, &c1), MPI_SUCCESS);
+    assert_true(c1 == (MPI_Count)1 << 33);
+    assert_int_equal(MPI_Type_get_extent_c(b, &c1, &c2), MPI_SUCCESS);
+    assert_true(c1 == 0 && c2 == (MPI_Count)1 << 33);
+    assert_int_equal(MPI_Type_get_true_extent_c(b, &c1, &c2), MPI_SUCCESS);
+    assert_true(c1 == 0 && c2 == (MPI_Count)1 << 33);
+    assert_int_equal(MPI_Get_elements_c(&st, b, &c1), MPI_SUCCESS);
+    assert_true(c1 == (MPI_Count)1 << 30);
+    assert_int_equal(MPI_Get_count_c(&st, b, &c1), MPI_SUCCESS);
+    assert_true(c1 == 1);
+    assert_int_equal(MPI_Get_count_c(&st, MPI_DOUBLE, &c1), MPI_SUCCESS);
+    assert_true(c1 == (MPI_Count)1 << 30);
+    st.ump_count = ((MPI_Count)1 << 33) + 4; /* not a whole number of doubles */
+    assert_int_equal(MPI_Get_count_c(&st, MPI_DOUBLE, &c1), MPI_SUCCESS);
+    assert_true(c1 == MPI_UNDEFINED);
+    assert_int_equal(MPI_Get_count_c(&st, MPI_INT, &c1), MPI_SUCCESS);
+    assert_true(c1 == ((MPI_Count)1 << 31) + 1); /* more than an int holds */
+    assert_int_equal(MPI_Get_count(&st, MPI_INT, &cnt), MPI_SUCCESS);
+    assert_int_equal(cnt, MPI_UNDEFINED);
+    assert_int_equal(MPI_Get_count_c(&st, MPI_DATATYPE_NULL, &c1), MPI_ERR_TYPE);
+    assert_int_equal(MPI_Type_size_c(MPI_DATATYPE_NULL, &c1), MPI_ERR_TYPE);
     st.ump_count = (MPI_Count)1 << 34; /* 2^31 doubles: too many for an int */
     assert_int_equal(MPI_Get_elements(&st, b, &cnt), MPI_SUCCESS);
     assert_int_equal(cnt, MPI_UNDEFINED);
+    assert_int_equal(MPI_Get_elements_c(&st, b, &c1), MPI_SUCCESS);
+    assert_true(c1 == (MPI_Count)1 << 31);
     assert_int_equal(MPI_Type_free(&b), MPI_SUCCESS);
     assert_int_equal(MPI_Type_free(&a), MPI_SUCCESS);
     /* Get_count / Get_elements on a partial struct element */
