@@ -296,16 +296,20 @@ void ump_core_describe_unexp(const ump_unexp_t *u, ump_status_t *st);
 /* Finds the first unexpected message matching (src, tag); removes it if `take`. */
 ump_unexp_t *ump_core_match_unexp(ump_ctxq_t *q, int src, int tag, bool take);
 
+/* UMP_ERR_DATATYPE (logged, naming the call) when count elements of the
+ * layout cover some byte twice: a receive into it is erroneous (p2p.c). */
+int ump_core_check_recv_layout(const char *call, ump_dt_t layout, size_t count);
+
 /* proto.c */
 void ump_core_am_handler(void *arg, ump_xp_t *xp, int peer, uint8_t am_id, const void *data,
                          size_t len);
 void ump_core_peer_failed(void *arg, ump_xp_t *xp, int peer, int status);
-/* A receive `r` meets message `u` (or the arriving AM described the same way). */
 /* A blocking receive of (buf, len; layout and count when non-contiguous)
  * takes the unexpected eager message u (already out of its queue) with no
  * request: data, status, the sync ack, credits. Returns the status error. */
 int ump_core_take_eager(void *buf, size_t len, ump_dt_t layout, size_t count, ump_unexp_t *u,
                         ump_status_t *st);
+/* A receive `r` meets message `u` (or the arriving AM described the same way). */
 void ump_core_deliver_unexp(struct ump_request *r, ump_unexp_t *u);
 /* The receiver consumed `cost` bytes of `src`'s credit-holding messages. */
 void ump_core_consumed(int src, size_t cost);

@@ -73,6 +73,8 @@ int ump_imrecv(void *buf, size_t count, ump_dt_t dt, ump_msg_t *msg, ump_req_t *
         else
             layout = dt;
     }
+    int rc = ump_core_check_recv_layout("ump_imrecv", layout, count);
+    if (rc != UMP_OK) return rc;
     ump_core_lock();
     struct ump_request *r = ump_core_req_alloc(UMP_REQ_RECV);
     if (!r) {

@@ -195,7 +195,7 @@ static int check_source(const char *call, int src, int tag)
  * write runs in any order). Refused before anything is posted, so the
  * buffer is never touched. Only layouts can overlap: a contiguous range
  * cannot. */
-static int check_recv_layout(const char *call, ump_dt_t layout, size_t count)
+int ump_core_check_recv_layout(const char *call, ump_dt_t layout, size_t count)
 {
     if (!layout || UMP_LIKELY(!ump_dt_overlaps(layout, count))) return UMP_OK;
     ump_error("%s: datatype '%s' has overlapping entries for count %zu: a receive into it would "
@@ -240,7 +240,7 @@ int ump_irecv(void *buf, size_t count, ump_dt_t dt, int src, int tag, uint32_t c
     ump_dt_t layout;
     CHECK_INIT(call);
     int rc = check_common(call, buf, count, dt, &len, req, &data, &layout);
-    if (rc == UMP_OK) rc = check_recv_layout(call, layout, count);
+    if (rc == UMP_OK) rc = ump_core_check_recv_layout(call, layout, count);
     if (rc == UMP_OK) rc = check_source(call, src, tag);
     if (rc != UMP_OK) return rc;
     ump_core_lock();
@@ -273,7 +273,7 @@ int ump_recv(void *buf, size_t count, ump_dt_t dt, int src, int tag, uint32_t ct
     ump_req_t r;
     CHECK_INIT(call);
     int rc = check_common(call, buf, count, dt, &len, &r, &data, &layout);
-    if (rc == UMP_OK) rc = check_recv_layout(call, layout, count);
+    if (rc == UMP_OK) rc = ump_core_check_recv_layout(call, layout, count);
     if (rc == UMP_OK) rc = check_source(call, src, tag);
     if (rc != UMP_OK) return rc;
     ump_core_lock();

@@ -9,7 +9,9 @@
  * its transports and unpacks them from there (src/core/dtx.c). The byte
  * count of a status (ump_count) is the packed size. Ranks are translated to
  * MPI_COMM_WORLD ranks for the core and back in statuses. Buffered sends and
- * Sendrecv_replace still pack into a buffer of their own.
+ * Sendrecv_replace pack into a buffer of their own: the user may reuse a
+ * buffered send's buffer at once, and Sendrecv_replace receives into the
+ * buffer it sends from, so that copy is the one their semantics need.
  *
  * Send modes: standard and ready map to the core's standard send (a ready
  * send needs the receive posted; the standard protocol is correct then

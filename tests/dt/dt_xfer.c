@@ -158,6 +158,17 @@ static MPI_Datatype rtype(gen_t *g, MPI_Datatype base, int depth)
             at += te2 + (MPI_Aint)rnd(g, 3) * bsz;
         }
         MPI_Type_create_struct(n, bl, d, ty, &t);
+        /* A field with explicit bounds (resized, subarray) alone sets the
+         * struct's bounds (MPI's sticky markers), which may then cover less
+         * than the data and make elements overlap, which a receive type
+         * must not: widen them to the data. */
+        MPI_Aint sl, se, stl, ste;
+        MPI_Type_get_extent(t, &sl, &se);
+        MPI_Type_get_true_extent(t, &stl, &ste);
+        if (se < ste) {
+            MPI_Datatype s = keep(g, t);
+            MPI_Type_create_resized(s, stl, ste, &t);
+        }
         break;
     }
     case 6: {

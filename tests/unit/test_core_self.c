@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "ump.h"
+#include "dt/dt.h"
 
 static void fill(unsigned char *b, size_t n, unsigned seed)
 {
@@ -157,6 +158,36 @@ static void test_bad_arguments(void **state)
     assert_string_equal(ump_status_name(UMP_ERR_TRUNCATE), "UMP_ERR_TRUNCATE");
 }
 
+/* Receiving into a layout that covers a byte twice is refused on every
+ * receive entry before anything is touched; the same type still sends. */
+static void test_overlapping_receive_type(void **state)
+{
+    struct ump_dt *ov = NULL;
+    assert_int_equal(ump_dt_hvector(3, 4, 2, UMP_BYTE, &ov), UMP_OK); /* 4-byte blocks 2 apart */
+    assert_int_equal(ump_dt_commit(ov), UMP_OK);
+    char src[8] = "abcdefgh", buf[16];
+    ump_req_t r;
+    memset(buf, '.', sizeof(buf));
+    assert_int_equal(ump_irecv(buf, 1, ov, 0, 7, 0, &r), UMP_ERR_DATATYPE);
+    assert_int_equal(ump_recv(buf, 1, ov, 0, 7, 0, NULL), UMP_ERR_DATATYPE);
+    /* As a send type it is legal: 12 bytes, "abcd" "cdef" "efgh". */
+    assert_int_equal(ump_send(src, 1, ov, 0, 7, 0), UMP_OK);
+    int flag = 0;
+    ump_msg_t m = NULL;
+    ump_status_t st;
+    assert_int_equal(ump_improbe(0, 7, 0, &flag, &m, &st), UMP_OK);
+    assert_int_equal(flag, 1);
+    assert_int_equal(ump_imrecv(buf, 1, ov, &m, &r), UMP_ERR_DATATYPE);
+    for (size_t i = 0; i < sizeof(buf); i++)
+        assert_int_equal(buf[i], '.');
+    /* The message is still there for a proper receive. */
+    assert_non_null(m);
+    assert_int_equal(ump_imrecv(buf, 12, UMP_BYTE, &m, &r), UMP_OK);
+    assert_int_equal(ump_wait(&r, NULL), UMP_OK);
+    assert_memory_equal(buf, "abcdcdefefgh", 12);
+    assert_int_equal(ump_dt_free(&ov), UMP_OK);
+}
+
 static int teardown(void **state)
 {
     return ump_finalize();
@@ -168,7 +199,7 @@ int main(void)
         cmocka_unit_test(test_singleton),          cmocka_unit_test(test_sizes),
         cmocka_unit_test(test_order_and_contexts), cmocka_unit_test(test_truncate),
         cmocka_unit_test(test_probe_cancel_peek),  cmocka_unit_test(test_ssend_waits_for_match),
-        cmocka_unit_test(test_bad_arguments),
+        cmocka_unit_test(test_bad_arguments),      cmocka_unit_test(test_overlapping_receive_type),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
