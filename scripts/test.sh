@@ -1,19 +1,27 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Runs every test: builds ump (build/) and an AddressSanitizer +
-# UndefinedBehaviorSanitizer tree (build-asan/), and runs the whole ctest
-# suite in both.
+# Runs every test, in the builds users make and one that checks memory:
+#   build/        GCC, Release (what users and the benchmarks get)
+#   build-clang/  clang, Release
+#   build-asan/   GCC, Debug with AddressSanitizer + UndefinedBehaviorSanitizer
+# Warnings are errors here (UMP_WERROR), never in a user's default build.
+# UMP_TEST_VARIANTS="build build-asan" picks a subset.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-scripts/install-deps.sh
+scripts/install-deps.sh clang
 
 jobs=$(nproc)
 status=0
-for variant in build build-asan; do
-    flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)
-    [ "$variant" = build-asan ] && flags+=(-DUMP_SANITIZE=ON)
-    echo "=== $variant: configure and build"
+for variant in ${UMP_TEST_VARIANTS:-build build-clang build-asan}; do
+    flags=(-DUMP_WERROR=ON)
+    case "$variant" in
+    build) flags+=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=gcc) ;;
+    build-clang) flags+=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=clang) ;;
+    build-asan) flags+=(-DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=gcc -DUMP_SANITIZE=ON) ;;
+    *) echo "test.sh: unknown variant $variant" >&2; exit 2 ;;
+    esac
+    echo "=== $variant: configure and build (${flags[*]})"
     cmake -S . -B "$variant" "${flags[@]}" >/dev/null
     cmake --build "$variant" -j"$jobs" >/dev/null
     echo "=== $variant: ctest"

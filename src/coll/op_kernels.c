@@ -2,10 +2,13 @@
 /*
  * Predefined reduction kernels: one plain loop per (operation, machine
  * type) over restrict pointers, which the compiler turns into SIMD code.
- * The build's -O2 vectorizes only loops whose trip count it knows, so this
- * file asks for the loop vectorizer with the dynamic cost model.
+ * GCC's -O2 vectorizes only loops whose trip count it knows, so this file
+ * asks GCC for the loop vectorizer with the dynamic cost model; clang
+ * vectorizes these loops at -O2 already and has no such pragma.
  */
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("tree-loop-vectorize", "vect-cost-model=dynamic")
+#endif
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -270,7 +270,7 @@ int ump_recv(void *buf, size_t count, ump_dt_t dt, int src, int tag, uint32_t ct
     size_t len;
     const void *data;
     ump_dt_t layout;
-    ump_req_t r;
+    ump_req_t r = UMP_REQ_NULL;
     CHECK_INIT(call);
     int rc = check_common(call, buf, count, dt, &len, &r, &data, &layout);
     if (rc == UMP_OK) rc = ump_core_check_recv_layout(call, layout, count);

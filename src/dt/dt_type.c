@@ -763,7 +763,9 @@ static int indexed_common(int combiner, int count, const int *bls, int bl, const
     if (check_old(old)) return UMP_ERR_DATATYPE;
     if (count && ((bls == NULL && bl < 0) || (!idisps && !adisps))) return UMP_ERR_INVALID;
     CHECK_COUNT(bl);
-    blk_t *b = malloc(((size_t)count + 1) * sizeof(*b));
+    /* calloc: with count 0 make_blocks reads no entry, but the compiler
+     * cannot know that. */
+    blk_t *b = calloc((size_t)count + 1, sizeof(*b));
     if (!b) return UMP_ERR_NO_MEMORY;
     ptrdiff_t ext = ext_of(old);
     for (int k = 0; k < count; k++) {
