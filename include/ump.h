@@ -99,6 +99,82 @@ extern const struct ump_dt ump_dt_byte_s;
 /* Bytes of one element of `dt` (its size, not its extent). */
 size_t ump_dt_size(ump_dt_t dt);
 
+/* Predefined element types: the C types, for reductions and typed
+ * messages. The MPI interface's MPI_INT, MPI_DOUBLE, ... are these same
+ * objects. (UMP_X_DT(ump name, object suffix).) */
+#define UMP_FOREACH_PREDEFINED_DT(X)                                                               \
+    X(UMP_CHAR, char)                                                                              \
+    X(UMP_SHORT, short)                                                                            \
+    X(UMP_INT, int)                                                                                \
+    X(UMP_LONG, long)                                                                              \
+    X(UMP_LONG_LONG, long_long_int)                                                                \
+    X(UMP_SIGNED_CHAR, signed_char)                                                                \
+    X(UMP_UNSIGNED_CHAR, unsigned_char)                                                            \
+    X(UMP_UNSIGNED_SHORT, unsigned_short)                                                          \
+    X(UMP_UNSIGNED, unsigned)                                                                      \
+    X(UMP_UNSIGNED_LONG, unsigned_long)                                                            \
+    X(UMP_UNSIGNED_LONG_LONG, unsigned_long_long)                                                  \
+    X(UMP_FLOAT, float)                                                                            \
+    X(UMP_DOUBLE, double)                                                                          \
+    X(UMP_LONG_DOUBLE, long_double)                                                                \
+    X(UMP_WCHAR, wchar)                                                                            \
+    X(UMP_C_BOOL, c_bool)                                                                          \
+    X(UMP_INT8, int8_t)                                                                            \
+    X(UMP_INT16, int16_t)                                                                          \
+    X(UMP_INT32, int32_t)                                                                          \
+    X(UMP_INT64, int64_t)                                                                          \
+    X(UMP_UINT8, uint8_t)                                                                          \
+    X(UMP_UINT16, uint16_t)                                                                        \
+    X(UMP_UINT32, uint32_t)                                                                        \
+    X(UMP_UINT64, uint64_t)                                                                        \
+    X(UMP_C_FLOAT_COMPLEX, c_float_complex)                                                        \
+    X(UMP_C_DOUBLE_COMPLEX, c_double_complex)                                                      \
+    X(UMP_C_LONG_DOUBLE_COMPLEX, c_long_double_complex)                                            \
+    X(UMP_FLOAT_INT, float_int)                                                                    \
+    X(UMP_DOUBLE_INT, double_int)                                                                  \
+    X(UMP_LONG_INT, long_int)                                                                      \
+    X(UMP_2INT, 2int)                                                                              \
+    X(UMP_SHORT_INT, short_int)                                                                    \
+    X(UMP_LONG_DOUBLE_INT, long_double_int)
+
+#define UMP_X_DT_DECL(ump, name) extern struct ump_dt ump_dt_##name;
+UMP_FOREACH_PREDEFINED_DT(UMP_X_DT_DECL)
+#undef UMP_X_DT_DECL
+
+#define UMP_CHAR                  ((ump_dt_t)&ump_dt_char)
+#define UMP_SHORT                 ((ump_dt_t)&ump_dt_short)
+#define UMP_INT                   ((ump_dt_t)&ump_dt_int)
+#define UMP_LONG                  ((ump_dt_t)&ump_dt_long)
+#define UMP_LONG_LONG             ((ump_dt_t)&ump_dt_long_long_int)
+#define UMP_SIGNED_CHAR           ((ump_dt_t)&ump_dt_signed_char)
+#define UMP_UNSIGNED_CHAR         ((ump_dt_t)&ump_dt_unsigned_char)
+#define UMP_UNSIGNED_SHORT        ((ump_dt_t)&ump_dt_unsigned_short)
+#define UMP_UNSIGNED              ((ump_dt_t)&ump_dt_unsigned)
+#define UMP_UNSIGNED_LONG         ((ump_dt_t)&ump_dt_unsigned_long)
+#define UMP_UNSIGNED_LONG_LONG    ((ump_dt_t)&ump_dt_unsigned_long_long)
+#define UMP_FLOAT                 ((ump_dt_t)&ump_dt_float)
+#define UMP_DOUBLE                ((ump_dt_t)&ump_dt_double)
+#define UMP_LONG_DOUBLE           ((ump_dt_t)&ump_dt_long_double)
+#define UMP_WCHAR                 ((ump_dt_t)&ump_dt_wchar)
+#define UMP_C_BOOL                ((ump_dt_t)&ump_dt_c_bool)
+#define UMP_INT8                  ((ump_dt_t)&ump_dt_int8_t)
+#define UMP_INT16                 ((ump_dt_t)&ump_dt_int16_t)
+#define UMP_INT32                 ((ump_dt_t)&ump_dt_int32_t)
+#define UMP_INT64                 ((ump_dt_t)&ump_dt_int64_t)
+#define UMP_UINT8                 ((ump_dt_t)&ump_dt_uint8_t)
+#define UMP_UINT16                ((ump_dt_t)&ump_dt_uint16_t)
+#define UMP_UINT32                ((ump_dt_t)&ump_dt_uint32_t)
+#define UMP_UINT64                ((ump_dt_t)&ump_dt_uint64_t)
+#define UMP_C_FLOAT_COMPLEX       ((ump_dt_t)&ump_dt_c_float_complex)
+#define UMP_C_DOUBLE_COMPLEX      ((ump_dt_t)&ump_dt_c_double_complex)
+#define UMP_C_LONG_DOUBLE_COMPLEX ((ump_dt_t)&ump_dt_c_long_double_complex)
+#define UMP_FLOAT_INT             ((ump_dt_t)&ump_dt_float_int)
+#define UMP_DOUBLE_INT            ((ump_dt_t)&ump_dt_double_int)
+#define UMP_LONG_INT              ((ump_dt_t)&ump_dt_long_int)
+#define UMP_2INT                  ((ump_dt_t)&ump_dt_2int)
+#define UMP_SHORT_INT             ((ump_dt_t)&ump_dt_short_int)
+#define UMP_LONG_DOUBLE_INT       ((ump_dt_t)&ump_dt_long_double_int)
+
 typedef struct ump_request *ump_req_t;
 #define UMP_REQ_NULL ((ump_req_t)0)
 
