@@ -94,8 +94,8 @@ enum { UMP_THREAD_SINGLE = 0, UMP_THREAD_FUNNELED, UMP_THREAD_SERIALIZED, UMP_TH
  * stream.
  */
 typedef const struct ump_dt *ump_dt_t;
-extern const struct ump_dt ump_dt_byte_s;
-#define UMP_BYTE (&ump_dt_byte_s)
+extern struct ump_dt ump_dt_byte;
+#define UMP_BYTE ((ump_dt_t)&ump_dt_byte)
 /* Bytes of one element of `dt` (its size, not its extent). */
 size_t ump_dt_size(ump_dt_t dt);
 

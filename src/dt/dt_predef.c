@@ -88,8 +88,6 @@ BASIC(c_long_double_complex, "MPI_C_LONG_DOUBLE_COMPLEX", long double _Complex,
 BASIC(byte, "MPI_BYTE", unsigned char, UMP_DT_BYTE)
 BASIC(packed, "MPI_PACKED", unsigned char, UMP_DT_PACKED)
 
-/* ump.h's UMP_BYTE names the same object as MPI_BYTE. */
-extern const struct ump_dt ump_dt_byte_s __attribute__((alias("ump_dt_byte")));
 
 /* {T v; int i;}: one run when the int follows v without padding, else two. */
 #define PAIR(var, mpiname, vtype, kind_, vkind)                                                    \

@@ -62,9 +62,9 @@ function(ump_dt_edge case variant n)
     set(extra send)
   endif()
   add_test(NAME dt.edge.${case}${extra}.${variant}
-           COMMAND $<TARGET_FILE:umprun> -n ${n} --timeout 30 ${args} $<TARGET_FILE:dt_edge> ${case}
+           COMMAND $<TARGET_FILE:umprun> -n ${n} --timeout 150 ${args} $<TARGET_FILE:dt_edge> ${case}
                    ${extra})
-  set_tests_properties(dt.edge.${case}${extra}.${variant} PROPERTIES TIMEOUT 40 LABELS dt)
+  set_tests_properties(dt.edge.${case}${extra}.${variant} PROPERTIES TIMEOUT 170 LABELS dt)
 endfunction()
 foreach(xp shm tcp)
   set(x -x UMP_TRANSPORTS=${xp})

@@ -12,13 +12,19 @@ prog=$1 ump_bin=$2 umprun=$3 n=${4:-4}
 here=$(cd "$(dirname "$0")" && pwd)
 src=$here/$prog.c
 
-if ! command -v mpicc.openmpi >/dev/null || ! command -v mpirun.openmpi >/dev/null; then
+# The wrapper alone is not enough: openmpi-bin without libopenmpi-dev has
+# mpicc.openmpi but no mpi.h.
+have_ompi() {
+    command -v mpicc.openmpi >/dev/null && command -v mpirun.openmpi >/dev/null &&
+        dpkg-query -W -f='${Status}' libopenmpi-dev 2>/dev/null | grep -q "install ok installed"
+}
+if ! have_ompi; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
         echo "compare.sh: installing Open MPI (openmpi-bin libopenmpi-dev)"
         timeout 300 apt-get install -y -q openmpi-bin libopenmpi-dev >/dev/null 2>&1
     fi
 fi
-if ! command -v mpicc.openmpi >/dev/null || ! command -v mpirun.openmpi >/dev/null; then
+if ! have_ompi; then
     echo "compare.sh: SKIP: Open MPI (mpicc.openmpi, mpirun.openmpi) is not installed and could not be installed"
     exit 77
 fi
