@@ -5,7 +5,7 @@
 #   build-clang/  clang, Release
 #   build-asan/   GCC, Debug with AddressSanitizer + UndefinedBehaviorSanitizer
 # Warnings are errors here (UMP_WERROR), never in a user's default build.
-# UMP_TEST_VARIANTS="build build-asan" picks a subset.
+# TEST_VARIANTS="build build-asan" picks a subset.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -13,7 +13,7 @@ scripts/install-deps.sh clang
 
 jobs=$(nproc)
 status=0
-for variant in ${UMP_TEST_VARIANTS:-build build-clang build-asan}; do
+for variant in ${TEST_VARIANTS:-build build-clang build-asan}; do
     flags=(-DUMP_WERROR=ON)
     case "$variant" in
     build) flags+=(-DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=gcc) ;;

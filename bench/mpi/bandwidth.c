@@ -4,7 +4,11 @@
  * MPI_Isend of one size, then a 0-byte acknowledgement (uni); "bi" has both
  * ranks send a window to each other at once and counts both directions.
  * time_us is per window.
- *   mpirun -n 2 bandwidth [--quick] [--time S] [--min B] [--max B] [--csv F]
+ * --msgrate measures the message rate instead (osu_mbw_mr's measure): the
+ * same unidirectional windows at 1 B - 8 KiB, rows "msgrate uni" whose
+ * time_us is per message and whose last column is millions of messages
+ * per second.
+ *   mpirun -n 2 bandwidth [--msgrate] [--quick] [--time S] [--min B] [--max B] [--csv F]
  */
 #include "bench.h"
 
@@ -41,13 +45,23 @@ static void window(void *c, long iters)
     }
 }
 
+static int msgrate;
+
+static int opt(int argc, char **argv, int *i)
+{
+    if (strcmp(argv[*i], "--msgrate")) return 0;
+    msgrate = 1;
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
-    b_init(&argc, &argv, 1, 4 << 20, NULL);
+    b_init(&argc, &argv, 1, 4 << 20, opt);
     if (B.size < 2) b_die("needs 2 ranks");
     if (B.min == 0) B.min = 1;
+    if (msgrate && B.max > 8192) B.max = 8192;
     struct bw p = {b_alloc(B.max), b_alloc(B.max * WINDOW), 0, 0};
-    for (int bi = 0; bi < 2; bi++) {
+    for (int bi = 0; bi < 2 - msgrate; bi++) {
         for (size_t s = B.min; s <= B.max; s = b_next(s)) {
             p.n = s;
             p.bi = bi;
@@ -59,7 +73,10 @@ int main(int argc, char **argv)
                     if (b_check(p.rb + (size_t)w * s, s, s + (size_t)(1 - B.rank)))
                         b_die("wrong data");
             double t = b_time(MPI_COMM_WORLD, window, &p);
-            b_row("bandwidth", bi ? "bi" : "uni", 2, s, t, (double)s * WINDOW * (bi ? 2 : 1));
+            if (msgrate) /* per message; "MB/s" = messages per microsecond */
+                b_row("msgrate", "uni", 2, s, t / WINDOW, 1);
+            else
+                b_row("bandwidth", bi ? "bi" : "uni", 2, s, t, (double)s * WINDOW * (bi ? 2 : 1));
         }
     }
     free(p.sb);
