@@ -8,9 +8,10 @@
  * Counting instructions instead of time removes the machine's noise, but a
  * wait that polls until the peer's message arrives would count as many
  * polls as the timing allowed. So the program switches collection on only
- * around the calls, and between posting and waiting it waits, uncounted and
- * outside MPI, until the peer says (through a flag in a file both ranks map)
- * that its MPI_Isend of this iteration has returned, then a little longer:
+ * around the calls; both ranks post their receive before either sends, and
+ * before waiting each waits, uncounted and outside MPI, until the peer says
+ * (through flags in a file both ranks map) that its MPI_Isend of this
+ * iteration has returned, then a little longer:
  * MPI_Waitall finds the message on its first pass, and what is counted is
  * the work of the path itself - posting, sending, matching, copying and
  * completing - the same every run however loaded the machine is. Every
@@ -40,10 +41,32 @@
 #define CALLGRIND_TOGGLE_COLLECT
 #endif
 
-/* sent[r]: iterations whose MPI_Isend rank r has returned from. */
-static volatile long *sent;
+/* flags[2 * stage + r]: the iterations rank r has finished stage 0 (its
+ * MPI_Irecv is posted) and stage 1 (its MPI_Isend returned) of. */
+static volatile long *flags;
 static long late; /* counted iterations whose peer did not say in time */
 
+/* Says that this rank finished `stage` of iteration `it` and waits, outside
+ * MPI, until the peer has too. Bounded: a send of ours that still waits in
+ * a queue (a connection being made) may be what the peer waits for, and
+ * only our next MPI call moves it; counted iterations that hit the bound
+ * are reported, as their count then includes polling. */
+static void meet(int rank, int stage, long it, int counted)
+{
+    __atomic_store_n(&flags[2 * stage + rank], it + 1, __ATOMIC_RELEASE);
+    double t0 = MPI_Wtime();
+    while (__atomic_load_n(&flags[2 * stage + 1 - rank], __ATOMIC_ACQUIRE) < it + 1) {
+        if (MPI_Wtime() - t0 > 1.0) {
+            if (counted) late++;
+            return;
+        }
+        sched_yield();
+    }
+}
+
+/* One exchange. The receive is posted on both sides before either sends,
+ * so every message meets a posted receive (the expected path) whatever the
+ * timing. */
 static void exchange(int rank, long it, unsigned char *sb, unsigned char *rb, unsigned sleep_us,
                      int counted)
 {
@@ -51,21 +74,12 @@ static void exchange(int rank, long it, unsigned char *sb, unsigned char *rb, un
     int peer = 1 - rank;
     if (counted) CALLGRIND_TOGGLE_COLLECT;
     MPI_Irecv(rb, 8, MPI_BYTE, peer, 1, MPI_COMM_WORLD, &r[0]);
+    if (counted) CALLGRIND_TOGGLE_COLLECT;
+    meet(rank, 0, it, counted);
+    if (counted) CALLGRIND_TOGGLE_COLLECT;
     MPI_Isend(sb, 8, MPI_BYTE, peer, 1, MPI_COMM_WORLD, &r[1]);
     if (counted) CALLGRIND_TOGGLE_COLLECT;
-    __atomic_store_n(&sent[rank], it + 1, __ATOMIC_RELEASE);
-    /* Bounded: a send of ours that still waits in a queue (a connection
-     * being made) may be what the peer waits for before its MPI_Isend, and
-     * only our MPI_Waitall moves it. Counted iterations that hit the bound
-     * are reported, as their count includes polling. */
-    double t0 = MPI_Wtime();
-    while (__atomic_load_n(&sent[peer], __ATOMIC_ACQUIRE) < it + 1) {
-        if (MPI_Wtime() - t0 > 1.0) {
-            if (counted) late++;
-            break;
-        }
-        sched_yield();
-    }
+    meet(rank, 1, it, counted);
     usleep(sleep_us); /* what a send left to the kernel or a queue lands */
     if (counted) CALLGRIND_TOGGLE_COLLECT;
     MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
@@ -100,7 +114,7 @@ int main(int argc, char **argv)
                 path);
         MPI_Abort(MPI_COMM_WORLD, 3);
     }
-    sent = m;
+    flags = m;
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) unlink(path);
     unsigned char sb[8], rb[8];
