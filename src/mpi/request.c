@@ -260,11 +260,15 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
     CHECK_REQ_ARRAY(call, count, reqs);
     ump_mpi_req_reap(false);
     int failed = 0;
-    int *cls = count ? calloc((size_t)count, sizeof(int)) : NULL;
+    /* The classes, for MPI_ERR_IN_STATUS; on the stack for the usual short
+     * arrays, so a wait allocates nothing. */
+    int cls_stack[32];
+    int *cls = count <= 32 ? cls_stack : calloc((size_t)count, sizeof(int));
     MPI_Comm errcomm = MPI_COMM_NULL;
-    if (count && !cls) return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_NO_MEM, call, "out of memory");
+    if (!cls) return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_NO_MEM, call, "out of memory");
     for (int i = 0; i < count; i++) {
         MPI_Status *st = statuses ? &statuses[i] : NULL;
+        cls[i] = MPI_SUCCESS;
         if (!reqs[i]) {
             ump_mpi_status_empty(st);
             continue;
@@ -285,7 +289,7 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
         rc = raise_in_status(call, errcomm, failed);
         ump_mpi_comm_unref(errcomm);
     }
-    free(cls);
+    if (cls != cls_stack) free(cls);
     return rc;
 }
 
