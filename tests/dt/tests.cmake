@@ -47,6 +47,25 @@ set_tests_properties(dt.self PROPERTIES TIMEOUT 115 LABELS dt)
 # scatter/gather, the rest by the pipeline, in one run.
 ump_dt_test(auto_cma shm 10 -x UMP_SHM_CMA_MIN=2k)
 
+# Derived types through the core API alone (tests/dt/dt_core.c: ump.h, no
+# mpi.h, the shared library): the public queries, then vector and struct
+# messages around every protocol threshold, checked byte for byte against
+# a pack done by hand: dt.core.<transport>[.small].
+add_executable(dt_core ${CMAKE_CURRENT_LIST_DIR}/dt_core.c)
+target_link_libraries(dt_core PRIVATE ump)
+target_compile_options(dt_core PRIVATE ${UMP_WARNINGS})
+set_target_properties(dt_core PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/dt)
+foreach(xp shm tcp)
+  add_test(NAME dt.core.${xp} COMMAND $<TARGET_FILE:umprun> -n 2 --timeout 60 -x
+                                      UMP_TRANSPORTS=${xp} $<TARGET_FILE:dt_core>)
+  # Small eager limits and segments: most messages by rendezvous in many segments.
+  add_test(NAME dt.core.${xp}.small
+           COMMAND $<TARGET_FILE:umprun> -n 2 --timeout 60 -x UMP_TRANSPORTS=${xp} -x
+                   UMP_SHM_EAGER_LIMIT=256 -x UMP_TCP_EAGER_LIMIT=256 -x UMP_SHM_SEG_SIZE=1k -x
+                   UMP_TCP_SEG_SIZE=1k $<TARGET_FILE:dt_core>)
+  set_tests_properties(dt.core.${xp} dt.core.${xp}.small PROPERTIES TIMEOUT 90 LABELS dt)
+endforeach()
+
 # Corner cases (tests/dt/dt_edge.c): dt.edge.<case>.<variant>.
 add_executable(dt_edge ${CMAKE_CURRENT_LIST_DIR}/dt_edge.c)
 target_link_libraries(dt_edge PRIVATE ump_static Threads::Threads)
