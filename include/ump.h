@@ -87,11 +87,12 @@ enum { UMP_THREAD_SINGLE = 0, UMP_THREAD_FUNNELED, UMP_THREAD_SERIALIZED, UMP_TH
 #define UMP_TAG_UB 0x7fffffff
 
 /*
- * Datatypes. A message is `count` elements of a datatype: UMP_BYTE, or any
- * committed MPI datatype (the same object), contiguous or not. Non-contiguous
- * data are packed straight into the transport and unpacked straight out of
- * it, or read scatter/gather; counts in a status are bytes of the packed
- * stream.
+ * Datatypes. A message is `count` elements of a datatype: UMP_BYTE, a
+ * predefined element type (below), or a committed derived type built with
+ * the constructors further below (MPI datatypes are the same objects),
+ * contiguous or not. Non-contiguous data are packed straight into the
+ * transport and unpacked straight out of it, or read scatter/gather; counts
+ * in a status are bytes of the packed stream.
  */
 typedef const struct ump_dt *ump_dt_t;
 extern const struct ump_dt ump_dt_byte_s;
