@@ -567,6 +567,26 @@ static void test_mpi_queries(void **state)
     assert_string_equal(name, "MPI_AINT");
     assert_int_equal(MPI_Type_get_name((MPI_Datatype)UMP_UINT64, name, &len), MPI_SUCCESS);
     assert_string_equal(name, "MPI_UINT64_T");
+    /* every predefined type answers with its MPI name, not the engine's */
+#define X(mpi, obj)                                                                                \
+    assert_int_equal(MPI_Type_get_name(mpi, name, &len), MPI_SUCCESS);                             \
+    assert_string_equal(name, #mpi);                                                               \
+    assert_int_equal(len, (int)strlen(#mpi));
+    UMP_MPI_FOREACH_DATATYPE(X)
+#undef X
+    /* MPI's constants pass through to the engine unchanged */
+    MPI_Datatype sub;
+    int gs[2] = {4, 4}, ss[2] = {2, 2}, st0[2] = {1, 1};
+    assert_int_equal(MPI_Type_create_subarray(2, gs, ss, st0, MPI_ORDER_FORTRAN, MPI_INT, &sub),
+                     MPI_SUCCESS);
+    int sni, sna, snd, scomb, sints[8];
+    MPI_Aint sa[1];
+    MPI_Datatype sdt[1];
+    assert_int_equal(MPI_Type_get_envelope(sub, &sni, &sna, &snd, &scomb), MPI_SUCCESS);
+    assert_int_equal(scomb, MPI_COMBINER_SUBARRAY);
+    assert_int_equal(MPI_Type_get_contents(sub, 8, 1, 1, sints, sa, sdt), MPI_SUCCESS);
+    assert_int_equal(sints[sni - 1], MPI_ORDER_FORTRAN);
+    assert_int_equal(MPI_Type_free(&sub), MPI_SUCCESS);
     assert_int_equal(MPI_Type_get_name(s, name, &len), MPI_SUCCESS);
     assert_int_equal(len, 0);
     assert_int_equal(MPI_Type_set_name(s, "particle"), MPI_SUCCESS);
