@@ -87,11 +87,12 @@ enum { UMP_THREAD_SINGLE = 0, UMP_THREAD_FUNNELED, UMP_THREAD_SERIALIZED, UMP_TH
 #define UMP_TAG_UB 0x7fffffff
 
 /*
- * Datatypes. A message is `count` elements of a datatype: UMP_BYTE, or any
- * committed MPI datatype (the same object), contiguous or not. Non-contiguous
- * data are packed straight into the transport and unpacked straight out of
- * it, or read scatter/gather; counts in a status are bytes of the packed
- * stream.
+ * Datatypes. A message is `count` elements of a datatype: UMP_BYTE, a
+ * predefined element type (below), or a committed derived type built with
+ * the constructors further below (MPI datatypes are the same objects),
+ * contiguous or not. Non-contiguous data are packed straight into the
+ * transport and unpacked straight out of it, or read scatter/gather; counts
+ * in a status are bytes of the packed stream.
  */
 typedef const struct ump_dt *ump_dt_t;
 extern struct ump_dt ump_dt_byte;
@@ -174,6 +175,152 @@ UMP_FOREACH_PREDEFINED_DT(UMP_X_DT_DECL)
 #define UMP_2INT                  ((ump_dt_t)&ump_dt_2int)
 #define UMP_SHORT_INT             ((ump_dt_t)&ump_dt_short_int)
 #define UMP_LONG_DOUBLE_INT       ((ump_dt_t)&ump_dt_long_double_int)
+
+/* --- derived datatypes ------------------------------------------------------
+ *
+ * Types built from other types, for messages whose data are not one run of
+ * one element type: the rows of a matrix (vector), a C struct (struct), a
+ * block of a larger array (subarray), ... They follow MPI's type model (a
+ * type map of basic elements at byte displacements, bounds lb and ub,
+ * extent = ub - lb), so a type built here is a valid MPI datatype too and
+ * the other way round.
+ *
+ * Life cycle: a constructor hands back a new type in *out, owned by the
+ * caller as a `struct ump_dt *` (it converts to ump_dt_t wherever a type is
+ * only read). ump_dt_commit() makes it usable in messages; ump_dt_free()
+ * drops the caller's handle. A type stays alive while a type built from it
+ * or an operation in flight uses it, so the caller may free it as soon as
+ * it no longer names it. Predefined types are never freed.
+ *
+ * Arguments: counts and block lengths >= 0; strides and displacements are
+ * in extents of the old type (int forms) or in bytes (ptrdiff_t, the "h"
+ * forms) and may be negative. Explicit bounds set by ump_dt_resized are
+ * sticky: a type built from a resized type takes its bounds from them. A
+ * struct without an explicit upper bound is padded to the alignment of its
+ * most aligned basic element, as the C compiler pads the matching struct.
+ *
+ * Errors (every constructor): UMP_ERR_DATATYPE when an old type is invalid
+ * or freed, UMP_ERR_COUNT for a negative count or block length or a type
+ * larger than memory, UMP_ERR_NO_MEMORY, UMP_ERR_UNSUPPORTED when types
+ * nest more than 32 levels deep, UMP_ERR_INVALID for any other bad argument
+ * (a NULL array or `out`). On error *out is untouched and nothing leaks.
+ *
+ * These calls need no ump_init() and may be made from any thread, on shared
+ * types too, except that ump_dt_set_name must not race with a reader of the
+ * same type's name.
+ */
+
+/* How a type was built, as ump_dt_envelope reports it. The values are MPI's
+ * (13-15, MPI's Fortran 90 combiners, are not used). */
+enum {
+    UMP_DT_COMBINER_NAMED = 1, /* a predefined type */
+    UMP_DT_COMBINER_DUP = 2,
+    UMP_DT_COMBINER_CONTIGUOUS = 3,
+    UMP_DT_COMBINER_VECTOR = 4,
+    UMP_DT_COMBINER_HVECTOR = 5,
+    UMP_DT_COMBINER_INDEXED = 6,
+    UMP_DT_COMBINER_HINDEXED = 7,
+    UMP_DT_COMBINER_INDEXED_BLOCK = 8,
+    UMP_DT_COMBINER_HINDEXED_BLOCK = 9,
+    UMP_DT_COMBINER_STRUCT = 10,
+    UMP_DT_COMBINER_SUBARRAY = 11,
+    UMP_DT_COMBINER_DARRAY = 12,
+    UMP_DT_COMBINER_RESIZED = 16,
+};
+
+/* Storage order of a multi-dimensional array (subarray, darray): C (last
+ * index fastest) or Fortran (first index fastest). */
+enum { UMP_DT_ORDER_C = 56, UMP_DT_ORDER_FORTRAN = 57 };
+
+/* How darray spreads one dimension over the processes of that dimension:
+ * in blocks, cyclically in blocks of darg elements, or not at all (one
+ * process holds the whole dimension). UMP_DT_DISTRIBUTE_DFLT_DARG asks for
+ * the default block (an even split for BLOCK, 1 for CYCLIC). */
+enum {
+    UMP_DT_DISTRIBUTE_BLOCK = 121,
+    UMP_DT_DISTRIBUTE_CYCLIC = 122,
+    UMP_DT_DISTRIBUTE_NONE = 123,
+    UMP_DT_DISTRIBUTE_DFLT_DARG = -49767,
+};
+
+/* count copies of old, one after the other (each at old's extent). */
+int ump_dt_contiguous(int count, ump_dt_t old, struct ump_dt **out);
+/* count blocks of blocklen copies of old; block i starts i * stride
+ * extents of old from the origin (vector) or i * stride bytes (hvector). */
+int ump_dt_vector(int count, int blocklen, int stride, ump_dt_t old, struct ump_dt **out);
+int ump_dt_hvector(int count, int blocklen, ptrdiff_t stride, ump_dt_t old, struct ump_dt **out);
+/* count blocks, block i of blocklens[i] copies of old at disps[i] extents
+ * of old (indexed) or disps[i] bytes (hindexed). */
+int ump_dt_indexed(int count, const int blocklens[], const int disps[], ump_dt_t old,
+                   struct ump_dt **out);
+int ump_dt_hindexed(int count, const int blocklens[], const ptrdiff_t disps[], ump_dt_t old,
+                    struct ump_dt **out);
+/* As indexed / hindexed with one block length for every block. */
+int ump_dt_indexed_block(int count, int blocklen, const int disps[], ump_dt_t old,
+                         struct ump_dt **out);
+int ump_dt_hindexed_block(int count, int blocklen, const ptrdiff_t disps[], ump_dt_t old,
+                          struct ump_dt **out);
+/* count blocks, block i of blocklens[i] copies of types[i] at disps[i]
+ * bytes: a C struct, with disps from offsetof(). */
+int ump_dt_struct(int count, const int blocklens[], const ptrdiff_t disps[], const ump_dt_t types[],
+                  struct ump_dt **out);
+/* The block subsizes[] at starts[] of an ndims-dimensional array of
+ * sizes[] elements of old stored in `order` (UMP_DT_ORDER_*); the type's
+ * extent is the whole array's. UMP_ERR_INVALID unless ndims > 0,
+ * 0 < subsizes[k] <= sizes[k] and 0 <= starts[k] <= sizes[k] - subsizes[k]. */
+int ump_dt_subarray(int ndims, const int sizes[], const int subsizes[], const int starts[],
+                    int order, ump_dt_t old, struct ump_dt **out);
+/* The part process `rank` of `size` holds of an ndims-dimensional array of
+ * gsizes[] elements of old, distributed over a psizes[] process grid
+ * (row-major ranks) by distribs[] (UMP_DT_DISTRIBUTE_*) with block sizes
+ * dargs[] (or UMP_DT_DISTRIBUTE_DFLT_DARG); the extent is the whole
+ * array's. UMP_ERR_INVALID when the grid does not have `size` processes,
+ * a NONE dimension has more than one process, or explicit BLOCK blocks do
+ * not cover their dimension. */
+int ump_dt_darray(int size, int rank, int ndims, const int gsizes[], const int distribs[],
+                  const int dargs[], const int psizes[], int order, ump_dt_t old,
+                  struct ump_dt **out);
+/* old's type map with the bounds set to lb and lb + extent. */
+int ump_dt_resized(ump_dt_t old, ptrdiff_t lb, ptrdiff_t extent, struct ump_dt **out);
+/* A new handle for the same type map; committed when old is. */
+int ump_dt_dup(ump_dt_t old, struct ump_dt **out);
+
+/* Makes dt usable in messages (idempotent). UMP_ERR_DATATYPE when dt is
+ * invalid or freed. */
+int ump_dt_commit(struct ump_dt *dt);
+/* Drops the caller's handle *dt and sets it to NULL; the type lives on
+ * while others use it. UMP_ERR_DATATYPE for a predefined type, an invalid
+ * one or one already freed. */
+int ump_dt_free(struct ump_dt **dt);
+
+/* Bounds: *lb and *extent = ub - lb, the stride between consecutive
+ * elements of a message. UMP_ERR_DATATYPE for an invalid or freed type,
+ * UMP_ERR_INVALID for a NULL output. */
+int ump_dt_get_extent(ump_dt_t dt, ptrdiff_t *lb, ptrdiff_t *extent);
+/* The bytes one element's data really span: from its first data byte
+ * (*true_lb, from the origin) to one past its last. Errors as above. */
+int ump_dt_get_true_extent(ump_dt_t dt, ptrdiff_t *true_lb, ptrdiff_t *true_extent);
+/* A name for messages: the predefined types are named by their constant
+ * ("UMP_INT"); derived types have "" until named. Never NULL ("" for an
+ * invalid type). The string lives as long as the type or its next rename. */
+const char *ump_dt_name(ump_dt_t dt);
+/* Names dt (a copy, truncated to 127 bytes). UMP_ERR_INVALID for an
+ * invalid type or a NULL name. */
+int ump_dt_set_name(struct ump_dt *dt, const char *name);
+
+/* How dt was built: the combiner (UMP_DT_COMBINER_*) and how many
+ * integers, byte displacements and types ump_dt_contents returns. A
+ * predefined type is NAMED with no contents. UMP_ERR_DATATYPE for an
+ * invalid type, UMP_ERR_INVALID for a NULL output. */
+int ump_dt_envelope(ump_dt_t dt, int *ni, int *na, int *nd, int *combiner);
+/* The arguments dt was built with, in the constructor's order (counts,
+ * block lengths, int displacements in ints[]; byte displacements, strides,
+ * lb and extent in aints[]; old types in types[]). Each derived type
+ * returned in types[] is a new handle the caller frees with ump_dt_free.
+ * UMP_ERR_INVALID for a predefined type or a max below the envelope's
+ * numbers. */
+int ump_dt_contents(ump_dt_t dt, int maxi, int maxa, int maxd, int ints[], ptrdiff_t aints[],
+                    struct ump_dt *types[]);
 
 typedef struct ump_request *ump_req_t;
 #define UMP_REQ_NULL ((ump_req_t)0)

@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * dt.h - the datatype engine: MPI type constructors, a compact layout of
- * every type (a "dataloop"), cached facts, a resumable segment cursor that
- * packs, unpacks or lists (iovec) any byte range of a message, and the
- * type signature used for matching checks.
+ * dt.h - the datatype engine, for the layers above it: the type object, a
+ * compact layout of every type (a "dataloop"), cached facts, a resumable
+ * segment cursor that packs, unpacks or lists (iovec) any byte range of a
+ * message, the type signature used for matching checks, element counts and
+ * the overlap check. The constructors, commit/free and the queries a
+ * program uses are public and declared in ump.h (included here).
  *
  * Lifecycle. A type is created by a constructor (reference count 1, not
  * committed), committed by ump_dt_commit() and released by ump_dt_free()
  * (the user's handle) or ump_dt_unref() (any other holder). A derived type
  * holds a reference on every type it was built from, and an operation in
  * flight holds one on its type (ump_dt_ref), so a type the user frees stays
- * alive while something still uses it. Predefined types (MPI_INT, ...) are
+ * alive while something still uses it. Predefined types (UMP_INT, ...) are
  * static objects: committed, never freed, reference calls are no-ops.
  *
  * Layout. Offsets in the dataloop are bytes from the buffer pointer the
@@ -37,7 +39,7 @@
 
 typedef enum {
     UMP_DT_DERIVED = 0, /* not a predefined type */
-    UMP_DT_CHAR,        /* MPI_CHAR: character data, not arithmetic in MPI */
+    UMP_DT_CHAR,        /* UMP_CHAR: character data, not arithmetic in reductions */
     UMP_DT_INT8,
     UMP_DT_INT16,
     UMP_DT_INT32,
@@ -111,9 +113,9 @@ struct ump_dt {
     int handles;    /* handles the user holds (creation, get_contents) */
     bool predefined, committed, user_freed;
     bool is_contig;      /* count elements are one range at buf + true_lb */
-    bool has_lb, has_ub; /* explicit bounds (resized) propagate as MPI markers */
+    bool has_lb, has_ub; /* explicit bounds (resized) propagate as sticky markers */
     uint8_t kind;        /* ump_dt_kind_t */
-    uint8_t combiner;    /* MPI_COMBINER_* */
+    uint8_t combiner;    /* UMP_DT_COMBINER_* */
     uint16_t align;      /* largest alignment of the basic types inside */
     uint8_t depth;       /* dataloop depth, for the cursor */
 
@@ -146,7 +148,7 @@ struct ump_dt {
     size_t ovl_bad_k;       /* smallest k with elements i and i + k overlapping, 0: none seen */
     size_t ovl_work;        /* run comparisons spent on this type so far */
 
-    /* constructor arguments, for MPI_Type_get_envelope/get_contents */
+    /* constructor arguments, for ump_dt_envelope/ump_dt_contents */
     int ni, na, nd;
     int *ints;
     ptrdiff_t *aints;
@@ -206,10 +208,12 @@ static inline ump_dt_kind_t ump_dt_basic_kind(ump_dt_t dt)
 }
 /* Bytes of one element of a basic kind (0 for UMP_DT_DERIVED). */
 size_t ump_dt_kind_size(ump_dt_kind_t kind);
-/* MPI name ("MPI_INT") or the name the user set ("" when none). */
-static inline const char *ump_dt_name(ump_dt_t dt)
+/* True when the name is one given by ump_dt_set_name, false while a
+ * predefined type keeps its built-in name (a face may then use its own
+ * spelling of it). */
+static inline bool ump_dt_renamed(ump_dt_t dt)
 {
-    return dt->name;
+    return dt->name == dt->namebuf;
 }
 
 /* --- lifecycle ------------------------------------------------------------ */
@@ -218,58 +222,8 @@ static inline const char *ump_dt_name(ump_dt_t dt)
  * derived type releases it and the references it holds. */
 void ump_dt_ref(ump_dt_t dt);
 void ump_dt_unref(ump_dt_t dt);
-/* Marks the type usable for communication. Idempotent. */
-int ump_dt_commit(struct ump_dt *dt);
-/* The user's free: UMP_ERR_DATATYPE for a predefined type or one whose
- * handles were all freed; otherwise drops one user handle (and its
- * reference) and sets *dt to NULL. When the last handle goes the type is
- * marked user_freed; it lives on while references remain. */
-int ump_dt_free(struct ump_dt **dt);
-/* Sets the name (truncated to 127 bytes). */
-int ump_dt_set_name(struct ump_dt *dt, const char *name);
-
-/* --- constructors ---------------------------------------------------------
- *
- * MPI 3.1 semantics (§4.1): counts and block lengths >= 0 (UMP_ERR_COUNT
- * otherwise), byte strides/displacements may be negative, lb/ub follow the
- * type-map rules (explicit bounds of resized types are sticky markers; a
- * struct without explicit ub is padded to the alignment of its largest
- * basic type). On success *out is a new uncommitted type with one
- * reference; on error *out is untouched. UMP_ERR_DATATYPE for an invalid
- * old type, UMP_ERR_NO_MEMORY, UMP_ERR_UNSUPPORTED when nesting exceeds
- * UMP_DT_MAX_DEPTH, UMP_ERR_INVALID for other bad arguments.
- */
-int ump_dt_contiguous(int count, ump_dt_t old, struct ump_dt **out);
-int ump_dt_vector(int count, int blocklen, int stride, ump_dt_t old, struct ump_dt **out);
-int ump_dt_hvector(int count, int blocklen, ptrdiff_t stride, ump_dt_t old, struct ump_dt **out);
-int ump_dt_indexed(int count, const int blocklens[], const int disps[], ump_dt_t old,
-                   struct ump_dt **out);
-int ump_dt_hindexed(int count, const int blocklens[], const ptrdiff_t disps[], ump_dt_t old,
-                    struct ump_dt **out);
-int ump_dt_indexed_block(int count, int blocklen, const int disps[], ump_dt_t old,
-                         struct ump_dt **out);
-int ump_dt_hindexed_block(int count, int blocklen, const ptrdiff_t disps[], ump_dt_t old,
-                          struct ump_dt **out);
-int ump_dt_struct(int count, const int blocklens[], const ptrdiff_t disps[], const ump_dt_t types[],
-                  struct ump_dt **out);
-/* order is MPI_ORDER_C or MPI_ORDER_FORTRAN. */
-int ump_dt_subarray(int ndims, const int sizes[], const int subsizes[], const int starts[],
-                    int order, ump_dt_t old, struct ump_dt **out);
-/* distribs are MPI_DISTRIBUTE_*; dargs may be MPI_DISTRIBUTE_DFLT_DARG. */
-int ump_dt_darray(int size, int rank, int ndims, const int gsizes[], const int distribs[],
-                  const int dargs[], const int psizes[], int order, ump_dt_t old,
-                  struct ump_dt **out);
-int ump_dt_resized(ump_dt_t old, ptrdiff_t lb, ptrdiff_t extent, struct ump_dt **out);
-int ump_dt_dup(ump_dt_t old, struct ump_dt **out);
-
-/* MPI_Type_get_envelope / get_contents. Contents returns the recorded
- * arguments; every derived type in types[] counts one more user handle
- * and reference, which the caller releases with ump_dt_free (MPI: the user
- * frees them). UMP_ERR_INVALID when a max is too small or the type is
- * predefined. */
-void ump_dt_envelope(ump_dt_t dt, int *ni, int *na, int *nd, int *combiner);
-int ump_dt_contents(ump_dt_t dt, int maxi, int maxa, int maxd, int ints[], ptrdiff_t aints[],
-                    struct ump_dt *types[]);
+/* ump_dt_commit, ump_dt_free, ump_dt_set_name, the constructors and
+ * ump_dt_envelope / ump_dt_contents are declared in ump.h. */
 
 /* --- signature ------------------------------------------------------------
  *
@@ -278,16 +232,16 @@ int ump_dt_contents(ump_dt_t dt, int maxi, int maxa, int maxd, int ints[], ptrdi
  * composes (concatenation and repetition are computed from the parts), so
  * two layouts of the same sequence hash equal whatever their constructors,
  * e.g. vector(4, 2, 8, INT) and contiguous(8, INT). Pair types are two
- * elements (value, int). Types of the same representation (MPI_INT and
- * MPI_INT32_T) share a kind and therefore match.
+ * elements (value, int). Types of the same representation (UMP_INT and
+ * UMP_INT32) share a kind and therefore match.
  */
 uint64_t ump_dt_sig(ump_dt_t dt, size_t count);
 
 /* Basic elements in the first `bytes` bytes of the packed stream of dt,
- * or -1 when `bytes` ends inside a basic element (MPI_Get_elements). */
+ * or -1 when `bytes` ends inside a basic element. */
 long long ump_dt_elements(ump_dt_t dt, size_t bytes);
 /* Stream bytes holding the first `elems` basic elements (inverse of the
- * above, for MPI_Status_set_elements); -1 when the type has none. */
+ * above); -1 when the type has none. */
 long long ump_dt_elements_bytes(ump_dt_t dt, size_t elems);
 
 /* --- pack / unpack --------------------------------------------------------
@@ -351,8 +305,8 @@ const struct iovec *ump_dt_flat(ump_dt_t dt, size_t max_runs, size_t *nruns);
 
 /* --- overlapping entries ------------------------------------------------------
  *
- * True when `count` elements of dt cover some byte more than once (MPI:
- * such a type map may be sent from but receiving into it is erroneous).
+ * True when `count` elements of dt cover some byte more than once (such a
+ * type map may be sent from, but receiving into it is erroneous).
  * Overlap can come from inside one element (indexed blocks at the same
  * displacement, an hvector stride shorter than its block) or between
  * elements (an extent shorter than the data span, or zero). A type that

@@ -9,7 +9,7 @@
  * kernels, with fixed-size copies for runs of 1, 2, 4, ... 256 bytes (see
  * runs() for the exceptions when unpacking); the interpreter only descends
  * through the other nodes. Addresses are computed as integers because
- * MPI_BOTTOM types start from a null buffer.
+ * types of absolute addresses start from a null buffer.
  */
 #include <string.h>
 

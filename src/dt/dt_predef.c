@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * dt_predef.c - the predefined MPI datatypes as static objects: committed,
- * named, never freed. Each is one contiguous run (a LEAF), except the pair
- * types, laid out as the C struct {T v; int i;} with its padding.
+ * dt_predef.c - the predefined datatypes as static objects: committed,
+ * named (by their ump.h constant), never freed. Each is one contiguous run (a LEAF), except the
+ * pair types, laid out as the C struct {T v; int i;} with its padding.
  */
 #include <complex.h>
 #include <stdbool.h>
 #include <wchar.h>
 
 #include "dt/dt_int.h"
-#include "mpi.h"
 
 const ump_dt_dl_t ump_dt_empty_leaf = {.kind = UMP_DL_LEAF, .size = 0};
 
@@ -26,21 +25,21 @@ const ump_dt_dl_t ump_dt_empty_leaf = {.kind = UMP_DL_LEAF, .size = 0};
                       : UMP_DT_UINT64)
 #define WKIND ((wchar_t)-1 < 0 ? SKIND(wchar_t) : UKIND(wchar_t))
 
-#define BASIC(var, mpiname, ctype, kind_)                                                          \
+#define BASIC(var, nm, ctype, kind_)                                                               \
     static const ump_dt_dl_t leaf_##var = {                                                        \
         .kind = UMP_DL_LEAF, .size = sizeof(ctype), .nruns = 1};                                   \
     struct ump_dt ump_dt_##var = {                                                                 \
         .size = sizeof(ctype),                                                                     \
         .extent = sizeof(ctype),                                                                   \
         .contiguous = true,                                                                        \
-        .name = mpiname,                                                                           \
+        .name = nm,                                                                                \
         .magic = UMP_DT_MAGIC,                                                                     \
         .refs = 1,                                                                                 \
         .predefined = true,                                                                        \
         .committed = true,                                                                         \
         .is_contig = true,                                                                         \
         .kind = (kind_),                                                                           \
-        .combiner = MPI_COMBINER_NAMED,                                                            \
+        .combiner = UMP_DT_COMBINER_NAMED,                                                         \
         .align = _Alignof(ctype),                                                                  \
         .ub = sizeof(ctype),                                                                       \
         .true_ub = sizeof(ctype),                                                                  \
@@ -54,43 +53,45 @@ const ump_dt_dl_t ump_dt_empty_leaf = {.kind = UMP_DL_LEAF, .size = 0};
         .dl = &leaf_##var,                                                                         \
     };
 
-BASIC(char, "MPI_CHAR", char, UMP_DT_CHAR)
-BASIC(short, "MPI_SHORT", short, SKIND(short))
-BASIC(int, "MPI_INT", int, SKIND(int))
-BASIC(long, "MPI_LONG", long, SKIND(long))
-BASIC(long_long_int, "MPI_LONG_LONG_INT", long long, SKIND(long long))
-BASIC(signed_char, "MPI_SIGNED_CHAR", signed char, UMP_DT_INT8)
-BASIC(unsigned_char, "MPI_UNSIGNED_CHAR", unsigned char, UMP_DT_UINT8)
-BASIC(unsigned_short, "MPI_UNSIGNED_SHORT", unsigned short, UKIND(unsigned short))
-BASIC(unsigned, "MPI_UNSIGNED", unsigned, UKIND(unsigned))
-BASIC(unsigned_long, "MPI_UNSIGNED_LONG", unsigned long, UKIND(unsigned long))
-BASIC(unsigned_long_long, "MPI_UNSIGNED_LONG_LONG", unsigned long long, UKIND(unsigned long long))
-BASIC(float, "MPI_FLOAT", float, UMP_DT_FLOAT)
-BASIC(double, "MPI_DOUBLE", double, UMP_DT_DOUBLE)
-BASIC(long_double, "MPI_LONG_DOUBLE", long double, UMP_DT_LONG_DOUBLE)
-BASIC(wchar, "MPI_WCHAR", wchar_t, WKIND)
-BASIC(c_bool, "MPI_C_BOOL", _Bool, UMP_DT_C_BOOL)
-BASIC(int8_t, "MPI_INT8_T", int8_t, UMP_DT_INT8)
-BASIC(int16_t, "MPI_INT16_T", int16_t, UMP_DT_INT16)
-BASIC(int32_t, "MPI_INT32_T", int32_t, UMP_DT_INT32)
-BASIC(int64_t, "MPI_INT64_T", int64_t, UMP_DT_INT64)
-BASIC(uint8_t, "MPI_UINT8_T", uint8_t, UMP_DT_UINT8)
-BASIC(uint16_t, "MPI_UINT16_T", uint16_t, UMP_DT_UINT16)
-BASIC(uint32_t, "MPI_UINT32_T", uint32_t, UMP_DT_UINT32)
-BASIC(uint64_t, "MPI_UINT64_T", uint64_t, UMP_DT_UINT64)
-BASIC(aint, "MPI_AINT", MPI_Aint, SKIND(MPI_Aint))
-BASIC(count, "MPI_COUNT", MPI_Count, SKIND(MPI_Count))
-BASIC(offset, "MPI_OFFSET", MPI_Offset, SKIND(MPI_Offset))
-BASIC(c_float_complex, "MPI_C_FLOAT_COMPLEX", float _Complex, UMP_DT_C_FLOAT_COMPLEX)
-BASIC(c_double_complex, "MPI_C_DOUBLE_COMPLEX", double _Complex, UMP_DT_C_DOUBLE_COMPLEX)
-BASIC(c_long_double_complex, "MPI_C_LONG_DOUBLE_COMPLEX", long double _Complex,
+BASIC(char, "UMP_CHAR", char, UMP_DT_CHAR)
+BASIC(short, "UMP_SHORT", short, SKIND(short))
+BASIC(int, "UMP_INT", int, SKIND(int))
+BASIC(long, "UMP_LONG", long, SKIND(long))
+BASIC(long_long_int, "UMP_LONG_LONG", long long, SKIND(long long))
+BASIC(signed_char, "UMP_SIGNED_CHAR", signed char, UMP_DT_INT8)
+BASIC(unsigned_char, "UMP_UNSIGNED_CHAR", unsigned char, UMP_DT_UINT8)
+BASIC(unsigned_short, "UMP_UNSIGNED_SHORT", unsigned short, UKIND(unsigned short))
+BASIC(unsigned, "UMP_UNSIGNED", unsigned, UKIND(unsigned))
+BASIC(unsigned_long, "UMP_UNSIGNED_LONG", unsigned long, UKIND(unsigned long))
+BASIC(unsigned_long_long, "UMP_UNSIGNED_LONG_LONG", unsigned long long, UKIND(unsigned long long))
+BASIC(float, "UMP_FLOAT", float, UMP_DT_FLOAT)
+BASIC(double, "UMP_DOUBLE", double, UMP_DT_DOUBLE)
+BASIC(long_double, "UMP_LONG_DOUBLE", long double, UMP_DT_LONG_DOUBLE)
+BASIC(wchar, "UMP_WCHAR", wchar_t, WKIND)
+BASIC(c_bool, "UMP_C_BOOL", _Bool, UMP_DT_C_BOOL)
+BASIC(int8_t, "UMP_INT8", int8_t, UMP_DT_INT8)
+BASIC(int16_t, "UMP_INT16", int16_t, UMP_DT_INT16)
+BASIC(int32_t, "UMP_INT32", int32_t, UMP_DT_INT32)
+BASIC(int64_t, "UMP_INT64", int64_t, UMP_DT_INT64)
+BASIC(uint8_t, "UMP_UINT8", uint8_t, UMP_DT_UINT8)
+BASIC(uint16_t, "UMP_UINT16", uint16_t, UMP_DT_UINT16)
+BASIC(uint32_t, "UMP_UINT32", uint32_t, UMP_DT_UINT32)
+BASIC(uint64_t, "UMP_UINT64", uint64_t, UMP_DT_UINT64)
+/* An address-sized integer, and 64-bit integers for counts and file
+ * offsets: objects of their own, so a face can name them apart from the C
+ * types of the same size. */
+BASIC(aint, "UMP_AINT", intptr_t, SKIND(intptr_t))
+BASIC(count, "UMP_COUNT", long long, SKIND(long long))
+BASIC(offset, "UMP_OFFSET", long long, SKIND(long long))
+BASIC(c_float_complex, "UMP_C_FLOAT_COMPLEX", float _Complex, UMP_DT_C_FLOAT_COMPLEX)
+BASIC(c_double_complex, "UMP_C_DOUBLE_COMPLEX", double _Complex, UMP_DT_C_DOUBLE_COMPLEX)
+BASIC(c_long_double_complex, "UMP_C_LONG_DOUBLE_COMPLEX", long double _Complex,
       UMP_DT_C_LONG_DOUBLE_COMPLEX)
-BASIC(byte, "MPI_BYTE", unsigned char, UMP_DT_BYTE)
-BASIC(packed, "MPI_PACKED", unsigned char, UMP_DT_PACKED)
-
+BASIC(byte, "UMP_BYTE", unsigned char, UMP_DT_BYTE)
+BASIC(packed, "UMP_PACKED", unsigned char, UMP_DT_PACKED)
 
 /* {T v; int i;}: one run when the int follows v without padding, else two. */
-#define PAIR(var, mpiname, vtype, kind_, vkind)                                                    \
+#define PAIR(var, nm, vtype, kind_, vkind)                                                         \
     struct pair_##var {                                                                            \
         vtype v;                                                                                   \
         int i;                                                                                     \
@@ -113,7 +114,7 @@ BASIC(packed, "MPI_PACKED", unsigned char, UMP_DT_PACKED)
         .extent = sizeof(struct pair_##var),                                                       \
         .contiguous = offsetof(struct pair_##var, i) == sizeof(vtype) &&                           \
                       sizeof(struct pair_##var) == sizeof(vtype) + sizeof(int),                    \
-        .name = mpiname,                                                                           \
+        .name = nm,                                                                                \
         .magic = UMP_DT_MAGIC,                                                                     \
         .refs = 1,                                                                                 \
         .predefined = true,                                                                        \
@@ -121,7 +122,7 @@ BASIC(packed, "MPI_PACKED", unsigned char, UMP_DT_PACKED)
         .is_contig = offsetof(struct pair_##var, i) == sizeof(vtype) &&                            \
                      sizeof(struct pair_##var) == sizeof(vtype) + sizeof(int),                     \
         .kind = (kind_),                                                                           \
-        .combiner = MPI_COMBINER_NAMED,                                                            \
+        .combiner = UMP_DT_COMBINER_NAMED,                                                         \
         .align = _Alignof(struct pair_##var),                                                      \
         .ub = sizeof(struct pair_##var),                                                           \
         .true_ub = offsetof(struct pair_##var, i) + sizeof(int),                                   \
@@ -142,12 +143,12 @@ BASIC(packed, "MPI_PACKED", unsigned char, UMP_DT_PACKED)
         .dl = &dl_##var,                                                                           \
     };
 
-PAIR(float_int, "MPI_FLOAT_INT", float, UMP_DT_FLOAT_INT, UMP_DT_FLOAT)
-PAIR(double_int, "MPI_DOUBLE_INT", double, UMP_DT_DOUBLE_INT, UMP_DT_DOUBLE)
-PAIR(long_int, "MPI_LONG_INT", long, UMP_DT_LONG_INT, SKIND(long))
-PAIR(2int, "MPI_2INT", int, UMP_DT_2INT, SKIND(int))
-PAIR(short_int, "MPI_SHORT_INT", short, UMP_DT_SHORT_INT, SKIND(short))
-PAIR(long_double_int, "MPI_LONG_DOUBLE_INT", long double, UMP_DT_LONG_DOUBLE_INT,
+PAIR(float_int, "UMP_FLOAT_INT", float, UMP_DT_FLOAT_INT, UMP_DT_FLOAT)
+PAIR(double_int, "UMP_DOUBLE_INT", double, UMP_DT_DOUBLE_INT, UMP_DT_DOUBLE)
+PAIR(long_int, "UMP_LONG_INT", long, UMP_DT_LONG_INT, SKIND(long))
+PAIR(2int, "UMP_2INT", int, UMP_DT_2INT, SKIND(int))
+PAIR(short_int, "UMP_SHORT_INT", short, UMP_DT_SHORT_INT, SKIND(short))
+PAIR(long_double_int, "UMP_LONG_DOUBLE_INT", long double, UMP_DT_LONG_DOUBLE_INT,
      UMP_DT_LONG_DOUBLE)
 
 size_t ump_dt_kind_size(ump_dt_kind_t kind)

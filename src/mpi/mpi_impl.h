@@ -267,6 +267,10 @@ void ump_mpi_req_reap(bool finalizing);
 /* A null buffer is valid with MPI_BOTTOM and types of absolute addresses,
  * so it is refused only when the type cannot reach memory by itself. */
 bool ump_mpi_buf_ok(const void *buf, int count, MPI_Datatype dt);
+/* A datatype's name for MPI: MPI's spelling for a predefined type
+ * ("MPI_INT"; the engine's own is ump.h's "UMP_INT"), else the name set
+ * ("" when none). Never NULL. */
+const char *ump_mpi_dt_name(MPI_Datatype dt);
 #define UMP_MPI_CHECK_BUF(call, c, buf, n, dt)                                                     \
     do {                                                                                           \
         if (!ump_mpi_buf_ok(buf, n, dt))                                                           \

@@ -2,9 +2,11 @@
 /*
  * type.c - MPI datatype functions: constructors, commit/free, queries,
  * names, envelope/contents, and the status element counts. The work is
- * done by src/dt; this file checks arguments and maps errors. Errors go to
- * MPI_COMM_NULL, which ump_mpi_error reports on MPI_COMM_WORLD (datatype
- * calls have no communicator).
+ * done by the datatype calls of ump.h (src/dt); this file checks
+ * arguments and maps errors (type_map.c maps MPI's datatype constants and
+ * names onto the engine's). Errors go to MPI_COMM_NULL, which
+ * ump_mpi_error reports on MPI_COMM_WORLD (datatype calls have no
+ * communicator).
  */
 #include <limits.h>
 #include <stdarg.h>
@@ -14,6 +16,8 @@
 #include "dt/dt.h"
 #include "mpi/mpi_impl.h"
 #include "util/util.h"
+
+/* --- handles ----------------------------------------------------------------- */
 
 /* A handle a constructor or query may use: live and not freed by the user
  * (committing is needed only for communication). */
@@ -348,7 +352,7 @@ int PMPI_Type_free(MPI_Datatype *datatype)
     CHECK_OLD(call, *datatype);
     if ((*datatype)->predefined)
         return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_TYPE, call,
-                             "cannot free the predefined datatype %s", (*datatype)->name);
+                             "cannot free the predefined datatype %s", ump_mpi_dt_name(*datatype));
     int rc = ump_dt_free(datatype);
     return rc == UMP_OK ? MPI_SUCCESS : dt_fail(rc, call);
 }
@@ -362,7 +366,8 @@ int PMPI_Type_size(MPI_Datatype datatype, int *size)
     UMP_MPI_CHECK_INIT(call);
     CHECK_OLD(call, datatype);
     CHECK_PTR(call, size, "size");
-    *size = datatype->size > INT_MAX ? MPI_UNDEFINED : (int)datatype->size;
+    size_t n = ump_dt_size(datatype);
+    *size = n > INT_MAX ? MPI_UNDEFINED : (int)n;
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Type_size = PMPI_Type_size
@@ -373,7 +378,7 @@ static int size_count(const char *call, MPI_Datatype datatype, MPI_Count *size)
     UMP_MPI_CHECK_INIT(call);
     CHECK_OLD(call, datatype);
     CHECK_PTR(call, size, "size");
-    *size = (MPI_Count)datatype->size;
+    *size = (MPI_Count)ump_dt_size(datatype);
     return MPI_SUCCESS;
 }
 
@@ -396,8 +401,11 @@ int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
     CHECK_OLD(call, datatype);
     CHECK_PTR(call, lb, "lb");
     CHECK_PTR(call, extent, "extent");
-    *lb = ump_dt_lb(datatype);
-    *extent = ump_dt_extent(datatype);
+    ptrdiff_t l, e;
+    int rc = ump_dt_get_extent(datatype, &l, &e);
+    if (rc != UMP_OK) return dt_fail(rc, call);
+    *lb = l;
+    *extent = e;
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
@@ -408,8 +416,11 @@ static int extent_count(const char *call, MPI_Datatype datatype, MPI_Count *lb, 
     CHECK_OLD(call, datatype);
     CHECK_PTR(call, lb, "lb");
     CHECK_PTR(call, extent, "extent");
-    *lb = ump_dt_lb(datatype);
-    *extent = ump_dt_extent(datatype);
+    ptrdiff_t l, e;
+    int rc = ump_dt_get_extent(datatype, &l, &e);
+    if (rc != UMP_OK) return dt_fail(rc, call);
+    *lb = l;
+    *extent = e;
     return MPI_SUCCESS;
 }
 
@@ -432,8 +443,11 @@ int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint
     CHECK_OLD(call, datatype);
     CHECK_PTR(call, true_lb, "true_lb");
     CHECK_PTR(call, true_extent, "true_extent");
-    *true_lb = ump_dt_true_lb(datatype);
-    *true_extent = ump_dt_true_extent(datatype);
+    ptrdiff_t l, e;
+    int rc = ump_dt_get_true_extent(datatype, &l, &e);
+    if (rc != UMP_OK) return dt_fail(rc, call);
+    *true_lb = l;
+    *true_extent = e;
     return MPI_SUCCESS;
 }
 #pragma weak MPI_Type_get_true_extent = PMPI_Type_get_true_extent
@@ -445,8 +459,11 @@ static int true_extent_count(const char *call, MPI_Datatype datatype, MPI_Count 
     CHECK_OLD(call, datatype);
     CHECK_PTR(call, true_lb, "true_lb");
     CHECK_PTR(call, true_extent, "true_extent");
-    *true_lb = ump_dt_true_lb(datatype);
-    *true_extent = ump_dt_true_extent(datatype);
+    ptrdiff_t l, e;
+    int rc = ump_dt_get_true_extent(datatype, &l, &e);
+    if (rc != UMP_OK) return dt_fail(rc, call);
+    *true_lb = l;
+    *true_extent = e;
     return MPI_SUCCESS;
 }
 
@@ -472,8 +489,8 @@ int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_ad
     CHECK_PTR(call, num_addresses, "num_addresses");
     CHECK_PTR(call, num_datatypes, "num_datatypes");
     CHECK_PTR(call, combiner, "combiner");
-    ump_dt_envelope(datatype, num_integers, num_addresses, num_datatypes, combiner);
-    return MPI_SUCCESS;
+    int rc = ump_dt_envelope(datatype, num_integers, num_addresses, num_datatypes, combiner);
+    return rc == UMP_OK ? MPI_SUCCESS : dt_fail(rc, call);
 }
 #pragma weak MPI_Type_get_envelope = PMPI_Type_get_envelope
 
@@ -486,17 +503,18 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
     CHECK_OLD(call, datatype);
     if (datatype->predefined)
         return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_TYPE, call,
-                             "%s is predefined: it has no contents", datatype->name);
+                             "%s is predefined: it has no contents", ump_mpi_dt_name(datatype));
     int ni, na, nd, comb;
-    ump_dt_envelope(datatype, &ni, &na, &nd, &comb);
+    int rc = ump_dt_envelope(datatype, &ni, &na, &nd, &comb);
+    if (rc != UMP_OK) return dt_fail(rc, call);
     if (max_integers < ni || max_addresses < na || max_datatypes < nd)
         return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call,
                              "arrays too small: need %d integers, %d addresses, %d datatypes", ni,
                              na, nd);
     if ((ni && !array_of_integers) || (na && !array_of_addresses) || (nd && !array_of_datatypes))
         return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "an output array is NULL");
-    int rc = ump_dt_contents(datatype, max_integers, max_addresses, max_datatypes,
-                             array_of_integers, array_of_addresses, array_of_datatypes);
+    rc = ump_dt_contents(datatype, max_integers, max_addresses, max_datatypes, array_of_integers,
+                         array_of_addresses, array_of_datatypes);
     return rc == UMP_OK ? MPI_SUCCESS : dt_fail(rc, call);
 }
 #pragma weak MPI_Type_get_contents = PMPI_Type_get_contents
@@ -519,7 +537,7 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
     CHECK_OLD(call, datatype);
     CHECK_PTR(call, type_name, "type_name");
     CHECK_PTR(call, resultlen, "resultlen");
-    int n = snprintf(type_name, MPI_MAX_OBJECT_NAME, "%s", ump_dt_name(datatype));
+    int n = snprintf(type_name, MPI_MAX_OBJECT_NAME, "%s", ump_mpi_dt_name(datatype));
     *resultlen = n < MPI_MAX_OBJECT_NAME ? n : MPI_MAX_OBJECT_NAME - 1;
     return MPI_SUCCESS;
 }
@@ -673,7 +691,7 @@ int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Co
     if (bytes < 0)
         return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call,
                              "%lld basic elements do not fit datatype %s", (long long)count,
-                             datatype->name[0] ? datatype->name : "(derived)");
+                             *ump_mpi_dt_name(datatype) ? ump_mpi_dt_name(datatype) : "(derived)");
     status->ump_count = bytes;
     return MPI_SUCCESS;
 }

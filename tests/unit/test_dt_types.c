@@ -189,8 +189,11 @@ static void test_pairs_and_predefined(void **state)
     assert_int_equal(ump_dt_basic_kind(MPI_UNSIGNED_LONG), UMP_DT_UINT64);
     assert_int_equal(ump_dt_basic_kind(MPI_C_BOOL), UMP_DT_C_BOOL);
     assert_int_equal(ump_dt_kind_size(UMP_DT_LONG_DOUBLE_INT), ump_dt_extent(MPI_LONG_DOUBLE_INT));
-    assert_string_equal(ump_dt_name(MPI_INT), "MPI_INT");
-    assert_string_equal(ump_dt_name(MPI_LONG_DOUBLE_INT), "MPI_LONG_DOUBLE_INT");
+    /* the engine names predefined types by ump.h's constants; the MPI
+     * layer by MPI's (test_names) */
+    assert_string_equal(ump_dt_name(MPI_INT), "UMP_INT");
+    assert_string_equal(ump_dt_name(UMP_LONG_DOUBLE_INT), "UMP_LONG_DOUBLE_INT");
+    assert_string_equal(ump_dt_name(MPI_AINT), "UMP_AINT");
     assert_true(UMP_BYTE == (ump_dt_t)MPI_BYTE);
     assert_true(MPI_BYTE->contiguous && MPI_BYTE->size == 1);
     /* pack of pairs skips the padding */
@@ -558,6 +561,32 @@ static void test_mpi_queries(void **state)
     assert_int_equal(MPI_Type_get_name(MPI_FLOAT_INT, name, &len), MPI_SUCCESS);
     assert_string_equal(name, "MPI_FLOAT_INT");
     assert_int_equal(len, 13);
+    assert_int_equal(MPI_Type_get_name(MPI_LONG_LONG, name, &len), MPI_SUCCESS);
+    assert_string_equal(name, "MPI_LONG_LONG_INT");
+    assert_int_equal(MPI_Type_get_name(MPI_AINT, name, &len), MPI_SUCCESS);
+    assert_string_equal(name, "MPI_AINT");
+    assert_int_equal(MPI_Type_get_name((MPI_Datatype)UMP_UINT64, name, &len), MPI_SUCCESS);
+    assert_string_equal(name, "MPI_UINT64_T");
+    /* every predefined type answers with its MPI name, not the engine's */
+#define X(mpi, obj)                                                                                \
+    assert_int_equal(MPI_Type_get_name(mpi, name, &len), MPI_SUCCESS);                             \
+    assert_string_equal(name, #mpi);                                                               \
+    assert_int_equal(len, (int)strlen(#mpi));
+    UMP_MPI_FOREACH_DATATYPE(X)
+#undef X
+    /* MPI's constants pass through to the engine unchanged */
+    MPI_Datatype sub;
+    int gs[2] = {4, 4}, ss[2] = {2, 2}, st0[2] = {1, 1};
+    assert_int_equal(MPI_Type_create_subarray(2, gs, ss, st0, MPI_ORDER_FORTRAN, MPI_INT, &sub),
+                     MPI_SUCCESS);
+    int sni, sna, snd, scomb, sints[8];
+    MPI_Aint sa[1];
+    MPI_Datatype sdt[1];
+    assert_int_equal(MPI_Type_get_envelope(sub, &sni, &sna, &snd, &scomb), MPI_SUCCESS);
+    assert_int_equal(scomb, MPI_COMBINER_SUBARRAY);
+    assert_int_equal(MPI_Type_get_contents(sub, 8, 1, 1, sints, sa, sdt), MPI_SUCCESS);
+    assert_int_equal(sints[sni - 1], MPI_ORDER_FORTRAN);
+    assert_int_equal(MPI_Type_free(&sub), MPI_SUCCESS);
     assert_int_equal(MPI_Type_get_name(s, name, &len), MPI_SUCCESS);
     assert_int_equal(len, 0);
     assert_int_equal(MPI_Type_set_name(s, "particle"), MPI_SUCCESS);
