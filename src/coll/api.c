@@ -3,7 +3,7 @@
  * The public collective calls of ump_coll.h: argument checks (each bad
  * argument is logged with the call, the rank and the argument, and refused
  * before anything is sent), then the implementation of this folder. Faces
- * (src/mpi) check their own arguments first with their own messages and
+ * (the MPI interface) check their own arguments first with their own messages and
  * then come through here, so these checks are the cheap ones: null
  * handles, roots, types that cannot be used, counts that overflow.
  *

@@ -16,3 +16,18 @@ foreach(src ${COLL_TEST_SOURCES})
     set_tests_properties(coll.${prog}.n${n} PROPERTIES TIMEOUT 120 LABELS coll)
   endforeach()
 endforeach()
+
+# Collectives through ump.h alone (no mpi.h, linked to the public library):
+# world and even/odd sub-communicators, on 1 to 4 ranks over shm and tcp.
+add_executable(coll_ump_api ${COLL_DIR}/ump_api.c)
+target_link_libraries(coll_ump_api PRIVATE ump)
+target_compile_options(coll_ump_api PRIVATE ${UMP_WARNINGS})
+set_target_properties(coll_ump_api PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+foreach(t shm tcp)
+  foreach(n 1 2 3 4)
+    add_test(NAME coll.ump_api.${t}.n${n}
+             COMMAND $<TARGET_FILE:umprun> --timeout 100 -n ${n} $<TARGET_FILE:coll_ump_api>)
+    set_tests_properties(coll.ump_api.${t}.n${n} PROPERTIES TIMEOUT 120 LABELS coll
+                         ENVIRONMENT UMP_TRANSPORTS=${t})
+  endforeach()
+endforeach()
