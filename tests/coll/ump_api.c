@@ -7,9 +7,11 @@
  * UMP_OP_SUM, UMP_INT with UMP_OP_MAX, a non-commutative user op, in place)
  * at sizes around the thresholds (16 KiB short collectives, eager limits,
  * 128 KiB and 1 MiB algorithm switches), plus nonblocking ibarrier, ibcast
- * and iallreduce, and checks every result byte for byte against a serial
- * reference each rank computes itself. Bad arguments must be refused with
- * their codes. Any failure aborts the job with a message naming the case.
+ * and iallreduce, and briefly the other collectives (gather(v) with NULL
+ * counts off the root, scatter(v), reduce, allgather, alltoall,
+ * ialltoallw, reduce_scatter_block, scan, exscan), and checks every result
+ * byte for byte against a serial reference each rank computes itself. Bad arguments must be refused
+ * with their codes. Any failure aborts the job with a message naming the case.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -264,6 +266,147 @@ static void reduce_check(ump_comm_t c, ump_redop_t user, int call, bool nonblock
     free(ref);
 }
 
+/* --- the other collectives, briefly ---------------------------------------------- */
+
+/* Member m's block j (of b ints) is pat(m, call, j * b + i): every member can
+ * compute every block. Gather(v) with NULL counts off the root, scatter(v),
+ * allgather, alltoall and ialltoallw (per-peer types, byte displacements),
+ * reduce to every root, reduce_scatter_block, scan and exscan. */
+static void others_check(ump_comm_t c, int call)
+{
+    int r = ump_comm_rank(c), n = ump_comm_size(c);
+    enum { B = 3 };
+    int *mine = calloc((size_t)n * B, sizeof(int)), *all = calloc((size_t)n * n * B, sizeof(int));
+    int *ref = calloc((size_t)n * n * B, sizeof(int));
+    int *cnts = calloc((size_t)n, sizeof(int)), *disp = calloc((size_t)n, sizeof(int));
+    ump_dt_t *types = calloc((size_t)n, sizeof(ump_dt_t));
+    if (!mine || !all || !ref || !cnts || !disp || !types) FAIL("out of memory");
+#define V(m, j, i) ((int)pat((m), call, (size_t)(j)*B + (size_t)(i)))
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < B; i++)
+            mine[j * B + i] = V(r, j, i);
+
+    /* gather / gatherv: block r of member m at the root, reversed for v. */
+    for (int root = 0; root < n; root++) {
+        snprintf(what, sizeof(what), "gather to %d of %d", root, n);
+        memset(all, 0, (size_t)n * B * sizeof(int));
+        CALL(ump_gather(mine, B, UMP_INT, all, B, UMP_INT, root, c));
+        if (r == root) {
+            for (int m = 0; m < n; m++)
+                for (int i = 0; i < B; i++)
+                    ref[m * B + i] = V(m, 0, i);
+            check_bytes(all, ref, (size_t)n * B * sizeof(int));
+        }
+        snprintf(what, sizeof(what), "gatherv to %d of %d (NULL counts off the root)", root, n);
+        for (int m = 0; m < n; m++) {
+            cnts[m] = 1 + m % B;
+            disp[m] = (n - 1 - m) * B;
+        }
+        memset(all, 0, (size_t)n * B * sizeof(int));
+        CALL(ump_gatherv(mine, (size_t)(1 + r % B), UMP_INT, all, r == root ? cnts : NULL,
+                         r == root ? disp : NULL, UMP_INT, root, c));
+        if (r == root) {
+            memset(ref, 0, (size_t)n * B * sizeof(int));
+            for (int m = 0; m < n; m++)
+                for (int i = 0; i < cnts[m]; i++)
+                    ref[disp[m] + i] = V(m, 0, i);
+            check_bytes(all, ref, (size_t)n * B * sizeof(int));
+        }
+        /* scatter: the root's block m to member m. */
+        snprintf(what, sizeof(what), "scatter from %d of %d", root, n);
+        int got[B] = {0}, want[B];
+        CALL(ump_scatter(mine, B, UMP_INT, got, B, UMP_INT, root, c));
+        for (int i = 0; i < B; i++)
+            want[i] = V(root, r, i);
+        check_bytes(got, want, sizeof(got));
+        snprintf(what, sizeof(what), "scatterv from %d of %d", root, n);
+        for (int m = 0; m < n; m++) {
+            cnts[m] = 1 + m % B;
+            disp[m] = m * B;
+        }
+        memset(got, 0, sizeof(got));
+        CALL(ump_scatterv(mine, r == root ? cnts : NULL, r == root ? disp : NULL, UMP_INT, got,
+                          (size_t)(1 + r % B), UMP_INT, root, c));
+        memset(want, 0, sizeof(want));
+        for (int i = 0; i < 1 + r % B; i++)
+            want[i] = V(root, r, i);
+        check_bytes(got, want, sizeof(got));
+        /* reduce: the sum of block 0 at the root (wrapping like the op). */
+        snprintf(what, sizeof(what), "reduce to %d of %d", root, n);
+        int sum[B] = {0}, sref[B] = {0};
+        CALL(ump_reduce(mine, sum, B, UMP_INT, UMP_OP_SUM, root, c));
+        if (r == root) {
+            for (int m = 0; m < n; m++)
+                for (int i = 0; i < B; i++)
+                    sref[i] = (int)((unsigned)sref[i] + (unsigned)V(m, 0, i));
+            check_bytes(sum, sref, sizeof(sum));
+        }
+    }
+
+    /* allgather: block 0 of everyone everywhere. */
+    snprintf(what, sizeof(what), "allgather of %d", n);
+    CALL(ump_allgather(mine, B, UMP_INT, all, B, UMP_INT, c));
+    for (int m = 0; m < n; m++)
+        for (int i = 0; i < B; i++)
+            ref[m * B + i] = V(m, 0, i);
+    check_bytes(all, ref, (size_t)n * B * sizeof(int));
+
+    /* alltoall and ialltoallw: block j of member m lands at member j as
+     * block m. */
+    for (int m = 0; m < n; m++)
+        for (int i = 0; i < B; i++)
+            ref[m * B + i] = V(m, r, i);
+    snprintf(what, sizeof(what), "alltoall of %d", n);
+    memset(all, 0, (size_t)n * B * sizeof(int));
+    CALL(ump_alltoall(mine, B, UMP_INT, all, B, UMP_INT, c));
+    check_bytes(all, ref, (size_t)n * B * sizeof(int));
+    snprintf(what, sizeof(what), "ialltoallw of %d", n);
+    for (int m = 0; m < n; m++) {
+        cnts[m] = B * (int)sizeof(int);
+        disp[m] = m * B * (int)sizeof(int);
+        types[m] = UMP_BYTE;
+    }
+    memset(all, 0, (size_t)n * B * sizeof(int));
+    ump_req_t req;
+    CALL(ump_ialltoallw(mine, cnts, disp, types, all, cnts, disp, types, c, &req));
+    CALL(ump_wait(&req, UMP_STATUS_IGNORE));
+    check_bytes(all, ref, (size_t)n * B * sizeof(int));
+
+    /* reduce_scatter_block: member j gets the sum of every member's block j. */
+    snprintf(what, sizeof(what), "reduce_scatter_block of %d", n);
+    int part[B], pref[B] = {0};
+    CALL(ump_reduce_scatter_block(mine, part, B, UMP_INT, UMP_OP_SUM, c));
+    for (int m = 0; m < n; m++)
+        for (int i = 0; i < B; i++)
+            pref[i] = (int)((unsigned)pref[i] + (unsigned)V(m, r, i));
+    check_bytes(part, pref, sizeof(part));
+
+    /* scan and exscan with MAX over block 0. */
+    snprintf(what, sizeof(what), "scan/exscan of %d", n);
+    int sc[B], ex[B] = {7, 7, 7}, scref[B], exref[B] = {7, 7, 7};
+    CALL(ump_scan(mine, sc, B, UMP_INT, UMP_OP_MAX, c));
+    CALL(ump_exscan(mine, ex, B, UMP_INT, UMP_OP_MAX, c));
+    for (int i = 0; i < B; i++) {
+        scref[i] = V(0, 0, i);
+        for (int m = 1; m <= r; m++)
+            if (V(m, 0, i) > scref[i]) scref[i] = V(m, 0, i);
+        if (r > 0) {
+            exref[i] = V(0, 0, i);
+            for (int m = 1; m < r; m++)
+                if (V(m, 0, i) > exref[i]) exref[i] = V(m, 0, i);
+        }
+    }
+    check_bytes(sc, scref, sizeof(sc));
+    check_bytes(ex, exref, sizeof(ex));
+#undef V
+    free(mine);
+    free(all);
+    free(ref);
+    free(cnts);
+    free(disp);
+    free(types);
+}
+
 /* --- bad arguments -------------------------------------------------------------- */
 
 static void errors_check(ump_comm_t c)
@@ -300,6 +443,7 @@ static void run_all(ump_comm_t c, ump_redop_t user, int call)
     reduce_check(c, user, call, false, false);
     reduce_check(c, user, call + 200, false, true);
     reduce_check(c, user, call + 400, true, false);
+    others_check(c, call + 600);
 }
 
 int main(int argc, char **argv)
