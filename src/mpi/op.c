@@ -79,8 +79,9 @@ int PMPI_Op_free(MPI_Op *op)
         return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_OP, call, "%s is predefined", (*op)->name);
     /* The handle is dead now; the object stays while a pending nonblocking
      * collective holds the ump op (op_gone frees it). */
+    ump_redop_t u = (*op)->uop; /* the object may be gone when this returns */
     (*op)->magic = UMP_MPI_MAGIC_DEAD;
-    ump_redop_free(&(*op)->uop);
+    ump_redop_free(&u);
     *op = MPI_OP_NULL;
     return MPI_SUCCESS;
 }
