@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# Collective tests: each program runs under umprun on 1 to 9 ranks (above 2
-# the 2-core machine is oversubscribed, on purpose). Label: coll.
+# Collective tests: each coll_*.c program runs under umprun on 1 to 9 ranks
+# (above 2 the 2-core machine is oversubscribed, on purpose); ump_api.c runs
+# the collectives through ump.h alone over shm and tcp. Label: coll.
 set(COLL_DIR ${CMAKE_CURRENT_LIST_DIR})
 file(GLOB COLL_TEST_SOURCES CONFIGURE_DEPENDS ${COLL_DIR}/coll_*.c)
 foreach(src ${COLL_TEST_SOURCES})
