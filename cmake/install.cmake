@@ -6,7 +6,7 @@
 #     works for any P;
 #   - ump.pc for pkg-config and a CMake package (find_package(ump) ->
 #     ump::ump), both relocatable;
-#   - the layout P/bin (umprun, umpcc, ump_info), P/include (ump.h, mpi.h),
+#   - the layout P/bin (umprun, umpcc, ump_info), P/include (ump.h, ump_coll.h, mpi.h),
 #     P/lib (libump.so, libump.a, pkgconfig/ump.pc, cmake/ump/).
 # Included from the top-level CMakeLists.txt after the targets are defined.
 include(CMakePackageConfigHelpers)
@@ -42,7 +42,8 @@ foreach(t ump_info umprun)
 endforeach()
 install(TARGETS ump LIBRARY DESTINATION lib)
 install(TARGETS ump_archive ARCHIVE DESTINATION lib)
-install(FILES ${CMAKE_SOURCE_DIR}/include/ump.h ${CMAKE_SOURCE_DIR}/include/mpi.h
+install(FILES ${CMAKE_SOURCE_DIR}/include/ump.h ${CMAKE_SOURCE_DIR}/include/ump_coll.h
+              ${CMAKE_SOURCE_DIR}/include/mpi.h
         DESTINATION include)
 install(PROGRAMS ${CMAKE_BINARY_DIR}/install/umpcc DESTINATION bin)
 install(FILES ${CMAKE_BINARY_DIR}/install/ump.pc DESTINATION lib/pkgconfig)

@@ -65,7 +65,9 @@ extern "C" {
     X(UMP_ERR_BOOTSTRAP, -20, "bootstrap (launcher key-value service) failed")                     \
     X(UMP_ERR_CANCELLED, -21, "operation cancelled")                                               \
     X(UMP_ERR_BUSY, -22, "resource busy")                                                          \
-    X(UMP_ERR_INTERNAL, -23, "internal error")
+    X(UMP_ERR_INTERNAL, -23, "internal error")                                                     \
+    X(UMP_ERR_OP, -24, "reduction operation does not apply to the datatype")                       \
+    X(UMP_ERR_ROOT, -25, "invalid root rank")
 
 typedef enum {
 #define UMP_X_ENUM(name, value, text) name = value,
@@ -342,6 +344,8 @@ typedef struct {
  * granted (at most the one asked). Started outside a launcher, the process is
  * a one-rank job. */
 int ump_init(int *argc, char ***argv, int thread_level, int *provided);
+/* The thread level granted by ump_init (UMP_THREAD_SINGLE before it). */
+int ump_query_thread(void);
 /* Completes the job's part of this process. Outstanding sends are finished
  * first; the launcher is told the process finalized cleanly. */
 int ump_finalize(void);
@@ -443,4 +447,8 @@ int ump_progress(void);
 #ifdef __cplusplus
 }
 #endif
+
+/* Collectives over communicators of ranks (ump_comm_t), reduction ops. */
+#include "ump_coll.h"
+
 #endif /* UMP_H */

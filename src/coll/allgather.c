@@ -54,9 +54,9 @@ void ump_alg_allgather_bruck(ump_sched_t *s, ump_cgrp_t g, char *buf, size_t b)
     ump_sched_round(s);
 }
 
-int ump_coll_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
-                        const int *rcounts, const int *displs, int rcount, MPI_Datatype rdt,
-                        MPI_Comm comm, ump_req_t *greq)
+int ump_coll_allgatherv(const void *sbuf, size_t scount, ump_dt_t sdt, void *rbuf,
+                        const int *rcounts, const int *displs, size_t rcount, ump_dt_t rdt,
+                        ump_comm_t comm, ump_req_t *greq)
 {
     if (!greq && !rcounts && ump_coll_allgather_algo.v.e == 0) {
         int rc = ump_fast_allgather(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
@@ -65,7 +65,7 @@ int ump_coll_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rb
     ump_sched_t s;
     ump_sched_init(&s, comm);
     int n = comm->size, me = comm->rank;
-    bool inplace = sbuf == MPI_IN_PLACE;
+    bool inplace = sbuf == UMP_IN_PLACE;
     bool rcontig = ump_coll_dt_contig(rdt);
     size_t *offs = ump_sched_tmp(&s, sizeof(size_t) * (size_t)n);
     size_t *lens = ump_sched_tmp(&s, sizeof(size_t) * (size_t)n);
@@ -75,10 +75,10 @@ int ump_coll_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rb
     size_t total = 0;
     bool uniform = !rcounts;
     for (int i = 0; i < n; i++) {
-        size_t cnt = (size_t)(rcounts ? rcounts[i] : rcount);
+        size_t cnt = (size_t)(rcounts ? (size_t)rcounts[i] : rcount);
         lens[i] = cnt * rdt->size;
         if (rcontig)
-            offs[i] = (size_t)(displs ? displs[i] : i * rcount) * rdt->extent;
+            offs[i] = (size_t)(displs ? (size_t)displs[i] : (size_t)(i)*rcount) * rdt->extent;
         else
             offs[i] = total;
         total += lens[i];
@@ -98,8 +98,8 @@ int ump_coll_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rb
         else
             memcpy(own, sbuf, lens[me]);
     } else if (!rcontig) {
-        size_t o = (size_t)(displs ? displs[me] : me * rcount) * rdt->extent;
-        ump_coll_pack(own, (char *)rbuf + o, (size_t)(rcounts ? rcounts[me] : rcount), rdt);
+        size_t o = (size_t)(displs ? (size_t)displs[me] : (size_t)(me)*rcount) * rdt->extent;
+        ump_coll_pack(own, (char *)rbuf + o, (size_t)(rcounts ? (size_t)rcounts[me] : rcount), rdt);
     }
     int algo = ump_coll_allgather_algo.v.e;
     ump_coll_comm_t *st = comm->coll;
@@ -121,9 +121,9 @@ int ump_coll_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rb
         ump_alg_allgather_ring(&s, g, buf, offs, lens);
     if (!rcontig) {
         for (int i = 0; i < n; i++) {
-            size_t o = (size_t)(displs ? displs[i] : i * rcount) * rdt->extent;
+            size_t o = (size_t)(displs ? (size_t)displs[i] : (size_t)(i)*rcount) * rdt->extent;
             ump_sched_unpack(&s, (char *)rbuf + o, buf + offs[i],
-                             (size_t)(rcounts ? rcounts[i] : rcount), rdt);
+                             (size_t)(rcounts ? (size_t)rcounts[i] : rcount), rdt);
         }
     }
 out:

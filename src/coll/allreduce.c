@@ -131,8 +131,8 @@ void ump_alg_allreduce_auto(ump_sched_t *s, ump_cgrp_t g, void *acc, size_t coun
     allreduce_flat(s, g, acc, count, esz, oversub, 0);
 }
 
-int ump_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                       MPI_Comm comm, ump_req_t *greq)
+int ump_coll_allreduce(const void *sbuf, void *rbuf, size_t count, ump_dt_t dt, ump_redop_t op,
+                       ump_comm_t comm, ump_req_t *greq)
 {
     if (!greq && ump_coll_allreduce_algo.v.e == 0) {
         int rc = ump_fast_allreduce(sbuf, rbuf, count, dt, op, comm);
@@ -141,7 +141,7 @@ int ump_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
     ump_sched_t s;
     ump_sched_init(&s, comm);
     int rc = ump_sched_reduction(&s, op, dt);
-    if (rc != MPI_SUCCESS) {
+    if (rc != UMP_OK) {
         ump_sched_free(&s);
         return rc;
     }
@@ -151,10 +151,10 @@ int ump_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
     void *acc;
     if (contig) {
         acc = rbuf;
-        if (sbuf != MPI_IN_PLACE && bytes) ump_coll_pack(acc, sbuf, n, dt);
+        if (sbuf != UMP_IN_PLACE && bytes) ump_coll_pack(acc, sbuf, n, dt);
     } else {
         acc = ump_sched_tmp(&s, bytes);
-        if (acc) ump_coll_pack(acc, sbuf == MPI_IN_PLACE ? rbuf : sbuf, n, dt);
+        if (acc) ump_coll_pack(acc, sbuf == UMP_IN_PLACE ? rbuf : sbuf, n, dt);
     }
     if (s.err || !st || !n) goto out;
     int algo = ump_coll_allreduce_algo.v.e;

@@ -58,7 +58,7 @@ static void bruck(ump_sched_t *s, ump_cgrp_t g, const char *sb, char *rb, size_t
 }
 
 /* 1 Bruck, 2 linear, 3 pairwise; b is this rank's first block in bytes. */
-static int choose(MPI_Comm comm, bool uniform, size_t b)
+static int choose(ump_comm_t comm, bool uniform, size_t b)
 {
     ump_coll_comm_t *st = comm->coll;
     int n = comm->size, algo = ump_coll_alltoall_algo.v.e;
@@ -82,21 +82,21 @@ static int choose(MPI_Comm comm, bool uniform, size_t b)
 /* Copies the stream of (src, scount, sdt) into (dst, rcount, rdt), run
  * against run: one pass over the data where packing into scratch and
  * unpacking from it took two. Moves min of both streams' lengths. */
-static int dt_copy(void *dst, size_t rcount, MPI_Datatype rdt, const void *src, size_t scount,
-                   MPI_Datatype sdt)
+static int dt_copy(void *dst, size_t rcount, ump_dt_t rdt, const void *src, size_t scount,
+                   ump_dt_t sdt)
 {
     size_t len = UMP_MIN(rcount * rdt->size, scount * sdt->size);
-    if (!len) return MPI_SUCCESS;
+    if (!len) return UMP_OK;
     if (ump_coll_dt_contig(rdt) && ump_coll_dt_contig(sdt)) {
         memcpy(dst, src, len);
-        return MPI_SUCCESS;
+        return UMP_OK;
     }
     if (ump_coll_dt_contig(sdt)) return ump_coll_unpack(dst, src, rcount, rdt);
     if (ump_coll_dt_contig(rdt)) return ump_coll_pack(dst, src, scount, sdt);
     ump_dt_cursor_t sc, rc;
     if (ump_dt_cursor_init(&sc, src, scount, sdt, 0) != UMP_OK ||
         ump_dt_cursor_init(&rc, dst, rcount, rdt, 0) != UMP_OK)
-        return MPI_ERR_TYPE;
+        return UMP_ERR_DATATYPE;
     enum { BATCH = 32 };
     struct iovec si[BATCH], ri[BATCH];
     int sn = 0, rn = 0, sk = 0, rk = 0;
@@ -129,13 +129,13 @@ static int dt_copy(void *dst, size_t rcount, MPI_Datatype rdt, const void *src, 
             roff = 0;
         }
     }
-    return len ? MPI_ERR_TYPE : MPI_SUCCESS;
+    return len ? UMP_ERR_DATATYPE : UMP_OK;
 }
 
 int ump_coll_alltoallw(const void *sbuf, const int *scounts, const int *sdispls,
-                       const MPI_Datatype *sdts, void *rbuf, const int *rcounts, const int *rdispls,
-                       const MPI_Datatype *rdts, bool bytes_displ, int scount, MPI_Datatype sdt,
-                       int rcount, MPI_Datatype rdt, MPI_Comm comm, ump_req_t *greq)
+                       const ump_dt_t *sdts, void *rbuf, const int *rcounts, const int *rdispls,
+                       const ump_dt_t *rdts, bool bytes_displ, size_t scount, ump_dt_t sdt,
+                       size_t rcount, ump_dt_t rdt, ump_comm_t comm, ump_req_t *greq)
 {
     if (!greq && !scounts && !rcounts && !sdts && !rdts && ump_coll_alltoall_algo.v.e == 0) {
         int rc = ump_fast_alltoall(sbuf, scount, sdt, rbuf, rcount, rdt, comm);
@@ -144,17 +144,17 @@ int ump_coll_alltoallw(const void *sbuf, const int *scounts, const int *sdispls,
     ump_sched_t s;
     ump_sched_init(&s, comm);
     int n = comm->size, me = comm->rank;
-    bool inplace = sbuf == MPI_IN_PLACE;
+    bool inplace = sbuf == UMP_IN_PLACE;
 #define RDT(i)  (rdts ? rdts[i] : rdt)
-#define RCNT(i) ((size_t)(rcounts ? rcounts[i] : rcount))
+#define RCNT(i) ((size_t)(rcounts ? (size_t)rcounts[i] : rcount))
 #define ROFF(i)                                                                                    \
     (bytes_displ ? (size_t)rdispls[i]                                                              \
-                 : (size_t)(rdispls ? rdispls[i] : (i)*rcount) * RDT(i)->extent)
+                 : (size_t)(rdispls ? (size_t)rdispls[i] : (size_t)(i)*rcount) * RDT(i)->extent)
 #define SDT(i)  (sdts ? sdts[i] : sdt)
-#define SCNT(i) ((size_t)(scounts ? scounts[i] : scount))
+#define SCNT(i) ((size_t)(scounts ? (size_t)scounts[i] : scount))
 #define SOFF(i)                                                                                    \
     (bytes_displ ? (size_t)sdispls[i]                                                              \
-                 : (size_t)(sdispls ? sdispls[i] : (i)*scount) * SDT(i)->extent)
+                 : (size_t)(sdispls ? (size_t)sdispls[i] : (size_t)(i)*scount) * SDT(i)->extent)
     /* Derived types go to the core as they are: it packs them straight
      * into the transport and unpacks them straight out of it, two copies
      * fewer than packing here (and no scratch). Bruck needs packed blocks,
@@ -175,18 +175,18 @@ int ump_coll_alltoallw(const void *sbuf, const int *scounts, const int *sdispls,
                 reqs = ump_sched_tmp(&s, 2 * (size_t)n * sizeof(ump_req_t));
                 if (!reqs) goto out;
             }
-            int rc = UMP_OK, nr = 0, err = MPI_SUCCESS;
+            int rc = UMP_OK, nr = 0, err = UMP_OK;
             for (int k = 1; k < n && rc == UMP_OK; k++) {
                 int from = (me - k + n) % n;
                 rc = ump_irecv((char *)rbuf + ROFF(from), RCNT(from), RDT(from),
-                               ump_mpi_world_rank(comm, from), s.tag, s.ctx, &reqs[nr]);
+                               ump_coll_wrank(comm, from), s.tag, s.ctx, &reqs[nr]);
                 if (rc == UMP_OK) nr++;
             }
             int nrecv = nr;
             for (int k = 1; k < n && rc == UMP_OK; k++) {
                 int to = (me + k) % n;
                 rc = ump_isend((const char *)sbuf + SOFF(to), SCNT(to), SDT(to),
-                               ump_mpi_world_rank(comm, to), s.tag, s.ctx, &reqs[nr]);
+                               ump_coll_wrank(comm, to), s.tag, s.ctx, &reqs[nr]);
                 if (rc == UMP_OK) nr++;
             }
             if (rc == UMP_OK)
@@ -198,7 +198,7 @@ int ump_coll_alltoallw(const void *sbuf, const int *scounts, const int *sdispls,
             int wrc = ump_waitall((size_t)nr, reqs, UMP_STATUS_IGNORE);
             if (rc == UMP_OK) rc = wrc;
             ump_sched_free(&s);
-            if (rc != UMP_OK) return ump_mpi_class_of(rc);
+            if (rc != UMP_OK) return rc;
             return err;
         }
         if (algo != 1) {
@@ -211,16 +211,16 @@ int ump_coll_alltoallw(const void *sbuf, const int *scounts, const int *sdispls,
                 ump_sched_copy(&s, mydst, mysrc, RCNT(me) * RDT(me)->size);
             } else {
                 int e = dt_copy(mydst, RCNT(me), RDT(me), mysrc, SCNT(me), SDT(me));
-                if (e != MPI_SUCCESS) {
+                if (e != UMP_OK) {
                     s.err = e;
                     goto out;
                 }
             }
             for (int k = 1; k < n; k++) {
                 int to = (me + k) % n, from = (me - k + n) % n;
-                ump_sched_recv_dt(&s, ump_mpi_world_rank(comm, from), (char *)rbuf + ROFF(from),
+                ump_sched_recv_dt(&s, ump_coll_wrank(comm, from), (char *)rbuf + ROFF(from),
                                   RCNT(from), RDT(from));
-                ump_sched_send_dt(&s, ump_mpi_world_rank(comm, to), (const char *)sbuf + SOFF(to),
+                ump_sched_send_dt(&s, ump_coll_wrank(comm, to), (const char *)sbuf + SOFF(to),
                                   SCNT(to), SDT(to));
                 if (algo == 3) ump_sched_round(&s);
             }
@@ -239,7 +239,7 @@ int ump_coll_alltoallw(const void *sbuf, const int *scounts, const int *sdispls,
     bool rall_contig = true;
     size_t rpacked = 0;
     for (int i = 0; i < n; i++) {
-        MPI_Datatype t = RDT(i);
+        ump_dt_t t = RDT(i);
         rl[i] = RCNT(i) * t->size;
         if (ump_coll_dt_contig(t)) {
             rp[i] = (char *)rbuf + ROFF(i);
@@ -269,8 +269,8 @@ int ump_coll_alltoallw(const void *sbuf, const int *scounts, const int *sdispls,
             spacked += sl[i];
             continue;
         }
-        MPI_Datatype t = sdts ? sdts[i] : sdt;
-        sl[i] = (size_t)(scounts ? scounts[i] : scount) * t->size;
+        ump_dt_t t = sdts ? sdts[i] : sdt;
+        sl[i] = (size_t)(scounts ? (size_t)scounts[i] : scount) * t->size;
         if (!ump_coll_dt_contig(t)) {
             spacked += sl[i];
             any_pack = true;
@@ -286,10 +286,11 @@ int ump_coll_alltoallw(const void *sbuf, const int *scounts, const int *sdispls,
             spk += sl[i];
             continue;
         }
-        MPI_Datatype t = sdts ? sdts[i] : sdt;
-        size_t cnt = (size_t)(scounts ? scounts[i] : scount);
-        size_t off = bytes_displ ? (size_t)sdispls[i]
-                                 : (size_t)(sdispls ? sdispls[i] : i * scount) * t->extent;
+        ump_dt_t t = sdts ? sdts[i] : sdt;
+        size_t cnt = (size_t)(scounts ? (size_t)scounts[i] : scount);
+        size_t off = bytes_displ
+                         ? (size_t)sdispls[i]
+                         : (size_t)(sdispls ? (size_t)sdispls[i] : (size_t)(i)*scount) * t->extent;
         if (ump_coll_dt_contig(t)) {
             sp[i] = (const char *)sbuf + off;
         } else {

@@ -49,7 +49,7 @@ void ump_alg_fanout(ump_sched_t *s, ump_cgrp_t g, int root)
     ump_sched_round(s);
 }
 
-int ump_coll_barrier(MPI_Comm comm, ump_req_t *greq)
+int ump_coll_barrier(ump_comm_t comm, ump_req_t *greq)
 {
     if (!greq && ump_coll_barrier_algo.v.e == 0) {
         int rc = ump_fast_barrier(comm);

@@ -108,7 +108,7 @@ void ump_alg_bcast_auto(ump_sched_t *s, ump_cgrp_t g, void *buf, size_t bytes, i
         ump_alg_bcast_scag(s, g, buf, bytes, root);
 }
 
-int ump_coll_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, ump_req_t *greq)
+int ump_coll_bcast(void *buf, size_t count, ump_dt_t dt, int root, ump_comm_t comm, ump_req_t *greq)
 {
     if (!greq && ump_coll_bcast_algo.v.e == 0) {
         int rc = ump_fast_bcast(buf, count, dt, root, comm);
@@ -145,8 +145,8 @@ int ump_coll_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm com
         if (!lw) break;
         for (int i = 0; i < st->nnodes; i++)
             lw[i] = st->leaders[i];
-        lw[rnode] = ump_mpi_world_rank(comm, root);
-        int myw = ump_mpi_world_rank(comm, comm->rank);
+        lw[rnode] = ump_coll_wrank(comm, root);
+        int myw = ump_coll_wrank(comm, comm->rank);
         if (lw[st->my_node] == myw) {
             ump_cgrp_t lead = {.w = lw, .n = st->nnodes, .me = st->my_node};
             ump_alg_bcast_auto(&s, lead, p, bytes, rnode, false);

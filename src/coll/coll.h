@@ -16,25 +16,59 @@
  * communicator's collective sequence number, so successive and overlapping
  * collectives never match each other's messages nor point-to-point ones.
  *
- * Functions return MPI error classes (MPI_SUCCESS, MPI_ERR_OP, ...).
+ * This layer stands on the core (ump.h) and src/dt only; its public face
+ * is include/ump_coll.h (api.c checks the arguments and calls the
+ * functions below). Functions return ump status codes (UMP_OK, UMP_ERR_OP,
+ * ...).
  */
-#ifndef UMP_COLL_H
-#define UMP_COLL_H
+#ifndef UMP_SRC_COLL_H
+#define UMP_SRC_COLL_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "coll/op_kernels.h"
-#include "mpi/mpi_impl.h"
+#include "dt/dt.h"
+#include "ump.h"
 #include "util/util.h"
+
+/* --- communicators (comm.c) ------------------------------------------------- */
+
+struct ump_coll_comm;
+
+struct ump_comm {
+    int rank, size;
+    int *world;                 /* member -> world rank (owned) */
+    uint32_t ctx;               /* core context of the collectives */
+    bool predefined;            /* ump_comm_world(): not freed by ump_comm_free */
+    struct ump_coll_comm *coll; /* algorithm state, made on first use */
+};
+
+static inline int ump_coll_wrank(ump_comm_t c, int rank)
+{
+    return c->world[rank];
+}
+
+/* --- reduction operations (op.c) --------------------------------------------- */
+
+struct ump_redop {
+    int kind; /* UMP_OPK_* of a predefined op, -1 for a user op */
+    bool commutative;
+    bool predefined;
+    int refcount; /* user ops: the creator's reference + running collectives */
+    ump_user_op_fn fn;
+    void *arg;
+    void (*free_arg)(void *arg);
+    const char *name;
+};
 
 /* --- reductions (op.c) ---------------------------------------------------- */
 
 /* A reduction of (op, datatype) ready to apply to packed elements. */
 typedef struct {
-    MPI_Op op;
-    MPI_Datatype dt;
+    ump_redop_t op;
+    ump_dt_t dt;
     ump_kernel_fn_t kernel; /* predefined op: kernel on basic elements */
     size_t per_elem;        /* basic elements per element of dt */
     bool commutative;
@@ -42,33 +76,36 @@ typedef struct {
 } ump_coll_red_t;
 
 /* Index of a predefined op (UMP_OPK_*), or -1 for a user op. */
-int ump_coll_opk(MPI_Op op);
-/* Checks that `op` applies to `dt` and fills *r. MPI_ERR_OP when it does
- * not (e.g. MPI_BAND on MPI_DOUBLE), MPI_ERR_TYPE when the type's elements
+static inline int ump_coll_opk(ump_redop_t op)
+{
+    return op->kind;
+}
+/* Checks that `op` applies to `dt` and fills *r. UMP_ERR_OP when it does
+ * not (e.g. UMP_OP_BAND on UMP_DOUBLE), UMP_ERR_DATATYPE when the type's elements
  * are not all of one basic type for a predefined op. */
-int ump_coll_red_prepare(ump_coll_red_t *r, MPI_Op op, MPI_Datatype dt);
+int ump_coll_red_prepare(ump_coll_red_t *r, ump_redop_t op, ump_dt_t dt);
 /* ump_coll_red_prepare through a cache of (op, datatype) pairs of
  * predefined ops and types, for the per-call checks of short reductions. */
-int ump_coll_red_lookup(ump_coll_red_t *r, MPI_Op op, MPI_Datatype dt);
+int ump_coll_red_lookup(ump_coll_red_t *r, ump_redop_t op, ump_dt_t dt);
 /* inout = in (op) inout over `count` packed elements. */
 void ump_coll_red_apply(const ump_coll_red_t *r, const void *in, void *inout, size_t count);
 
 /* Ops are reference counted so a nonblocking collective keeps its op alive
- * past MPI_Op_free (op.c). */
-void ump_coll_op_retain(MPI_Op op);
-void ump_coll_op_release(MPI_Op op);
+ * past ump_redop_free (op.c). */
+void ump_coll_op_retain(ump_redop_t op);
+void ump_coll_op_release(ump_redop_t op);
 
 /* --- datatypes -------------------------------------------------------------- */
 
 /* Whether `count` elements of dt at buf are plain bytes in memory. */
-bool ump_coll_dt_contig(MPI_Datatype dt);
+bool ump_coll_dt_contig(ump_dt_t dt);
 /* Packs count elements of dt from buf into out (count * dt->size bytes). */
-int ump_coll_pack(void *out, const void *buf, size_t count, MPI_Datatype dt);
+int ump_coll_pack(void *out, const void *buf, size_t count, ump_dt_t dt);
 /* Unpacks count * dt->size bytes from in into buf. */
-int ump_coll_unpack(void *buf, const void *in, size_t count, MPI_Datatype dt);
+int ump_coll_unpack(void *buf, const void *in, size_t count, ump_dt_t dt);
 /* Size in bytes of a memory region holding count elements of dt (from the
  * buffer pointer), and the offset of the first byte touched (true lb). */
-size_t ump_coll_dt_span(MPI_Datatype dt, size_t count, ptrdiff_t *lb);
+size_t ump_coll_dt_span(ump_dt_t dt, size_t count, ptrdiff_t *lb);
 
 /* --- per-communicator state -------------------------------------------- */
 
@@ -88,9 +125,9 @@ typedef struct ump_coll_comm {
 } ump_coll_comm_t;
 
 /* The state of comm (created on first use; NULL when out of memory). */
-ump_coll_comm_t *ump_coll_state(MPI_Comm comm);
-/* Frees the state; MPI_Comm_free calls this. */
-void ump_coll_comm_free(MPI_Comm comm);
+ump_coll_comm_t *ump_coll_state(ump_comm_t comm);
+/* Frees the state; ump_comm_free calls this. */
+void ump_coll_comm_free(ump_comm_t comm);
 
 /* --- schedules (sched.c) --------------------------------------------------- */
 
@@ -105,8 +142,8 @@ typedef enum {
 
 typedef struct {
     uint8_t kind;
-    int peer;        /* world rank */
-    MPI_Datatype dt; /* UNPACK; SEND/RECV of typed data (then n counts elements) */
+    int peer;    /* world rank */
+    ump_dt_t dt; /* UNPACK; SEND/RECV of typed data (then n counts elements) */
     const void *src;
     void *dst;
     size_t n;
@@ -133,7 +170,7 @@ typedef struct ump_sched {
     bool has_red;
     uint32_t ctx;
     int tag;
-    int err; /* first error while building or running (MPI class) */
+    int err; /* first error while building or running (UMP_ERR_*) */
     /* execution of a nonblocking schedule */
     size_t cur;
     ump_req_t *reqs;
@@ -147,25 +184,25 @@ typedef struct ump_sched {
 } ump_sched_t;
 
 /* Starts a schedule on comm (takes the next collective tag). */
-void ump_sched_init(ump_sched_t *s, MPI_Comm comm);
+void ump_sched_init(ump_sched_t *s, ump_comm_t comm);
 void ump_sched_send(ump_sched_t *s, int peer, const void *buf, size_t bytes);
 void ump_sched_recv(ump_sched_t *s, int peer, void *buf, size_t bytes);
 /* Sends / receives `count` elements of dt at buf: the core moves a
  * non-contiguous type without a pack buffer. */
-void ump_sched_send_dt(ump_sched_t *s, int peer, const void *buf, size_t count, MPI_Datatype dt);
-void ump_sched_recv_dt(ump_sched_t *s, int peer, void *buf, size_t count, MPI_Datatype dt);
+void ump_sched_send_dt(ump_sched_t *s, int peer, const void *buf, size_t count, ump_dt_t dt);
+void ump_sched_recv_dt(ump_sched_t *s, int peer, void *buf, size_t count, ump_dt_t dt);
 void ump_sched_copy(ump_sched_t *s, void *dst, const void *src, size_t bytes);
 void ump_sched_red(ump_sched_t *s, const void *in, void *inout, size_t count);
 void ump_sched_redr(ump_sched_t *s, void *scratch_in, void *inout, size_t count);
-void ump_sched_unpack(ump_sched_t *s, void *dst, const void *packed, size_t count, MPI_Datatype dt);
+void ump_sched_unpack(ump_sched_t *s, void *dst, const void *packed, size_t count, ump_dt_t dt);
 /* Makes the schedule reduce with (op, dt), holding both until it ends;
- * MPI_ERR_OP when the op does not apply to the type. */
-int ump_sched_reduction(ump_sched_t *s, MPI_Op op, MPI_Datatype dt);
+ * UMP_ERR_OP when the op does not apply to the type. */
+int ump_sched_reduction(ump_sched_t *s, ump_redop_t op, ump_dt_t dt);
 /* Closes the current round (no-op when it is empty). */
 void ump_sched_round(ump_sched_t *s);
 /* Scratch memory freed with the schedule (NULL on failure; s->err set). */
 void *ump_sched_tmp(ump_sched_t *s, size_t bytes);
-/* Runs the schedule to completion and frees it; returns an MPI class. */
+/* Runs the schedule to completion and frees it; returns a status code. */
 int ump_sched_run(ump_sched_t *s);
 /* Starts a nonblocking schedule: moves it to the heap, returns the core
  * generalized request completed when it ends. */
@@ -181,45 +218,46 @@ typedef struct {
 
 /* --- short blocking collectives without a schedule (fast.c) ----------------- */
 
-/* Returned by ump_fast_* when they do not apply (every MPI class is >= 0). */
-#define UMP_COLL_NOFAST (-1)
+/* Returned by ump_fast_* when they do not apply (no status code is this). */
+#define UMP_COLL_NOFAST 0x4e46
 
-int ump_fast_barrier(MPI_Comm comm);
-int ump_fast_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
-int ump_fast_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
-                    MPI_Comm comm);
-int ump_fast_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                       MPI_Comm comm);
-int ump_fast_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
-                       MPI_Datatype rdt, MPI_Comm comm);
-int ump_fast_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
-                      MPI_Datatype rdt, MPI_Comm comm);
+int ump_fast_barrier(ump_comm_t comm);
+int ump_fast_bcast(void *buf, size_t count, ump_dt_t dt, int root, ump_comm_t comm);
+int ump_fast_reduce(const void *sbuf, void *rbuf, size_t count, ump_dt_t dt, ump_redop_t op,
+                    int root, ump_comm_t comm);
+int ump_fast_allreduce(const void *sbuf, void *rbuf, size_t count, ump_dt_t dt, ump_redop_t op,
+                       ump_comm_t comm);
+int ump_fast_allgather(const void *sbuf, size_t scount, ump_dt_t sdt, void *rbuf, size_t rcount,
+                       ump_dt_t rdt, ump_comm_t comm);
+int ump_fast_alltoall(const void *sbuf, size_t scount, ump_dt_t sdt, void *rbuf, size_t rcount,
+                      ump_dt_t rdt, ump_comm_t comm);
 
 /* --- the collectives (one file each) -------------------------------------- */
 
 /* greq NULL: blocking; otherwise a nonblocking start. */
-int ump_coll_barrier(MPI_Comm comm, ump_req_t *greq);
-int ump_coll_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm, ump_req_t *greq);
-int ump_coll_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
-                    MPI_Comm comm, ump_req_t *greq);
-int ump_coll_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                       MPI_Comm comm, ump_req_t *greq);
-int ump_coll_gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, const int *rcounts,
-                     const int *displs, int rcount, MPI_Datatype rdt, int root, MPI_Comm comm,
+int ump_coll_barrier(ump_comm_t comm, ump_req_t *greq);
+int ump_coll_bcast(void *buf, size_t count, ump_dt_t dt, int root, ump_comm_t comm,
+                   ump_req_t *greq);
+int ump_coll_reduce(const void *sbuf, void *rbuf, size_t count, ump_dt_t dt, ump_redop_t op,
+                    int root, ump_comm_t comm, ump_req_t *greq);
+int ump_coll_allreduce(const void *sbuf, void *rbuf, size_t count, ump_dt_t dt, ump_redop_t op,
+                       ump_comm_t comm, ump_req_t *greq);
+int ump_coll_gatherv(const void *sbuf, size_t scount, ump_dt_t sdt, void *rbuf, const int *rcounts,
+                     const int *displs, size_t rcount, ump_dt_t rdt, int root, ump_comm_t comm,
                      ump_req_t *greq);
-int ump_coll_scatterv(const void *sbuf, const int *scounts, const int *displs, int scount,
-                      MPI_Datatype sdt, void *rbuf, int rcount, MPI_Datatype rdt, int root,
-                      MPI_Comm comm, ump_req_t *greq);
-int ump_coll_allgatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
-                        const int *rcounts, const int *displs, int rcount, MPI_Datatype rdt,
-                        MPI_Comm comm, ump_req_t *greq);
+int ump_coll_scatterv(const void *sbuf, const int *scounts, const int *displs, size_t scount,
+                      ump_dt_t sdt, void *rbuf, size_t rcount, ump_dt_t rdt, int root,
+                      ump_comm_t comm, ump_req_t *greq);
+int ump_coll_allgatherv(const void *sbuf, size_t scount, ump_dt_t sdt, void *rbuf,
+                        const int *rcounts, const int *displs, size_t rcount, ump_dt_t rdt,
+                        ump_comm_t comm, ump_req_t *greq);
 int ump_coll_alltoallw(const void *sbuf, const int *scounts, const int *sdispls,
-                       const MPI_Datatype *sdts, void *rbuf, const int *rcounts, const int *rdispls,
-                       const MPI_Datatype *rdts, bool bytes_displ, int scount, MPI_Datatype sdt,
-                       int rcount, MPI_Datatype rdt, MPI_Comm comm, ump_req_t *greq);
-int ump_coll_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, int rcount,
-                            MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
-int ump_coll_scan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                  bool exclusive, MPI_Comm comm);
+                       const ump_dt_t *sdts, void *rbuf, const int *rcounts, const int *rdispls,
+                       const ump_dt_t *rdts, bool bytes_displ, size_t scount, ump_dt_t sdt,
+                       size_t rcount, ump_dt_t rdt, ump_comm_t comm, ump_req_t *greq);
+int ump_coll_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, size_t rcount,
+                            ump_dt_t dt, ump_redop_t op, ump_comm_t comm);
+int ump_coll_scan(const void *sbuf, void *rbuf, size_t count, ump_dt_t dt, ump_redop_t op,
+                  bool exclusive, ump_comm_t comm);
 
-#endif /* UMP_COLL_H */
+#endif /* UMP_SRC_COLL_H */

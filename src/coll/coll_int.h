@@ -16,9 +16,9 @@
 extern ump_cfg_t ump_coll_fake_ppn, ump_coll_segsize;
 
 /* The whole communicator as a group. */
-static inline ump_cgrp_t ump_cgrp_comm(MPI_Comm c)
+static inline ump_cgrp_t ump_cgrp_comm(ump_comm_t c)
 {
-    return (ump_cgrp_t){.w = c->group->world, .n = c->size, .me = c->rank};
+    return (ump_cgrp_t){.w = c->world, .n = c->size, .me = c->rank};
 }
 
 /* Largest power of two <= n (n >= 1). */

@@ -19,7 +19,7 @@
  * ranks taking this path and ranks taking the schedule meet correctly.
  *
  * Callers use these only for blocking calls with the algorithm tunable at
- * auto. Each returns an MPI class, or UMP_COLL_NOFAST when it does not
+ * auto. Each returns a status code, or UMP_COLL_NOFAST when it does not
  * apply (sizes, node-aware layout, operation) and the caller should build a
  * schedule.
  */
@@ -36,7 +36,7 @@ UMP_CFG(ump_coll_fast_oversub, "UMP_COLL_FAST_OVERSUB", UMP_CFG_BOOL, "yes",
         "rank in one phase instead of log n rounds");
 
 /* Scratch of the communicator for short collectives: kept between calls.
- * A communicator runs one blocking collective at a time (MPI forbids two
+ * A communicator runs one blocking collective at a time (ump_coll.h forbids two
  * at once on one communicator), so one buffer serves them all. */
 static void *scratch(ump_coll_comm_t *st, size_t bytes)
 {
@@ -52,7 +52,7 @@ static void *scratch(ump_coll_comm_t *st, size_t bytes)
 
 /* The state of comm and the tag of this collective, or NULL when the fast
  * path does not apply (node-aware algorithms, no state). */
-static ump_coll_comm_t *begin(MPI_Comm comm, int *tag)
+static ump_coll_comm_t *begin(ump_comm_t comm, int *tag)
 {
     ump_coll_comm_t *st = ump_coll_state(comm);
     if (UMP_UNLIKELY(!st) || ump_coll_use_hier(st, comm->size)) return NULL;
@@ -61,14 +61,14 @@ static ump_coll_comm_t *begin(MPI_Comm comm, int *tag)
     return st;
 }
 
-static inline int wrank(MPI_Comm c, int r)
+static inline int wrank(ump_comm_t c, int r)
 {
-    return c->group->world[r];
+    return c->world[r];
 }
 
 static inline int cls(int rc)
 {
-    return rc == UMP_OK ? MPI_SUCCESS : ump_mpi_class_of(rc);
+    return rc;
 }
 
 /* Sends sn bytes to `to` while receiving rn bytes from `from`. */
@@ -87,12 +87,12 @@ static int xchg(const void *sb, size_t sn, int to, void *rb, size_t rn, int from
 /* inout = in (op) inout; the common sums inline. */
 static inline void reduce_into(const ump_coll_red_t *r, const void *in, void *inout, size_t count)
 {
-    if (r->op == MPI_SUM && r->dt == MPI_DOUBLE) {
+    if (r->op == UMP_OP_SUM && r->dt == UMP_DOUBLE) {
         const double *a = in;
         double *b = inout;
         for (size_t i = 0; i < count; i++)
             b[i] += a[i];
-    } else if (r->op == MPI_SUM && r->dt == MPI_INT) {
+    } else if (r->op == UMP_OP_SUM && r->dt == UMP_INT) {
         const int *a = in;
         int *b = inout;
         for (size_t i = 0; i < count; i++)
@@ -127,11 +127,11 @@ static bool one_phase(const ump_coll_comm_t *st, int n)
  * to all) and receives as many from each rank i into rb + i * rx (rb may
  * be NULL when bytes is 0): every receive posted, then the sends, then the
  * waits. */
-static int exchange_all(MPI_Comm comm, int tag, const char *sb, size_t sx, char *rb, size_t rx,
+static int exchange_all(ump_comm_t comm, int tag, const char *sb, size_t sx, char *rb, size_t rx,
                         size_t bytes)
 {
     int n = comm->size, me = comm->rank, nreq = 0, rc = UMP_OK;
-    uint32_t ctx = comm->ctx_coll;
+    uint32_t ctx = comm->ctx;
     ump_req_t reqs[64];
     for (int k = 1; k < n && rc == UMP_OK; k++) {
         int from = (me - k + n) % n;
@@ -155,7 +155,7 @@ static int exchange_all(MPI_Comm comm, int tag, const char *sb, size_t sx, char 
 /* --- barrier ------------------------------------------------------------- */
 
 /* Dissemination, as ump_alg_barrier_dissem. */
-int ump_fast_barrier(MPI_Comm comm)
+int ump_fast_barrier(ump_comm_t comm)
 {
     int tag;
     if (ump_coll_fast_max.v.sz == 0) return UMP_COLL_NOFAST;
@@ -165,17 +165,17 @@ int ump_fast_barrier(MPI_Comm comm)
     if (one_phase(st, n) && n <= 16) return cls(exchange_all(comm, tag, NULL, 0, NULL, 0, 0));
     for (int d = 1; d < n; d <<= 1) {
         int rc = xchg(NULL, 0, wrank(comm, (me + d) % n), NULL, 0, wrank(comm, (me - d + n) % n),
-                      tag, comm->ctx_coll);
+                      tag, comm->ctx);
         if (rc != UMP_OK) return cls(rc);
     }
-    return MPI_SUCCESS;
+    return UMP_OK;
 }
 
 /* --- bcast --------------------------------------------------------------- */
 
 /* Binomial tree, as ump_alg_bcast_binomial: the message from the parent,
  * then the children from the farthest. */
-int ump_fast_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+int ump_fast_bcast(void *buf, size_t count, ump_dt_t dt, int root, ump_comm_t comm)
 {
     size_t bytes = (size_t)count * dt->size;
     int tag;
@@ -183,13 +183,13 @@ int ump_fast_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm com
     ump_coll_comm_t *st = begin(comm, &tag);
     if (!st) return UMP_COLL_NOFAST;
     int n = comm->size, vr = (comm->rank - root + n) % n;
-    uint32_t ctx = comm->ctx_coll;
+    uint32_t ctx = comm->ctx;
     bool contig = dt->contiguous;
     void *p = buf;
     int rc = UMP_OK;
     if (!contig) {
         p = scratch(st, bytes);
-        if (!p) return MPI_ERR_NO_MEM;
+        if (!p) return UMP_ERR_NO_MEMORY;
         if (!vr) ump_coll_pack(p, buf, (size_t)count, dt);
     }
     int mask = 1;
@@ -209,7 +209,7 @@ int ump_fast_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm com
             rc = ump_send(p, bytes, UMP_BYTE, wrank(comm, (vr + mask + root) % n), tag, ctx);
     if (rc != UMP_OK) return cls(rc);
     if (!contig && vr) return ump_coll_unpack(buf, p, (size_t)count, dt);
-    return MPI_SUCCESS;
+    return UMP_OK;
 }
 
 /* --- reduce / allreduce ---------------------------------------------------- */
@@ -219,8 +219,8 @@ int ump_fast_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm com
 
 /* Binomial tree, as ump_alg_reduce_binomial for commutative ops (rooted at
  * the root). A leaf sends its send buffer as it is. */
-int ump_fast_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
-                    MPI_Comm comm)
+int ump_fast_reduce(const void *sbuf, void *rbuf, size_t count, ump_dt_t dt, ump_redop_t op,
+                    int root, ump_comm_t comm)
 {
     size_t esz = dt->size, cnt = (size_t)count, bytes = cnt * esz;
     int tag;
@@ -228,13 +228,13 @@ int ump_fast_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MP
         return UMP_COLL_NOFAST;
     ump_coll_red_t red;
     int rc = ump_coll_red_lookup(&red, op, dt);
-    if (rc != MPI_SUCCESS) return rc;
+    if (rc != UMP_OK) return rc;
     if (!red.kernel && !red.user_contig) return UMP_COLL_NOFAST;
     ump_coll_comm_t *st = begin(comm, &tag);
     if (!st) return UMP_COLL_NOFAST;
     int n = comm->size, me = comm->rank, vr = (me - root + n) % n;
-    uint32_t ctx = comm->ctx_coll;
-    const void *mine = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+    uint32_t ctx = comm->ctx;
+    const void *mine = sbuf == UMP_IN_PLACE ? rbuf : sbuf;
     char *tmp = NULL, *acc = NULL;
     for (int mask = 1; mask < n; mask <<= 1) {
         int peer = wrank(comm, ((vr ^ mask) + root) % n);
@@ -260,7 +260,7 @@ int ump_fast_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MP
         if (vr + mask >= n) continue;
         if (!tmp) {
             tmp = scratch(st, 2 * bytes);
-            if (!tmp) return MPI_ERR_NO_MEM;
+            if (!tmp) return UMP_ERR_NO_MEMORY;
             acc = me == root ? rbuf : tmp + bytes;
             if (acc != mine) memcpy(acc, mine, bytes);
         }
@@ -270,42 +270,42 @@ int ump_fast_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MP
     }
     /* The root of a tree with one rank, or a root without children. */
     if (me == root && !acc && rbuf != mine) memcpy(rbuf, mine, bytes);
-    return MPI_SUCCESS;
+    return UMP_OK;
 }
 
 /* Recursive doubling with the first 2 * rem ranks folded in pairs, as
  * ump_alg_allreduce_recdbl (rab.c's folding). */
-int ump_fast_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                       MPI_Comm comm)
+int ump_fast_allreduce(const void *sbuf, void *rbuf, size_t count, ump_dt_t dt, ump_redop_t op,
+                       ump_comm_t comm)
 {
     size_t esz = dt->size, cnt = (size_t)count, bytes = cnt * esz;
     int tag;
     if (bytes > ump_coll_fast_max.v.sz || !dt->contiguous) return UMP_COLL_NOFAST;
     ump_coll_red_t red;
     int rc = ump_coll_red_lookup(&red, op, dt);
-    if (rc != MPI_SUCCESS) return rc;
+    if (rc != UMP_OK) return rc;
     if (!red.kernel && !red.user_contig) return UMP_COLL_NOFAST;
     ump_coll_comm_t *st = begin(comm, &tag);
     if (!st) return UMP_COLL_NOFAST;
     int n = comm->size, me = comm->rank;
-    uint32_t ctx = comm->ctx_coll;
+    uint32_t ctx = comm->ctx;
     char *acc = rbuf;
-    if (sbuf != MPI_IN_PLACE) memcpy(acc, sbuf, bytes);
+    if (sbuf != UMP_IN_PLACE) memcpy(acc, sbuf, bytes);
     if (one_phase(st, n) && bytes * (size_t)n <= ump_coll_fast_max.v.sz) {
         /* Every contribution to every rank, reduced in rank order
          * everywhere (so every rank computes the same bits). */
         char *all = scratch(st, bytes * (size_t)n);
-        if (!all) return MPI_ERR_NO_MEM;
+        if (!all) return UMP_ERR_NO_MEMORY;
         rc = exchange_all(comm, tag, acc, 0, all, bytes, bytes);
         if (rc != UMP_OK) return cls(rc);
         memcpy(all + (size_t)me * bytes, acc, bytes);
         memcpy(acc, all, bytes);
         for (int i = 1; i < n; i++)
             reduce_after(&red, all + (size_t)i * bytes, acc, cnt);
-        return MPI_SUCCESS;
+        return UMP_OK;
     }
     char *tmp = scratch(st, bytes);
-    if (!tmp) return MPI_ERR_NO_MEM;
+    if (!tmp) return UMP_ERR_NO_MEMORY;
     int p2 = ump_pow2_floor(n), rem = n - p2, nr;
     if (me < 2 * rem) {
         if (me & 1) {
@@ -341,8 +341,8 @@ int ump_fast_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
 
 /* Recursive doubling (powers of two) straight in the receive buffer, as
  * ump_alg_allgather_recdbl; other sizes take the schedule (Bruck). */
-int ump_fast_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
-                       MPI_Datatype rdt, MPI_Comm comm)
+int ump_fast_allgather(const void *sbuf, size_t scount, ump_dt_t sdt, void *rbuf, size_t rcount,
+                       ump_dt_t rdt, ump_comm_t comm)
 {
     int n = comm->size, me = comm->rank, tag;
     size_t b = (size_t)rcount * rdt->size;
@@ -352,15 +352,15 @@ int ump_fast_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbu
     if (!linear && (n & (n - 1))) return UMP_COLL_NOFAST;
     st = begin(comm, &tag);
     if (!st) return UMP_COLL_NOFAST;
-    uint32_t ctx = comm->ctx_coll;
+    uint32_t ctx = comm->ctx;
     bool rcontig = rdt->contiguous;
     char *buf = rbuf;
     if (!rcontig) {
         buf = scratch(st, b * (size_t)n);
-        if (!buf) return MPI_ERR_NO_MEM;
+        if (!buf) return UMP_ERR_NO_MEMORY;
     }
     char *own = buf + (size_t)me * b;
-    if (sbuf != MPI_IN_PLACE)
+    if (sbuf != UMP_IN_PLACE)
         ump_coll_pack(own, sbuf, (size_t)scount, sdt);
     else if (!rcontig)
         ump_coll_pack(own, (char *)rbuf + (size_t)me * (size_t)rcount * rdt->extent, (size_t)rcount,
@@ -378,12 +378,12 @@ int ump_fast_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbu
     }
     if (!rcontig)
         for (int i = 0; i < n; i++)
-            if (i != me || sbuf != MPI_IN_PLACE) {
+            if (i != me || sbuf != UMP_IN_PLACE) {
                 int rc = ump_coll_unpack((char *)rbuf + (size_t)i * (size_t)rcount * rdt->extent,
                                          buf + (size_t)i * b, (size_t)rcount, rdt);
-                if (rc != MPI_SUCCESS) return rc;
+                if (rc != UMP_OK) return rc;
             }
-    return MPI_SUCCESS;
+    return UMP_OK;
 }
 
 /* --- alltoall ---------------------------------------------------------------- */
@@ -392,19 +392,19 @@ int ump_fast_allgather(const void *sbuf, int scount, MPI_Datatype sdt, void *rbu
  * then the waits; the pattern of the schedule's linear algorithm. Blocks
  * of non-contiguous types go through packed scratch, so the choice does
  * not depend on a rank's own types. */
-int ump_fast_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, int rcount,
-                      MPI_Datatype rdt, MPI_Comm comm)
+int ump_fast_alltoall(const void *sbuf, size_t scount, ump_dt_t sdt, void *rbuf, size_t rcount,
+                      ump_dt_t rdt, ump_comm_t comm)
 {
     int n = comm->size, me = comm->rank, tag;
     size_t b = (size_t)rcount * rdt->size;
-    if (sbuf == MPI_IN_PLACE || n > 64 || b * (size_t)n > ump_coll_fast_max.v.sz)
+    if (sbuf == UMP_IN_PLACE || n > 64 || b * (size_t)n > ump_coll_fast_max.v.sz)
         return UMP_COLL_NOFAST;
     /* Many ranks that all run: Bruck's log n rounds beat n - 1 messages. */
     ump_coll_comm_t *st = ump_coll_state(comm);
     if (n > 8 && !(st && one_phase(st, n))) return UMP_COLL_NOFAST;
     st = begin(comm, &tag);
     if (!st) return UMP_COLL_NOFAST;
-    uint32_t ctx = comm->ctx_coll;
+    uint32_t ctx = comm->ctx;
     bool scontig = sdt->contiguous, rcontig = rdt->contiguous;
     size_t sx = scontig ? (size_t)scount * sdt->extent : b;
     size_t rx = rcontig ? (size_t)rcount * rdt->extent : b;
@@ -412,7 +412,7 @@ int ump_fast_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf
     char *rb = rbuf;
     if (!scontig || !rcontig) {
         char *t = scratch(st, 2 * b * (size_t)n);
-        if (!t) return MPI_ERR_NO_MEM;
+        if (!t) return UMP_ERR_NO_MEMORY;
         if (!scontig) {
             for (int i = 0; i < n; i++)
                 ump_coll_pack(t + (size_t)i * b,
@@ -434,7 +434,7 @@ int ump_fast_alltoall(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf
         for (int i = 0; i < n; i++) {
             int e = ump_coll_unpack((char *)rbuf + (size_t)i * (size_t)rcount * rdt->extent,
                                     rb + (size_t)i * b, (size_t)rcount, rdt);
-            if (e != MPI_SUCCESS) return e;
+            if (e != UMP_OK) return e;
         }
-    return MPI_SUCCESS;
+    return UMP_OK;
 }

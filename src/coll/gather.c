@@ -88,14 +88,14 @@ void ump_alg_scatter_binomial(ump_sched_t *s, ump_cgrp_t g, const char *all, voi
     ump_sched_round(s);
 }
 
-int ump_coll_gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf, const int *rcounts,
-                     const int *displs, int rcount, MPI_Datatype rdt, int root, MPI_Comm comm,
+int ump_coll_gatherv(const void *sbuf, size_t scount, ump_dt_t sdt, void *rbuf, const int *rcounts,
+                     const int *displs, size_t rcount, ump_dt_t rdt, int root, ump_comm_t comm,
                      ump_req_t *greq)
 {
     ump_sched_t s;
     ump_sched_init(&s, comm);
     int n = comm->size, me = comm->rank;
-    bool is_root = me == root, inplace = sbuf == MPI_IN_PLACE;
+    bool is_root = me == root, inplace = sbuf == UMP_IN_PLACE;
     /* This rank's block, packed. */
     size_t sb = 0;
     const void *mine = NULL;
@@ -135,8 +135,8 @@ int ump_coll_gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
     } else if (is_root) {
         bool contig = ump_coll_dt_contig(rdt);
         for (int i = 0; i < n; i++) {
-            size_t cnt = (size_t)(rcounts ? rcounts[i] : rcount);
-            size_t off = (size_t)(displs ? displs[i] : i * rcount) * rdt->extent;
+            size_t cnt = (size_t)(rcounts ? (size_t)rcounts[i] : rcount);
+            size_t off = (size_t)(displs ? (size_t)displs[i] : (size_t)(i)*rcount) * rdt->extent;
             char *dst = (char *)rbuf + off;
             if (i == me) {
                 if (!inplace) {
@@ -148,31 +148,31 @@ int ump_coll_gatherv(const void *sbuf, int scount, MPI_Datatype sdt, void *rbuf,
                 continue;
             }
             if (contig) {
-                ump_sched_recv(&s, ump_mpi_world_rank(comm, i), dst, cnt * rdt->size);
+                ump_sched_recv(&s, ump_coll_wrank(comm, i), dst, cnt * rdt->size);
             } else {
                 void *t = ump_sched_tmp(&s, cnt * rdt->size);
                 if (!t) goto out;
-                ump_sched_recv(&s, ump_mpi_world_rank(comm, i), t, cnt * rdt->size);
+                ump_sched_recv(&s, ump_coll_wrank(comm, i), t, cnt * rdt->size);
                 ump_sched_unpack(&s, dst, t, cnt, rdt);
             }
         }
         ump_sched_round(&s);
     } else {
-        ump_sched_send(&s, ump_mpi_world_rank(comm, root), mine, sb);
+        ump_sched_send(&s, ump_coll_wrank(comm, root), mine, sb);
         ump_sched_round(&s);
     }
 out:
     return greq ? ump_sched_start(&s, greq) : ump_sched_run(&s);
 }
 
-int ump_coll_scatterv(const void *sbuf, const int *scounts, const int *displs, int scount,
-                      MPI_Datatype sdt, void *rbuf, int rcount, MPI_Datatype rdt, int root,
-                      MPI_Comm comm, ump_req_t *greq)
+int ump_coll_scatterv(const void *sbuf, const int *scounts, const int *displs, size_t scount,
+                      ump_dt_t sdt, void *rbuf, size_t rcount, ump_dt_t rdt, int root,
+                      ump_comm_t comm, ump_req_t *greq)
 {
     ump_sched_t s;
     ump_sched_init(&s, comm);
     int n = comm->size, me = comm->rank;
-    bool is_root = me == root, inplace = rbuf == MPI_IN_PLACE;
+    bool is_root = me == root, inplace = rbuf == UMP_IN_PLACE;
     size_t rb = inplace && is_root ? 0 : (size_t)rcount * rdt->size;
     bool rcontig = inplace ? true : ump_coll_dt_contig(rdt);
     void *mine = rcontig ? rbuf : ump_sched_tmp(&s, rb);
@@ -202,8 +202,8 @@ int ump_coll_scatterv(const void *sbuf, const int *scounts, const int *displs, i
     } else if (is_root) {
         bool contig = ump_coll_dt_contig(sdt);
         for (int i = 0; i < n; i++) {
-            size_t cnt = (size_t)(scounts ? scounts[i] : scount);
-            size_t off = (size_t)(displs ? displs[i] : i * scount) * sdt->extent;
+            size_t cnt = (size_t)(scounts ? (size_t)scounts[i] : scount);
+            size_t off = (size_t)(displs ? (size_t)displs[i] : (size_t)(i)*scount) * sdt->extent;
             const char *src = (const char *)sbuf + off;
             const void *p = src;
             if (!contig) {
@@ -216,11 +216,11 @@ int ump_coll_scatterv(const void *sbuf, const int *scounts, const int *displs, i
                 if (!inplace) ump_sched_copy(&s, mine, p, cnt * sdt->size);
                 continue;
             }
-            ump_sched_send(&s, ump_mpi_world_rank(comm, i), p, cnt * sdt->size);
+            ump_sched_send(&s, ump_coll_wrank(comm, i), p, cnt * sdt->size);
         }
         ump_sched_round(&s);
     } else {
-        ump_sched_recv(&s, ump_mpi_world_rank(comm, root), mine, rb);
+        ump_sched_recv(&s, ump_coll_wrank(comm, root), mine, rb);
         ump_sched_round(&s);
     }
     if (!rcontig && !(is_root && inplace)) ump_sched_unpack(&s, rbuf, mine, (size_t)rcount, rdt);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Predefined reduction kernels: one plain loop per (operation, machine
- * type) over restrict pointers, which the compiler turns into SIMD code.
+ * type) over restrict pointers, which gcc and clang turn into SIMD code.
  * GCC's -O2 vectorizes only loops whose trip count it knows, so this file
  * asks GCC for the loop vectorizer with the dynamic cost model; clang
  * vectorizes these loops at -O2 already and has no such pragma.
@@ -118,7 +118,7 @@ LOGIC(lor_b, bool, a || b)
 LOGIC(lxor_b, bool, a != b)
 
 /* Pairs (value, index) in their packed form: the value, then the int,
- * with no padding (what MPI_Pack makes of MPI_DOUBLE_INT and friends), so
+ * with no padding (how the pair types UMP_DOUBLE_INT and friends pack), so
  * fields are read with memcpy. The larger (smaller) value wins; on a tie
  * the smaller index, as MPI 3.1 §5.9.4 defines it. */
 #define LOC_KERNEL(name, VT, CMP)                                                                  \

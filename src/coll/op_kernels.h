@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * op_kernels.h - the predefined reduction operations as plain loops over
- * machine types. This layer knows nothing of MPI handles, so it can be
- * tested alone; src/coll/op.c maps (MPI_Op, MPI_Datatype) onto it.
+ * machine types. This layer knows nothing of op or type objects, so it can be
+ * tested alone; src/coll/op.c maps (ump_redop_t, ump_dt_t) onto it.
  */
 #ifndef UMP_COLL_OP_KERNELS_H
 #define UMP_COLL_OP_KERNELS_H
@@ -35,7 +35,7 @@ typedef enum {
     UMP_KIND_COUNT_
 } ump_kind_t;
 
-/* The predefined operations, in the order of UMP_MPI_FOREACH_OP. */
+/* The predefined operations, in the order of UMP_FOREACH_OP (ump_coll.h). */
 typedef enum {
     UMP_OPK_MAX,
     UMP_OPK_MIN,

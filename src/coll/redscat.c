@@ -13,13 +13,13 @@ UMP_CFG_ENUM_(ump_coll_redscat_algo, "UMP_COLL_REDUCE_SCATTER_ALGO", "auto",
 UMP_CFG(ump_coll_redscat_long, "UMP_COLL_REDUCE_SCATTER_LONG", UMP_CFG_SIZE, "64k",
         "reduce_scatters of at least this many bytes in total use the ring");
 
-int ump_coll_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, int rcount,
-                            MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+int ump_coll_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, size_t rcount,
+                            ump_dt_t dt, ump_redop_t op, ump_comm_t comm)
 {
     ump_sched_t s;
     ump_sched_init(&s, comm);
     int rc = ump_sched_reduction(&s, op, dt);
-    if (rc != MPI_SUCCESS) {
+    if (rc != UMP_OK) {
         ump_sched_free(&s);
         return rc;
     }
@@ -29,13 +29,13 @@ int ump_coll_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, in
     if (!eoff) goto out;
     eoff[0] = 0;
     for (int i = 0; i < n; i++)
-        eoff[i + 1] = eoff[i] + (size_t)(rcounts ? rcounts[i] : rcount);
+        eoff[i + 1] = eoff[i] + (size_t)(rcounts ? (size_t)rcounts[i] : rcount);
     size_t total = eoff[n];
     if (!total) goto out;
     /* The whole input, packed (in place: it is in rbuf). */
     char *acc = ump_sched_tmp(&s, total * esz);
     if (!acc) goto out;
-    ump_coll_pack(acc, sbuf == MPI_IN_PLACE ? rbuf : sbuf, total, dt);
+    ump_coll_pack(acc, sbuf == UMP_IN_PLACE ? rbuf : sbuf, total, dt);
     size_t mycnt = eoff[me + 1] - eoff[me];
     int algo = ump_coll_redscat_algo.v.e;
     if (algo == 0) algo = s.red.commutative && total * esz >= ump_coll_redscat_long.v.sz ? 1 : 2;

@@ -173,8 +173,8 @@ static void reduce_flat(ump_sched_t *s, ump_cgrp_t g, void *acc, void *res, size
         ump_alg_reduce_binomial(s, g, acc, res, count, esz, root);
 }
 
-int ump_coll_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
-                    MPI_Comm comm, ump_req_t *greq)
+int ump_coll_reduce(const void *sbuf, void *rbuf, size_t count, ump_dt_t dt, ump_redop_t op,
+                    int root, ump_comm_t comm, ump_req_t *greq)
 {
     if (!greq && ump_coll_reduce_algo.v.e == 0) {
         int rc = ump_fast_reduce(sbuf, rbuf, count, dt, op, root, comm);
@@ -183,7 +183,7 @@ int ump_coll_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MP
     ump_sched_t s;
     ump_sched_init(&s, comm);
     int rc = ump_sched_reduction(&s, op, dt);
-    if (rc != MPI_SUCCESS) {
+    if (rc != UMP_OK) {
         ump_sched_free(&s);
         return rc;
     }
@@ -191,14 +191,14 @@ int ump_coll_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MP
     size_t esz = dt->size, n = (size_t)count, bytes = n * esz;
     bool is_root = comm->rank == root;
     bool contig = ump_coll_dt_contig(dt);
-    const void *mine = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+    const void *mine = sbuf == UMP_IN_PLACE ? rbuf : sbuf;
     void *acc, *res = NULL;
     int algo = ump_coll_reduce_algo.v.e;
     if (algo == 0 && s.red.commutative && st && ump_coll_use_hier(st, comm->size)) algo = 3;
     int flat = algo == 3 ? 0 : reduce_choose(ump_cgrp_comm(comm), n, esz, algo);
     if (is_root && contig) {
         acc = res = rbuf;
-        if (sbuf != MPI_IN_PLACE) ump_coll_pack(acc, sbuf, n, dt);
+        if (sbuf != UMP_IN_PLACE) ump_coll_pack(acc, sbuf, n, dt);
     } else if (contig && algo != 3 && (flat == 1 || flat == 4) &&
                tree_leaf(ump_cgrp_comm(comm), s.red.commutative ? root : 0)) {
         /* A leaf of the tree only sends: its own buffer will do. */
@@ -213,7 +213,7 @@ int ump_coll_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MP
         /* Within the node to its leader (the root on the root's node). */
         int rnode = st->node_of[root];
         int lroot = 0;
-        int rw = ump_mpi_world_rank(comm, root);
+        int rw = ump_coll_wrank(comm, root);
         if (st->my_node == rnode)
             for (int i = 0; i < st->nlocal; i++)
                 if (st->local[i] == rw) lroot = i;

@@ -10,13 +10,13 @@
 UMP_CFG_ENUM_(ump_coll_scan_algo, "UMP_COLL_SCAN_ALGO", "auto", "auto|recdbl|linear",
               "scan/exscan algorithm (auto: recursive doubling)");
 
-int ump_coll_scan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                  bool exclusive, MPI_Comm comm)
+int ump_coll_scan(const void *sbuf, void *rbuf, size_t count, ump_dt_t dt, ump_redop_t op,
+                  bool exclusive, ump_comm_t comm)
 {
     ump_sched_t s;
     ump_sched_init(&s, comm);
     int rc = ump_sched_reduction(&s, op, dt);
-    if (rc != MPI_SUCCESS) {
+    if (rc != UMP_OK) {
         ump_sched_free(&s);
         return rc;
     }
@@ -27,7 +27,7 @@ int ump_coll_scan(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_
     char *res = contig ? rbuf : ump_sched_tmp(&s, bytes);
     char *tmp = ump_sched_tmp(&s, bytes);
     if (s.err || !cnt) goto out;
-    ump_coll_pack(mine, sbuf == MPI_IN_PLACE ? rbuf : sbuf, cnt, dt);
+    ump_coll_pack(mine, sbuf == UMP_IN_PLACE ? rbuf : sbuf, cnt, dt);
     bool have = !exclusive; /* whether res holds something yet */
     if (!exclusive) memcpy(res, mine, bytes);
     ump_cgrp_t g = ump_cgrp_comm(comm);

@@ -11,7 +11,7 @@
 
 #include "coll/coll.h"
 
-void ump_sched_init(ump_sched_t *s, MPI_Comm comm)
+void ump_sched_init(ump_sched_t *s, ump_comm_t comm)
 {
     memset(s, 0, offsetof(ump_sched_t, ops_in));
     s->ops = s->ops_in;
@@ -23,14 +23,15 @@ void ump_sched_init(ump_sched_t *s, MPI_Comm comm)
     s->tmps = s->tmps_in;
     s->captmps = UMP_ARRAY_SIZE(s->tmps_in);
     ump_coll_comm_t *st = ump_coll_state(comm);
-    s->ctx = comm->ctx_coll;
+    s->ctx = comm->ctx;
     if (!st) {
-        s->err = MPI_ERR_NO_MEM;
+        s->err = UMP_ERR_NO_MEMORY;
         return;
     }
-    /* Tags stay below the ones src/mpi uses on ctx_coll to build
-     * communicators (0x7fff0000 and up); a wrap after 2^30 collectives is
-     * harmless because older ones have completed by then on every rank. */
+    /* Tags stay below 2^30 (ump_coll.h): the faces may use the tags above
+     * on the same context for their own traffic (communicator
+     * construction); a wrap after 2^30 collectives is harmless because
+     * older ones have completed by then on every rank. */
     s->tag = (int)(st->seq++ & 0x3fffffff);
 }
 
@@ -58,7 +59,7 @@ static ump_sop_t *add(ump_sched_t *s, int kind)
 {
     if (s->err) return NULL;
     if (!grow((void **)&s->ops, &s->capops, s->nops + 1, sizeof(ump_sop_t), s->ops_in)) {
-        s->err = MPI_ERR_NO_MEM;
+        s->err = UMP_ERR_NO_MEMORY;
         return NULL;
     }
     ump_sop_t *o = &s->ops[s->nops++];
@@ -85,7 +86,7 @@ void ump_sched_recv(ump_sched_t *s, int peer, void *buf, size_t bytes)
     o->n = bytes;
 }
 
-void ump_sched_send_dt(ump_sched_t *s, int peer, const void *buf, size_t count, MPI_Datatype dt)
+void ump_sched_send_dt(ump_sched_t *s, int peer, const void *buf, size_t count, ump_dt_t dt)
 {
     ump_sop_t *o = add(s, UMP_SOP_SEND);
     if (!o) return;
@@ -97,7 +98,7 @@ void ump_sched_send_dt(ump_sched_t *s, int peer, const void *buf, size_t count, 
     o->dt = dt;
 }
 
-void ump_sched_recv_dt(ump_sched_t *s, int peer, void *buf, size_t count, MPI_Datatype dt)
+void ump_sched_recv_dt(ump_sched_t *s, int peer, void *buf, size_t count, ump_dt_t dt)
 {
     ump_sop_t *o = add(s, UMP_SOP_RECV);
     if (!o) return;
@@ -138,7 +139,7 @@ void ump_sched_redr(ump_sched_t *s, void *scratch_in, void *inout, size_t count)
     o->n = count;
 }
 
-void ump_sched_unpack(ump_sched_t *s, void *dst, const void *packed, size_t count, MPI_Datatype dt)
+void ump_sched_unpack(ump_sched_t *s, void *dst, const void *packed, size_t count, ump_dt_t dt)
 {
     if (!count) return;
     ump_sop_t *o = add(s, UMP_SOP_UNPACK);
@@ -151,14 +152,14 @@ void ump_sched_unpack(ump_sched_t *s, void *dst, const void *packed, size_t coun
     o->dt = dt;
 }
 
-int ump_sched_reduction(ump_sched_t *s, MPI_Op op, MPI_Datatype dt)
+int ump_sched_reduction(ump_sched_t *s, ump_redop_t op, ump_dt_t dt)
 {
     int rc = ump_coll_red_lookup(&s->red, op, dt);
-    if (rc != MPI_SUCCESS) return rc;
+    if (rc != UMP_OK) return rc;
     ump_coll_op_retain(op);
     ump_dt_ref(dt);
     s->has_red = true;
-    return MPI_SUCCESS;
+    return UMP_OK;
 }
 
 void ump_sched_round(ump_sched_t *s)
@@ -167,7 +168,7 @@ void ump_sched_round(ump_sched_t *s)
     size_t start = s->nrounds ? s->rend[s->nrounds - 1] : 0;
     if (s->nops == start) return;
     if (!grow((void **)&s->rend, &s->caprounds, s->nrounds + 1, sizeof(uint32_t), s->rend_in)) {
-        s->err = MPI_ERR_NO_MEM;
+        s->err = UMP_ERR_NO_MEMORY;
         return;
     }
     s->rend[s->nrounds++] = (uint32_t)s->nops;
@@ -246,13 +247,13 @@ void *ump_sched_tmp(ump_sched_t *s, size_t bytes)
 {
     if (s->err) return NULL;
     if (!grow((void **)&s->tmps, &s->captmps, s->ntmps + 1, sizeof(ump_sched_buf_t), s->tmps_in)) {
-        s->err = MPI_ERR_NO_MEM;
+        s->err = UMP_ERR_NO_MEMORY;
         return NULL;
     }
     size_t cap;
     void *p = scratch_get(bytes, &cap);
     if (!p) {
-        s->err = MPI_ERR_NO_MEM;
+        s->err = UMP_ERR_NO_MEMORY;
         return NULL;
     }
     s->tmps[s->ntmps].p = p;
@@ -289,7 +290,7 @@ static int post(ump_sched_t *s, size_t first, size_t end)
 {
     s->nreqs = 0;
     if (!grow((void **)&s->reqs, &s->capreqs, end - first, sizeof(ump_req_t), s->reqs_in))
-        return MPI_ERR_NO_MEM;
+        return UMP_ERR_NO_MEMORY;
     for (size_t i = first; i < end; i++) {
         ump_sop_t *o = &s->ops[i];
         int rc;
@@ -300,10 +301,10 @@ static int post(ump_sched_t *s, size_t first, size_t end)
             rc = ump_irecv(o->dst, o->n, dt, o->peer, s->tag, s->ctx, &s->reqs[s->nreqs]);
         else
             continue;
-        if (rc != UMP_OK) return ump_mpi_class_of(rc);
+        if (rc != UMP_OK) return rc;
         s->nreqs++;
     }
-    return MPI_SUCCESS;
+    return UMP_OK;
 }
 
 static int locals(ump_sched_t *s, size_t first, size_t end)
@@ -328,21 +329,21 @@ static int locals(ump_sched_t *s, size_t first, size_t end)
             break;
         case UMP_SOP_UNPACK: {
             int rc = ump_coll_unpack(o->dst, o->src, o->n, o->dt);
-            if (rc != MPI_SUCCESS) return rc;
+            if (rc != UMP_OK) return rc;
             break;
         }
         default:
             break;
         }
     }
-    return MPI_SUCCESS;
+    return UMP_OK;
 }
 
 static int comm_error(ump_sched_t *s, int rc)
 {
     for (size_t i = 0; i < s->nreqs; i++)
         if (s->reqs[i] != UMP_REQ_NULL) ump_wait(&s->reqs[i], UMP_STATUS_IGNORE);
-    return ump_mpi_class_of(rc);
+    return rc;
 }
 
 int ump_sched_run(ump_sched_t *s)
@@ -350,14 +351,14 @@ int ump_sched_run(ump_sched_t *s)
     ump_sched_round(s);
     int err = s->err;
     size_t first = 0;
-    for (size_t r = 0; r < s->nrounds && err == MPI_SUCCESS; r++) {
+    for (size_t r = 0; r < s->nrounds && err == UMP_OK; r++) {
         size_t end = s->rend[r];
         err = post(s, first, end);
         if (s->nreqs) {
             int rc = ump_waitall(s->nreqs, s->reqs, UMP_STATUS_IGNORE);
-            if (rc != UMP_OK && err == MPI_SUCCESS) err = comm_error(s, rc);
+            if (rc != UMP_OK && err == UMP_OK) err = comm_error(s, rc);
         }
-        if (err == MPI_SUCCESS) err = locals(s, first, end);
+        if (err == UMP_OK) err = locals(s, first, end);
         first = end;
     }
     ump_sched_free(s);
@@ -380,7 +381,7 @@ static bool advance(ump_sched_t *s)
                 int done = 0;
                 ump_status_t st;
                 int rc = ump_test(&s->reqs[i], &done, &st);
-                if (rc != UMP_OK && !s->err) s->err = ump_mpi_class_of(rc);
+                if (rc != UMP_OK && !s->err) s->err = rc;
                 if (!done) return false;
             }
             s->nreqs = 0;
@@ -391,7 +392,7 @@ static bool advance(ump_sched_t *s)
         if (s->err || s->cur >= s->nrounds) return true;
         size_t first = s->cur ? s->rend[s->cur - 1] : 0;
         int rc = post(s, first, s->rend[s->cur]);
-        if (rc != MPI_SUCCESS) {
+        if (rc != UMP_OK) {
             s->err = rc;
             return true;
         }
@@ -418,7 +419,7 @@ static int hook(void *arg)
             int err = s->err;
             ump_sched_free(s);
             free(s);
-            ump_greq_complete(g, err == MPI_SUCCESS ? UMP_OK : UMP_ERR_INTERNAL);
+            ump_greq_complete(g, err);
             events++;
         } else {
             pp = &s->next;
@@ -436,28 +437,28 @@ int ump_sched_start(ump_sched_t *s, ump_req_t *greq)
         ump_sched_free(s);
         return err;
     }
-    if (ump_mpi_thread_level == MPI_THREAD_MULTIPLE) {
+    if (ump_query_thread() == UMP_THREAD_MULTIPLE) {
         /* The list of running schedules is walked by the progress hook
          * without a lock of its own, so at MULTIPLE a schedule runs to
          * completion here and hands back a completed request (correct,
          * but without overlap). */
         int err = ump_sched_run(s);
         int rc = ump_greq_start(greq);
-        if (rc != UMP_OK) return ump_mpi_class_of(rc);
-        ump_greq_complete(*greq, err == MPI_SUCCESS ? UMP_OK : UMP_ERR_INTERNAL);
-        return MPI_SUCCESS;
+        if (rc != UMP_OK) return rc;
+        ump_greq_complete(*greq, err);
+        return UMP_OK;
     }
     if (!hook_registered) {
         if (ump_progress_register(hook, NULL) != UMP_OK) {
             ump_sched_free(s);
-            return MPI_ERR_INTERN;
+            return UMP_ERR_INTERNAL;
         }
         hook_registered = true;
     }
     ump_sched_t *h = malloc(sizeof(*h));
     if (!h) {
         ump_sched_free(s);
-        return MPI_ERR_NO_MEM;
+        return UMP_ERR_NO_MEMORY;
     }
     *h = *s;
     /* Arrays still in the inline storage move with the schedule. */
@@ -472,7 +473,7 @@ int ump_sched_start(ump_sched_t *s, ump_req_t *greq)
     if (rc != UMP_OK) {
         ump_sched_free(h);
         free(h);
-        return ump_mpi_class_of(rc);
+        return rc;
     }
     *greq = h->greq;
     /* Start the first round now so the messages leave before the caller
@@ -485,10 +486,10 @@ int ump_sched_start(ump_sched_t *s, ump_req_t *greq)
         int err = h->err;
         ump_sched_free(h);
         free(h);
-        ump_greq_complete(*greq, err == MPI_SUCCESS ? UMP_OK : UMP_ERR_INTERNAL);
-        return MPI_SUCCESS;
+        ump_greq_complete(*greq, err);
+        return UMP_OK;
     }
     *active_tail = h;
     active_tail = &h->next;
-    return MPI_SUCCESS;
+    return UMP_OK;
 }

@@ -333,3 +333,8 @@ void ump_abort(int code, const char *msg)
     fprintf(stderr, "ump_abort (code %d): %s\n", code, msg ? msg : "");
     _exit(code ? code : 1);
 }
+
+int ump_query_thread(void)
+{
+    return ump_core.thread_level;
+}

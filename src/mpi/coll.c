@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The MPI collective calls: argument checks, then src/coll. Blocking and
- * nonblocking versions share one implementation each; a nonblocking call
- * returns an MPI request over the core generalized request that the
- * collective's schedule completes.
+ * The MPI collective calls: argument checks, then the collectives of
+ * ump_coll.h on the communicator's core communicator (comm->ucomm) with the
+ * op's ump op (op->uop); MPI datatypes are ump datatypes. A nonblocking
+ * call returns an MPI request over the core request the collective
+ * completes. ump status codes become MPI classes in done().
  */
 #include <limits.h>
 #include <stdlib.h>
 
-#include "coll/coll.h"
 #include "mpi/mpi_impl.h"
 
 #define CHECK_ROOT(call, c, root)                                                                  \
@@ -44,20 +44,22 @@ static int max_count(const int *counts, int n)
     return m;
 }
 
-/* The result of a collective: MPI_SUCCESS, or the error raised on comm. */
+/* The result of a collective (a ump status): MPI_SUCCESS, or the error
+ * raised on comm with the class of the status. */
 static int done(MPI_Comm comm, const char *call, int rc)
 {
-    if (rc == MPI_SUCCESS) return MPI_SUCCESS;
-    if (rc == MPI_ERR_OP)
-        return ump_mpi_error(comm, rc, call, "the op does not apply to the datatype");
-    return ump_mpi_error(comm, rc, call, "collective failed");
+    if (rc == UMP_OK) return MPI_SUCCESS;
+    if (rc == UMP_ERR_OP)
+        return ump_mpi_error(comm, MPI_ERR_OP, call, "the op does not apply to the datatype");
+    return ump_mpi_error(comm, ump_mpi_class_of(rc), call, "collective failed: %s",
+                         ump_strerror(rc));
 }
 
 /* Wraps the generalized request of a started nonblocking collective. The
  * schedule frees itself when it completes, so the request needs no hook. */
 static int ireq(MPI_Comm comm, const char *call, int rc, ump_req_t g, MPI_Request *request)
 {
-    if (rc != MPI_SUCCESS) return done(comm, call, rc);
+    if (rc != UMP_OK) return done(comm, call, rc);
     MPI_Request r = ump_mpi_req_new(UMP_MPI_REQ_COLL, comm);
     if (!r) {
         ump_wait(&g, UMP_STATUS_IGNORE);
@@ -79,7 +81,7 @@ int PMPI_Barrier(MPI_Comm comm)
     UMP_MPI_CHECK_INIT(call);
     UMP_MPI_CHECK_COMM(call, comm);
     if (comm->size == 1) return MPI_SUCCESS;
-    return done(comm, call, ump_coll_barrier(comm, NULL));
+    return done(comm, call, ump_barrier(comm->ucomm));
 }
 
 #pragma weak MPI_Ibarrier = PMPI_Ibarrier
@@ -90,7 +92,7 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
     UMP_MPI_CHECK_COMM(call, comm);
     CHECK_REQ(call, comm, request);
     ump_req_t g = UMP_REQ_NULL;
-    int rc = ump_coll_barrier(comm, &g);
+    int rc = ump_ibarrier(comm->ucomm, &g);
     return ireq(comm, call, rc, g, request);
 }
 
@@ -117,7 +119,7 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     int rc = bcast_check(call, buffer, count, datatype, root, comm);
     if (rc != MPI_SUCCESS) return rc;
     if (comm->size == 1) return MPI_SUCCESS;
-    return done(comm, call, ump_coll_bcast(buffer, count, datatype, root, comm, NULL));
+    return done(comm, call, ump_bcast(buffer, (size_t)count, datatype, root, comm->ucomm));
 }
 
 #pragma weak MPI_Ibcast = PMPI_Ibcast
@@ -129,7 +131,7 @@ int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Co
     if (rc != MPI_SUCCESS) return rc;
     CHECK_REQ(call, comm, request);
     ump_req_t g = UMP_REQ_NULL;
-    rc = ump_coll_bcast(buffer, count, datatype, root, comm, &g);
+    rc = ump_ibcast(buffer, (size_t)count, datatype, root, comm->ucomm, &g);
     return ireq(comm, call, rc, g, request);
 }
 
@@ -154,11 +156,10 @@ static int reduce_check(const char *call, const void *sbuf, void *rbuf, int coun
     if (sbuf != MPI_IN_PLACE) UMP_MPI_CHECK_BUF(call, comm, sbuf, count, dt);
     if (at_root) UMP_MPI_CHECK_BUF(call, comm, rbuf, count, dt);
     if (at_root) UMP_MPI_CHECK_RECV_DT(call, comm, dt, count);
-    ump_coll_red_t r;
-    int rc = ump_coll_red_lookup(&r, op, dt);
-    if (rc != MPI_SUCCESS)
-        return ump_mpi_error(comm, rc, call, "%s does not apply to datatype %s", op->name,
-                             dt->name ? dt->name : "(derived)");
+    int rc = ump_redop_check(op->uop, dt);
+    if (rc != UMP_OK)
+        return ump_mpi_error(comm, ump_mpi_class_of(rc), call, "%s does not apply to datatype %s",
+                             op->name, dt->name ? dt->name : "(derived)");
     return MPI_SUCCESS;
 }
 
@@ -171,7 +172,7 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
     if (rc != MPI_SUCCESS) return rc;
     if (!count) return MPI_SUCCESS;
     return done(comm, call,
-                ump_coll_reduce(sendbuf, recvbuf, count, datatype, op, root, comm, NULL));
+                ump_reduce(sendbuf, recvbuf, (size_t)count, datatype, op->uop, root, comm->ucomm));
 }
 
 #pragma weak MPI_Ireduce = PMPI_Ireduce
@@ -183,7 +184,7 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
     if (rc != MPI_SUCCESS) return rc;
     CHECK_REQ(call, comm, request);
     ump_req_t g = UMP_REQ_NULL;
-    rc = ump_coll_reduce(sendbuf, recvbuf, count, datatype, op, root, comm, &g);
+    rc = ump_ireduce(sendbuf, recvbuf, (size_t)count, datatype, op->uop, root, comm->ucomm, &g);
     return ireq(comm, call, rc, g, request);
 }
 
@@ -195,7 +196,8 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
     int rc = reduce_check(call, sendbuf, recvbuf, count, datatype, op, EVERY_RANK, comm);
     if (rc != MPI_SUCCESS) return rc;
     if (!count) return MPI_SUCCESS;
-    return done(comm, call, ump_coll_allreduce(sendbuf, recvbuf, count, datatype, op, comm, NULL));
+    return done(comm, call,
+                ump_allreduce(sendbuf, recvbuf, (size_t)count, datatype, op->uop, comm->ucomm));
 }
 
 #pragma weak MPI_Iallreduce = PMPI_Iallreduce
@@ -207,7 +209,7 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
     if (rc != MPI_SUCCESS) return rc;
     CHECK_REQ(call, comm, request);
     ump_req_t g = UMP_REQ_NULL;
-    rc = ump_coll_allreduce(sendbuf, recvbuf, count, datatype, op, comm, &g);
+    rc = ump_iallreduce(sendbuf, recvbuf, (size_t)count, datatype, op->uop, comm->ucomm, &g);
     return ireq(comm, call, rc, g, request);
 }
 
@@ -253,8 +255,8 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
                           recvtype, root, comm);
     if (rc != MPI_SUCCESS) return rc;
     return done(comm, call,
-                ump_coll_gatherv(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
-                                 recvtype, root, comm, NULL));
+                ump_gather(sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount,
+                           recvtype, root, comm->ucomm));
 }
 
 #pragma weak MPI_Igather = PMPI_Igather
@@ -268,8 +270,8 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     if (rc != MPI_SUCCESS) return rc;
     CHECK_REQ(call, comm, request);
     ump_req_t g = UMP_REQ_NULL;
-    rc = ump_coll_gatherv(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype,
-                          root, comm, &g);
+    rc = ump_igather(sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype,
+                     root, comm->ucomm, &g);
     return ireq(comm, call, rc, g, request);
 }
 
@@ -279,20 +281,15 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  MPI_Comm comm)
 {
     static const char call[] = "MPI_Gatherv";
-    static const int zero = 0;
-    const int *rc_ = recvcounts;
-    if (comm && ump_mpi_comm_ok(comm) && comm->rank != root) rc_ = &zero; /* unused off root */
     int rc = gather_check(call, sendbuf, sendcount, sendtype, recvbuf,
                           comm && ump_mpi_comm_ok(comm) && comm->rank == root ? recvcounts : NULL,
                           displs, 0, recvtype, root, comm);
     if (rc != MPI_SUCCESS) return rc;
     if (comm->rank == root && !recvcounts)
         return ump_mpi_error(comm, MPI_ERR_ARG, call, "recvcounts is NULL");
-    (void)rc_;
     return done(comm, call,
-                ump_coll_gatherv(sendbuf, sendcount, sendtype, recvbuf,
-                                 comm->rank == root ? recvcounts : &zero, displs, 0, recvtype, root,
-                                 comm, NULL));
+                ump_gatherv(sendbuf, (size_t)sendcount, sendtype, recvbuf, recvcounts, displs,
+                            recvtype, root, comm->ucomm));
 }
 
 #pragma weak MPI_Igatherv = PMPI_Igatherv
@@ -301,7 +298,6 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   MPI_Comm comm, MPI_Request *request)
 {
     static const char call[] = "MPI_Igatherv";
-    static const int zero = 0;
     int rc = gather_check(call, sendbuf, sendcount, sendtype, recvbuf,
                           comm && ump_mpi_comm_ok(comm) && comm->rank == root ? recvcounts : NULL,
                           displs, 0, recvtype, root, comm);
@@ -310,9 +306,8 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
         return ump_mpi_error(comm, MPI_ERR_ARG, call, "recvcounts is NULL");
     CHECK_REQ(call, comm, request);
     ump_req_t g = UMP_REQ_NULL;
-    rc = ump_coll_gatherv(sendbuf, sendcount, sendtype, recvbuf,
-                          comm->rank == root ? recvcounts : &zero, displs, 0, recvtype, root, comm,
-                          &g);
+    rc = ump_igatherv(sendbuf, (size_t)sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                      root, comm->ucomm, &g);
     return ireq(comm, call, rc, g, request);
 }
 
@@ -355,8 +350,8 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                            recvtype, root, comm);
     if (rc != MPI_SUCCESS) return rc;
     return done(comm, call,
-                ump_coll_scatterv(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount,
-                                  recvtype, root, comm, NULL));
+                ump_scatter(sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount,
+                            recvtype, root, comm->ucomm));
 }
 
 #pragma weak MPI_Iscatter = PMPI_Iscatter
@@ -370,8 +365,8 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     if (rc != MPI_SUCCESS) return rc;
     CHECK_REQ(call, comm, request);
     ump_req_t g = UMP_REQ_NULL;
-    rc = ump_coll_scatterv(sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                           root, comm, &g);
+    rc = ump_iscatter(sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype,
+                      root, comm->ucomm, &g);
     return ireq(comm, call, rc, g, request);
 }
 
@@ -381,7 +376,6 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
                   int root, MPI_Comm comm)
 {
     static const char call[] = "MPI_Scatterv";
-    static const int zero = 0;
     int rc = scatter_check(call, sendbuf,
                            comm && ump_mpi_comm_ok(comm) && comm->rank == root ? sendcounts : NULL,
                            displs, 0, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -389,8 +383,8 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
     if (comm->rank == root && !sendcounts)
         return ump_mpi_error(comm, MPI_ERR_ARG, call, "sendcounts is NULL");
     return done(comm, call,
-                ump_coll_scatterv(sendbuf, comm->rank == root ? sendcounts : &zero, displs, 0,
-                                  sendtype, recvbuf, recvcount, recvtype, root, comm, NULL));
+                ump_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, (size_t)recvcount,
+                             recvtype, root, comm->ucomm));
 }
 
 #pragma weak MPI_Iscatterv = PMPI_Iscatterv
@@ -399,7 +393,6 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
                    int root, MPI_Comm comm, MPI_Request *request)
 {
     static const char call[] = "MPI_Iscatterv";
-    static const int zero = 0;
     int rc = scatter_check(call, sendbuf,
                            comm && ump_mpi_comm_ok(comm) && comm->rank == root ? sendcounts : NULL,
                            displs, 0, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -408,8 +401,8 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
         return ump_mpi_error(comm, MPI_ERR_ARG, call, "sendcounts is NULL");
     CHECK_REQ(call, comm, request);
     ump_req_t g = UMP_REQ_NULL;
-    rc = ump_coll_scatterv(sendbuf, comm->rank == root ? sendcounts : &zero, displs, 0, sendtype,
-                           recvbuf, recvcount, recvtype, root, comm, &g);
+    rc = ump_iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, (size_t)recvcount, recvtype,
+                       root, comm->ucomm, &g);
     return ireq(comm, call, rc, g, request);
 }
 
@@ -451,8 +444,8 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                              recvtype, false, comm);
     if (rc != MPI_SUCCESS) return rc;
     return done(comm, call,
-                ump_coll_allgatherv(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
-                                    recvtype, comm, NULL));
+                ump_allgather(sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount,
+                              recvtype, comm->ucomm));
 }
 
 #pragma weak MPI_Iallgather = PMPI_Iallgather
@@ -465,8 +458,8 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
     if (rc != MPI_SUCCESS) return rc;
     CHECK_REQ(call, comm, request);
     ump_req_t g = UMP_REQ_NULL;
-    rc = ump_coll_allgatherv(sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount, recvtype,
-                             comm, &g);
+    rc = ump_iallgather(sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype,
+                        comm->ucomm, &g);
     return ireq(comm, call, rc, g, request);
 }
 
@@ -480,8 +473,8 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                              recvtype, true, comm);
     if (rc != MPI_SUCCESS) return rc;
     return done(comm, call,
-                ump_coll_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0,
-                                    recvtype, comm, NULL));
+                ump_allgatherv(sendbuf, (size_t)sendcount, sendtype, recvbuf, recvcounts, displs,
+                               recvtype, comm->ucomm));
 }
 
 #pragma weak MPI_Iallgatherv = PMPI_Iallgatherv
@@ -495,8 +488,8 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
     if (rc != MPI_SUCCESS) return rc;
     CHECK_REQ(call, comm, request);
     ump_req_t g = UMP_REQ_NULL;
-    rc = ump_coll_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0, recvtype,
-                             comm, &g);
+    rc = ump_iallgatherv(sendbuf, (size_t)sendcount, sendtype, recvbuf, recvcounts, displs,
+                         recvtype, comm->ucomm, &g);
     return ireq(comm, call, rc, g, request);
 }
 
@@ -548,8 +541,8 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                             NULL, NULL, recvcount, recvtype, 0, comm);
     if (rc != MPI_SUCCESS) return rc;
     return done(comm, call,
-                ump_coll_alltoallw(sendbuf, NULL, NULL, NULL, recvbuf, NULL, NULL, NULL, false,
-                                   sendcount, sendtype, recvcount, recvtype, comm, NULL));
+                ump_alltoall(sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount,
+                             recvtype, comm->ucomm));
 }
 
 #pragma weak MPI_Ialltoall = PMPI_Ialltoall
@@ -562,8 +555,8 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     if (rc != MPI_SUCCESS) return rc;
     CHECK_REQ(call, comm, request);
     ump_req_t g = UMP_REQ_NULL;
-    rc = ump_coll_alltoallw(sendbuf, NULL, NULL, NULL, recvbuf, NULL, NULL, NULL, false, sendcount,
-                            sendtype, recvcount, recvtype, comm, &g);
+    rc = ump_ialltoall(sendbuf, (size_t)sendcount, sendtype, recvbuf, (size_t)recvcount, recvtype,
+                       comm->ucomm, &g);
     return ireq(comm, call, rc, g, request);
 }
 
@@ -577,8 +570,8 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
                             recvcounts, rdispls, NULL, 0, recvtype, 1, comm);
     if (rc != MPI_SUCCESS) return rc;
     return done(comm, call,
-                ump_coll_alltoallw(sendbuf, sendcounts, sdispls, NULL, recvbuf, recvcounts, rdispls,
-                                   NULL, false, 0, sendtype, 0, recvtype, comm, NULL));
+                ump_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                              recvtype, comm->ucomm));
 }
 
 #pragma weak MPI_Ialltoallv = PMPI_Ialltoallv
@@ -592,8 +585,8 @@ int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
     if (rc != MPI_SUCCESS) return rc;
     CHECK_REQ(call, comm, request);
     ump_req_t g = UMP_REQ_NULL;
-    rc = ump_coll_alltoallw(sendbuf, sendcounts, sdispls, NULL, recvbuf, recvcounts, rdispls, NULL,
-                            false, 0, sendtype, 0, recvtype, comm, &g);
+    rc = ump_ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                        recvtype, comm->ucomm, &g);
     return ireq(comm, call, rc, g, request);
 }
 
@@ -607,8 +600,8 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
                             recvbuf, recvcounts, rdispls, recvtypes, 0, MPI_DATATYPE_NULL, 2, comm);
     if (rc != MPI_SUCCESS) return rc;
     return done(comm, call,
-                ump_coll_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
-                                   rdispls, recvtypes, true, 0, NULL, 0, NULL, comm, NULL));
+                ump_alltoallw(sendbuf, sendcounts, sdispls, (const ump_dt_t *)sendtypes, recvbuf,
+                              recvcounts, rdispls, (const ump_dt_t *)recvtypes, comm->ucomm));
 }
 
 /* --- reduce_scatter / scan ------------------------------------------------------ */
@@ -628,11 +621,10 @@ static int redscat_check(const char *call, const void *sbuf, void *rbuf, const i
         UMP_MPI_CHECK_COUNT(call, comm, rcount);
     }
     UMP_MPI_CHECK_RECV_DT(call, comm, dt, rcounts ? rcounts[comm->rank] : rcount);
-    ump_coll_red_t r;
-    int rc = ump_coll_red_lookup(&r, op, dt);
-    if (rc != MPI_SUCCESS)
-        return ump_mpi_error(comm, rc, call, "%s does not apply to datatype %s", op->name,
-                             dt->name ? dt->name : "(derived)");
+    int rc = ump_redop_check(op->uop, dt);
+    if (rc != UMP_OK)
+        return ump_mpi_error(comm, ump_mpi_class_of(rc), call, "%s does not apply to datatype %s",
+                             op->name, dt->name ? dt->name : "(derived)");
     return MPI_SUCCESS;
 }
 
@@ -645,7 +637,7 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
     int rc = redscat_check(call, sendbuf, recvbuf, recvcounts, 0, datatype, op, comm);
     if (rc != MPI_SUCCESS) return rc;
     return done(comm, call,
-                ump_coll_reduce_scatter(sendbuf, recvbuf, recvcounts, 0, datatype, op, comm));
+                ump_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op->uop, comm->ucomm));
 }
 
 #pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
@@ -656,7 +648,8 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
     int rc = redscat_check(call, sendbuf, recvbuf, NULL, recvcount, datatype, op, comm);
     if (rc != MPI_SUCCESS) return rc;
     return done(comm, call,
-                ump_coll_reduce_scatter(sendbuf, recvbuf, NULL, recvcount, datatype, op, comm));
+                ump_reduce_scatter_block(sendbuf, recvbuf, (size_t)recvcount, datatype, op->uop,
+                                         comm->ucomm));
 }
 
 static int scan_common(const char *call, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
@@ -671,13 +664,14 @@ static int scan_common(const char *call, const void *sbuf, void *rbuf, int count
     if (sbuf != MPI_IN_PLACE) UMP_MPI_CHECK_BUF(call, comm, sbuf, count, dt);
     UMP_MPI_CHECK_BUF(call, comm, rbuf, count, dt);
     UMP_MPI_CHECK_RECV_DT(call, comm, dt, count);
-    ump_coll_red_t r;
-    int rc = ump_coll_red_lookup(&r, op, dt);
-    if (rc != MPI_SUCCESS)
-        return ump_mpi_error(comm, rc, call, "%s does not apply to datatype %s", op->name,
-                             dt->name ? dt->name : "(derived)");
+    int rc = ump_redop_check(op->uop, dt);
+    if (rc != UMP_OK)
+        return ump_mpi_error(comm, ump_mpi_class_of(rc), call, "%s does not apply to datatype %s",
+                             op->name, dt->name ? dt->name : "(derived)");
     if (!count) return MPI_SUCCESS;
-    return done(comm, call, ump_coll_scan(sbuf, rbuf, count, dt, op, exclusive, comm));
+    return done(
+        comm, call,
+        (exclusive ? ump_exscan : ump_scan)(sbuf, rbuf, (size_t)count, dt, op->uop, comm->ucomm));
 }
 
 #pragma weak MPI_Scan = PMPI_Scan

@@ -73,6 +73,12 @@ static void ctx_mark(int id, bool used)
     ump_mpi_unlock();
 }
 
+/* The core communicator of c's collectives: its ranks, on ctx_coll. */
+static int make_ucomm(MPI_Comm c)
+{
+    return ump_comm_create(c->group->world, c->size, c->ctx_coll, &c->ucomm);
+}
+
 int ump_mpi_comm_init(void)
 {
     int n = ump_size(), me = ump_rank();
@@ -98,6 +104,7 @@ int ump_mpi_comm_init(void)
     set_ctx(c, 0);
     snprintf(c->name, sizeof(c->name), "MPI_COMM_WORLD");
     ctx_mark(0, true);
+    if (make_ucomm(c) != UMP_OK) return MPI_ERR_NO_MEM;
 
     c = MPI_COMM_SELF;
     c->magic = UMP_MPI_MAGIC_COMM;
@@ -111,6 +118,7 @@ int ump_mpi_comm_init(void)
     set_ctx(c, 1);
     snprintf(c->name, sizeof(c->name), "MPI_COMM_SELF");
     ctx_mark(1, true);
+    if (make_ucomm(c) != UMP_OK) return MPI_ERR_NO_MEM;
     return MPI_SUCCESS;
 }
 
@@ -121,7 +129,7 @@ void ump_mpi_comm_fini(void)
     for (int i = 0; i < 2; i++)
         ump_mpi_attr_delete_all(cs[i]);
     for (int i = 0; i < 2; i++) {
-        if (ump_coll_comm_free && cs[i]->coll) ump_coll_comm_free(cs[i]);
+        ump_comm_free(&cs[i]->ucomm);
         ump_mpi_errh_unref(cs[i]->errh);
         cs[i]->errh = NULL;
         ump_mpi_group_unref(cs[i]->group);
@@ -137,6 +145,7 @@ void ump_mpi_comm_unref(MPI_Comm c)
      * communicator must not match traffic of a newer one. */
     ctx_mark(c->ctx_id, false);
     c->magic = UMP_MPI_MAGIC_DEAD;
+    if (c->ucomm) ump_comm_free(&c->ucomm);
     ump_mpi_group_unref(c->group);
     ump_mpi_errh_unref(c->errh);
     free(c);
@@ -252,10 +261,14 @@ static MPI_Comm comm_new(MPI_Group g, int id, MPI_Comm parent)
     c->group = g;
     c->rank = g->rank;
     c->size = g->size;
+    set_ctx(c, id);
+    if (make_ucomm(c) != UMP_OK) {
+        free(c);
+        return NULL;
+    }
     c->refcount = 1;
     c->errh = parent->errh;
     ump_mpi_errh_ref(c->errh);
-    set_ctx(c, id);
     return c;
 }
 
@@ -450,7 +463,8 @@ int PMPI_Comm_free(MPI_Comm *comm)
         return ump_mpi_error(c, MPI_ERR_COMM, call, "a predefined communicator cannot be freed");
     int rc = ump_mpi_attr_delete_all(c);
     if (rc != MPI_SUCCESS) return ump_mpi_error(c, rc, call, "an attribute delete callback failed");
-    if (ump_coll_comm_free && c->coll) ump_coll_comm_free(c);
+    /* Collectives started on c have taken what they need from it. */
+    ump_comm_free(&c->ucomm);
     ump_mpi_comm_unref(c);
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;

@@ -138,6 +138,10 @@ int ump_mpi_class_of(int s)
         return MPI_ERR_IO;
     case UMP_ERR_INTERNAL:
         return MPI_ERR_INTERN;
+    case UMP_ERR_OP:
+        return MPI_ERR_OP;
+    case UMP_ERR_ROOT:
+        return MPI_ERR_ROOT;
     default:
         return MPI_ERR_OTHER;
     }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mpi_impl.h - the objects behind MPI handles, shared by the files of
- * src/mpi (and read by src/coll for communicators and ops).
+ * src/mpi.
  *
  * Conventions for every MPI function:
  *   - it is defined as PMPI_X, with `#pragma weak MPI_X = PMPI_X` beside it,
@@ -9,8 +9,8 @@
  *   - it checks every argument (UMP_MPI_CHECK_* below) and reports a bad one
  *     with ump_mpi_error(), which names the call, the rank and the argument,
  *     calls the communicator's error handler and returns the error class;
- *   - it uses only the core API (ump.h), src/dt and src/coll; never a
- *     transport.
+ *   - it uses only the core API (ump.h, with the collectives of
+ *     ump_coll.h) and src/dt; never a transport.
  */
 #ifndef UMP_MPI_IMPL_H
 #define UMP_MPI_IMPL_H
@@ -68,9 +68,9 @@ struct ump_mpi_comm {
     MPI_Errhandler errh;
     ump_mpi_attr_t *attrs;
     char name[MPI_MAX_OBJECT_NAME];
-    void *coll;   /* src/coll's per-communicator state (NULL until used) */
-    int ctx_id;   /* index in the context-id bitmap (ctx_p2p = base + 2 * id) */
-    int refcount; /* handle + pending frees; freed at zero */
+    ump_comm_t ucomm; /* the core communicator its collectives run on (ctx_coll) */
+    int ctx_id;       /* index in the context-id bitmap (ctx_p2p = base + 2 * id) */
+    int refcount;     /* handle + pending frees; freed at zero */
 };
 
 /* Translations between communicator ranks and core (world) ranks. */
@@ -85,9 +85,12 @@ struct ump_mpi_op {
     uint32_t magic;
     bool predefined;
     bool commutative;
-    int refcount;
-    MPI_User_function *user_fn; /* user ops; NULL for predefined (src/coll applies them) */
+    MPI_User_function *user_fn; /* user ops; NULL for predefined */
     const char *name;
+    /* The op collectives run with: a predefined UMP_OP_* or a user op that
+     * calls user_fn (op.c). A user op's object lives until that op is
+     * released, which running collectives may delay past MPI_Op_free. */
+    ump_redop_t uop;
 };
 
 struct ump_mpi_info {
@@ -149,8 +152,8 @@ void ump_mpi_req_release(MPI_Request r);
  * for users of ump.h. */
 #define UMP_MPI_CTX_BASE    0x10000u
 #define UMP_MPI_MAX_CTX_IDS 4096
-/* Tags on ctx_coll that src/mpi uses for communicator construction; src/coll
- * must not use tags at or above this value. */
+/* Tags on ctx_coll that src/mpi uses for communicator construction; the
+ * collectives use tags below 2^30 (ump_coll.h). */
 #define UMP_MPI_TAG_COMM_BASE 0x7fff0000
 
 /* MPI status from a core status on `comm` (rank translated). MPI_ERROR is
@@ -175,7 +178,8 @@ void ump_mpi_unlock(void);
  * code) and returns errclass for the caller to return. */
 int ump_mpi_error(MPI_Comm comm, int errclass, const char *call, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-/* MPI error class for a core status code (UMP_ERR_TRUNCATE -> MPI_ERR_TRUNCATE, ...). */
+/* MPI error class for a core status code (UMP_ERR_TRUNCATE -> MPI_ERR_TRUNCATE,
+ * UMP_ERR_OP -> MPI_ERR_OP, ...): the one place codes become classes. */
 int ump_mpi_class_of(int ump_status);
 
 /* Validity checks shared by every file (return true when valid). */
@@ -211,9 +215,7 @@ static inline void ump_mpi_group_ref(MPI_Group g)
     if (g && !g->predefined) __atomic_add_fetch(&g->refcount, 1, __ATOMIC_RELAXED);
 }
 
-/* Communicator helpers (comm.c). src/coll may define ump_coll_comm_free to
- * release comm->coll when a communicator is freed. */
-void ump_coll_comm_free(MPI_Comm c) __attribute__((weak));
+/* Communicator helpers (comm.c). */
 /* Attributes (attr.c): copy callbacks on dup, delete callbacks on free. */
 int ump_mpi_attr_copy_all(MPI_Comm oldc, MPI_Comm newc);
 int ump_mpi_attr_delete_all(MPI_Comm c);

@@ -1,20 +1,23 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Reduction operations: the predefined op objects, user ops, and
- * MPI_Reduce_local. The kernels live in src/coll.
+ * MPI_Reduce_local. Each MPI op carries the ump op (ump_coll.h) the
+ * collectives run with: predefined MPI ops map to the predefined UMP_OP_*,
+ * a user function is called through a trampoline that gives it MPI's
+ * arguments.
  */
+#include <limits.h>
 #include <stdlib.h>
 
-#include "coll/coll.h"
 #include "mpi/mpi_impl.h"
 
 #define X(mpi, nm)                                                                                 \
     struct ump_mpi_op ump_mpi_op_##nm = {.magic = UMP_MPI_MAGIC_OP,                                \
                                          .predefined = true,                                       \
                                          .commutative = true,                                      \
-                                         .refcount = 1,                                            \
                                          .user_fn = NULL,                                          \
-                                         .name = #mpi};
+                                         .name = #mpi,                                             \
+                                         .uop = &ump_redop_##nm};
 UMP_MPI_FOREACH_OP(X)
 #undef X
 
@@ -23,18 +26,26 @@ bool ump_mpi_op_ok(MPI_Op op)
     return op && op->magic == UMP_MPI_MAGIC_OP;
 }
 
-void ump_coll_op_retain(MPI_Op op)
+/* A ump user op calling an MPI user function, which takes an int count:
+ * long vectors go in slices of the type's extent. */
+static void trampoline(const void *in, void *inout, size_t count, ump_dt_t dt, void *arg)
 {
-    if (!op->predefined) op->refcount++;
+    const struct ump_mpi_op *o = arg;
+    MPI_Datatype d = (MPI_Datatype)dt;
+    size_t stride = dt->extent;
+    while (count) {
+        int len = count > INT_MAX ? INT_MAX : (int)count;
+        o->user_fn((void *)in, inout, &len, &d);
+        in = (const char *)in + (size_t)len * stride;
+        inout = (char *)inout + (size_t)len * stride;
+        count -= (size_t)len;
+    }
 }
 
-void ump_coll_op_release(MPI_Op op)
+/* The MPI object goes with its ump op, once no collective uses it. */
+static void op_gone(void *arg)
 {
-    if (op->predefined) return;
-    if (--op->refcount == 0) {
-        op->magic = UMP_MPI_MAGIC_DEAD;
-        free(op);
-    }
+    free(arg);
 }
 
 #pragma weak MPI_Op_create = PMPI_Op_create
@@ -48,9 +59,12 @@ int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
     o->magic = UMP_MPI_MAGIC_OP;
     o->predefined = false;
     o->commutative = commute != 0;
-    o->refcount = 1;
     o->user_fn = user_fn;
     o->name = "user op";
+    if (ump_redop_create(trampoline, commute, o, op_gone, &o->uop) != UMP_OK) {
+        free(o);
+        return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_NO_MEM, call, "out of memory");
+    }
     *op = o;
     return MPI_SUCCESS;
 }
@@ -63,8 +77,11 @@ int PMPI_Op_free(MPI_Op *op)
         return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_OP, call, "invalid op");
     if ((*op)->predefined)
         return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_OP, call, "%s is predefined", (*op)->name);
-    /* A pending nonblocking collective holds its own reference. */
-    ump_coll_op_release(*op);
+    /* The handle is dead now; the object stays while a pending nonblocking
+     * collective holds the ump op (op_gone frees it). */
+    ump_redop_t u = (*op)->uop; /* the object may be gone when this returns */
+    (*op)->magic = UMP_MPI_MAGIC_DEAD;
+    ump_redop_free(&u);
     *op = MPI_OP_NULL;
     return MPI_SUCCESS;
 }
@@ -90,35 +107,13 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype
     UMP_MPI_CHECK_BUF(call, MPI_COMM_NULL, inbuf, count, datatype);
     UMP_MPI_CHECK_BUF(call, MPI_COMM_NULL, inoutbuf, count, datatype);
     if (!count) return MPI_SUCCESS;
-    if (!op->predefined) {
-        /* User functions see the buffers in the type's own layout. */
-        MPI_Datatype dt = datatype;
-        int len = count;
-        op->user_fn((void *)inbuf, inoutbuf, &len, &dt);
-        return MPI_SUCCESS;
-    }
-    ump_coll_red_t r;
-    int rc = ump_coll_red_prepare(&r, op, datatype);
-    if (rc != MPI_SUCCESS)
-        return ump_mpi_error(MPI_COMM_NULL, rc, call, "%s does not apply to datatype %s", op->name,
+    int rc = ump_redop_check(op->uop, datatype);
+    if (rc != UMP_OK)
+        return ump_mpi_error(MPI_COMM_NULL, ump_mpi_class_of(rc), call,
+                             "%s does not apply to datatype %s", op->name,
                              datatype->name ? datatype->name : "(derived)");
-    if (ump_coll_dt_contig(datatype)) {
-        ump_coll_red_apply(&r, inbuf, inoutbuf, (size_t)count);
-        return MPI_SUCCESS;
-    }
-    size_t bytes = (size_t)count * datatype->size;
-    char *a = malloc(bytes), *b = malloc(bytes);
-    if (!a || !b) {
-        free(a);
-        free(b);
-        return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_NO_MEM, call, "out of memory");
-    }
-    ump_coll_pack(a, inbuf, (size_t)count, datatype);
-    ump_coll_pack(b, inoutbuf, (size_t)count, datatype);
-    ump_coll_red_apply(&r, a, b, (size_t)count);
-    rc = ump_coll_unpack(inoutbuf, b, (size_t)count, datatype);
-    free(a);
-    free(b);
-    if (rc != MPI_SUCCESS) return ump_mpi_error(MPI_COMM_NULL, rc, call, "cannot unpack");
+    rc = ump_reduce_local(inbuf, inoutbuf, (size_t)count, datatype, op->uop);
+    if (rc != UMP_OK)
+        return ump_mpi_error(MPI_COMM_NULL, ump_mpi_class_of(rc), call, "%s", ump_strerror(rc));
     return MPI_SUCCESS;
 }

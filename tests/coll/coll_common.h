@@ -15,6 +15,7 @@
 
 #include "coll/coll.h"
 #include "mpi.h"
+#include "mpi/mpi_impl.h"
 #include "util/util.h"
 
 static int T_rank, T_size;
@@ -104,7 +105,7 @@ static inline int enum_choice(const char *name, int i, char *out, size_t outlen)
 static inline void set_fake_ppn(MPI_Comm comm, int ppn)
 {
     set_size("UMP_COLL_FAKE_PPN", (size_t)ppn);
-    ump_coll_comm_free(comm);
+    ump_coll_comm_free(comm->ucomm);
 }
 
 #endif

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# Collective tests: each program runs under umprun on 1 to 9 ranks (above 2
-# the 2-core machine is oversubscribed, on purpose). Label: coll.
+# Collective tests: each coll_*.c program runs under umprun on 1 to 9 ranks
+# (above 2 the 2-core machine is oversubscribed, on purpose); ump_api.c runs
+# the collectives through ump.h alone over shm and tcp. Label: coll.
 set(COLL_DIR ${CMAKE_CURRENT_LIST_DIR})
 file(GLOB COLL_TEST_SOURCES CONFIGURE_DEPENDS ${COLL_DIR}/coll_*.c)
 foreach(src ${COLL_TEST_SOURCES})
@@ -14,5 +15,20 @@ foreach(src ${COLL_TEST_SOURCES})
     add_test(NAME coll.${prog}.n${n}
              COMMAND $<TARGET_FILE:umprun> --timeout 100 -n ${n} $<TARGET_FILE:${prog}>)
     set_tests_properties(coll.${prog}.n${n} PROPERTIES TIMEOUT 120 LABELS coll)
+  endforeach()
+endforeach()
+
+# Collectives through ump.h alone (no mpi.h, linked to the public library):
+# world and even/odd sub-communicators, on 1 to 4 ranks over shm and tcp.
+add_executable(coll_ump_api ${COLL_DIR}/ump_api.c)
+target_link_libraries(coll_ump_api PRIVATE ump)
+target_compile_options(coll_ump_api PRIVATE ${UMP_WARNINGS})
+set_target_properties(coll_ump_api PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+foreach(t shm tcp)
+  foreach(n 1 2 3 4)
+    add_test(NAME coll.ump_api.${t}.n${n}
+             COMMAND $<TARGET_FILE:umprun> --timeout 100 -n ${n} $<TARGET_FILE:coll_ump_api>)
+    set_tests_properties(coll.ump_api.${t}.n${n} PROPERTIES TIMEOUT 120 LABELS coll
+                         ENVIRONMENT UMP_TRANSPORTS=${t})
   endforeach()
 endforeach()

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Unit tests of the (op, datatype) mapping of src/coll: which predefined op
- * applies to which MPI type (MPI 3.1 §5.9.2), derived types made of one
+ * applies to which datatype (the rules of MPI 3.1 §5.9.2), derived types made of one
  * basic type take predefined ops and mixed ones do not, and the reduction
  * of packed elements (predefined ops on derived types, user ops on
  * contiguous and non-contiguous types).
@@ -17,82 +17,90 @@
 
 #include "coll/coll.h"
 
-static const MPI_Op all_ops[] = {MPI_MAX,    MPI_MIN,    MPI_SUM,     MPI_PROD, MPI_LAND,
-                                 MPI_BAND,   MPI_LOR,    MPI_BOR,     MPI_LXOR, MPI_BXOR,
-                                 MPI_MAXLOC, MPI_MINLOC, MPI_REPLACE, MPI_NO_OP};
+/* The predefined types only the MPI interface names (defined in src/dt). */
+extern struct ump_dt ump_dt_aint, ump_dt_count, ump_dt_offset;
 
-static int applies(MPI_Op op, MPI_Datatype dt)
+static const ump_redop_t all_ops[] = {UMP_OP_MAX,     UMP_OP_MIN,  UMP_OP_SUM,    UMP_OP_PROD,
+                                      UMP_OP_LAND,    UMP_OP_BAND, UMP_OP_LOR,    UMP_OP_BOR,
+                                      UMP_OP_LXOR,    UMP_OP_BXOR, UMP_OP_MAXLOC, UMP_OP_MINLOC,
+                                      UMP_OP_REPLACE, UMP_OP_NO_OP};
+
+static int applies(ump_redop_t op, ump_dt_t dt)
 {
     ump_coll_red_t r;
     int rc = ump_coll_red_prepare(&r, op, dt);
-    assert_true(rc == MPI_SUCCESS || rc == MPI_ERR_OP);
-    return rc == MPI_SUCCESS;
+    assert_true(rc == UMP_OK || rc == UMP_ERR_OP);
+    /* The public check agrees (it goes through the cache). */
+    assert_int_equal(ump_redop_check(op, dt), rc);
+    return rc == UMP_OK;
 }
 
 static void test_table(void **state)
 {
     /* C integers: everything but the pair ops. */
-    MPI_Datatype ints[] = {MPI_INT,       MPI_SHORT,       MPI_LONG,
-                           MPI_LONG_LONG, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR,
-                           MPI_UNSIGNED,  MPI_UINT64_T,    MPI_INT8_T};
+    ump_dt_t ints[] = {UMP_INT,           UMP_SHORT,    UMP_LONG,   UMP_LONG_LONG, UMP_SIGNED_CHAR,
+                       UMP_UNSIGNED_CHAR, UMP_UNSIGNED, UMP_UINT64, UMP_INT8};
     for (size_t t = 0; t < sizeof(ints) / sizeof(ints[0]); t++)
         for (size_t k = 0; k < sizeof(all_ops) / sizeof(all_ops[0]); k++)
             assert_int_equal(applies(all_ops[k], ints[t]),
-                             all_ops[k] != MPI_MAXLOC && all_ops[k] != MPI_MINLOC);
+                             all_ops[k] != UMP_OP_MAXLOC && all_ops[k] != UMP_OP_MINLOC);
     /* Floating point: MAX MIN SUM PROD. */
-    MPI_Datatype fl[] = {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE};
+    ump_dt_t fl[] = {UMP_FLOAT, UMP_DOUBLE, UMP_LONG_DOUBLE};
     for (size_t t = 0; t < 3; t++) {
-        assert_true(applies(MPI_MAX, fl[t]) && applies(MPI_SUM, fl[t]) && applies(MPI_PROD, fl[t]));
-        assert_false(applies(MPI_BAND, fl[t]) || applies(MPI_LAND, fl[t]) ||
-                     applies(MPI_MAXLOC, fl[t]));
+        assert_true(applies(UMP_OP_MAX, fl[t]) && applies(UMP_OP_SUM, fl[t]) &&
+                    applies(UMP_OP_PROD, fl[t]));
+        assert_false(applies(UMP_OP_BAND, fl[t]) || applies(UMP_OP_LAND, fl[t]) ||
+                     applies(UMP_OP_MAXLOC, fl[t]));
     }
     /* Complex: SUM PROD only. */
-    assert_true(applies(MPI_SUM, MPI_C_DOUBLE_COMPLEX) && applies(MPI_PROD, MPI_C_FLOAT_COMPLEX));
-    assert_false(applies(MPI_MAX, MPI_C_DOUBLE_COMPLEX) || applies(MPI_LOR, MPI_C_DOUBLE_COMPLEX));
+    assert_true(applies(UMP_OP_SUM, UMP_C_DOUBLE_COMPLEX) &&
+                applies(UMP_OP_PROD, UMP_C_FLOAT_COMPLEX));
+    assert_false(applies(UMP_OP_MAX, UMP_C_DOUBLE_COMPLEX) ||
+                 applies(UMP_OP_LOR, UMP_C_DOUBLE_COMPLEX));
     /* Logical: LAND LOR LXOR. */
-    assert_true(applies(MPI_LAND, MPI_C_BOOL) && applies(MPI_LXOR, MPI_C_BOOL));
-    assert_false(applies(MPI_SUM, MPI_C_BOOL) || applies(MPI_BAND, MPI_C_BOOL));
+    assert_true(applies(UMP_OP_LAND, UMP_C_BOOL) && applies(UMP_OP_LXOR, UMP_C_BOOL));
+    assert_false(applies(UMP_OP_SUM, UMP_C_BOOL) || applies(UMP_OP_BAND, UMP_C_BOOL));
     /* Byte: bitwise only. */
-    assert_true(applies(MPI_BAND, MPI_BYTE) && applies(MPI_BXOR, MPI_BYTE));
-    assert_false(applies(MPI_SUM, MPI_BYTE) || applies(MPI_MAX, MPI_BYTE) ||
-                 applies(MPI_LAND, MPI_BYTE));
+    assert_true(applies(UMP_OP_BAND, UMP_BYTE) && applies(UMP_OP_BXOR, UMP_BYTE));
+    assert_false(applies(UMP_OP_SUM, UMP_BYTE) || applies(UMP_OP_MAX, UMP_BYTE) ||
+                 applies(UMP_OP_LAND, UMP_BYTE));
     /* Multi-language types: not the logical ops. */
-    assert_true(applies(MPI_SUM, MPI_AINT) && applies(MPI_BOR, MPI_OFFSET) &&
-                applies(MPI_MIN, MPI_COUNT));
-    assert_false(applies(MPI_LAND, MPI_AINT));
+    assert_true(applies(UMP_OP_SUM, &ump_dt_aint) && applies(UMP_OP_BOR, &ump_dt_offset) &&
+                applies(UMP_OP_MIN, &ump_dt_count));
+    assert_false(applies(UMP_OP_LAND, &ump_dt_aint));
     /* Characters: no arithmetic. */
-    assert_false(applies(MPI_SUM, MPI_CHAR) || applies(MPI_MAX, MPI_WCHAR));
-    assert_true(applies(MPI_REPLACE, MPI_CHAR));
+    assert_false(applies(UMP_OP_SUM, UMP_CHAR) || applies(UMP_OP_MAX, UMP_WCHAR));
+    assert_true(applies(UMP_OP_REPLACE, UMP_CHAR));
     /* Pairs: MAXLOC MINLOC. */
-    MPI_Datatype pairs[] = {MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT,
-                            MPI_2INT,      MPI_SHORT_INT,  MPI_LONG_DOUBLE_INT};
+    ump_dt_t pairs[] = {UMP_FLOAT_INT, UMP_DOUBLE_INT, UMP_LONG_INT,
+                        UMP_2INT,      UMP_SHORT_INT,  UMP_LONG_DOUBLE_INT};
     for (size_t t = 0; t < 6; t++) {
-        assert_true(applies(MPI_MAXLOC, pairs[t]) && applies(MPI_MINLOC, pairs[t]));
-        assert_false(applies(MPI_SUM, pairs[t]) || applies(MPI_MAX, pairs[t]));
+        assert_true(applies(UMP_OP_MAXLOC, pairs[t]) && applies(UMP_OP_MINLOC, pairs[t]));
+        assert_false(applies(UMP_OP_SUM, pairs[t]) || applies(UMP_OP_MAX, pairs[t]));
     }
 }
 
 static void test_derived(void **state)
 {
     struct ump_dt *c4, *vec, *st;
-    assert_int_equal(ump_dt_contiguous(4, MPI_INT, &c4), UMP_OK);
+    assert_int_equal(ump_dt_contiguous(4, UMP_INT, &c4), UMP_OK);
     assert_int_equal(ump_dt_commit(c4), UMP_OK);
-    assert_int_equal(ump_dt_vector(3, 1, 2, MPI_DOUBLE, &vec), UMP_OK);
+    assert_int_equal(ump_dt_vector(3, 1, 2, UMP_DOUBLE, &vec), UMP_OK);
     assert_int_equal(ump_dt_commit(vec), UMP_OK);
     int bl[2] = {1, 1};
     ptrdiff_t disp[2] = {0, 8};
-    ump_dt_t tys[2] = {MPI_INT, MPI_DOUBLE};
+    ump_dt_t tys[2] = {UMP_INT, UMP_DOUBLE};
     assert_int_equal(ump_dt_struct(2, bl, disp, tys, &st), UMP_OK);
     assert_int_equal(ump_dt_commit(st), UMP_OK);
 
     /* Homogeneous types take the ops of their basic type. */
-    assert_true(applies(MPI_BAND, c4) && applies(MPI_SUM, c4));
-    assert_true(applies(MPI_SUM, vec) && !applies(MPI_BAND, vec));
-    assert_false(applies(MPI_SUM, st));
+    assert_true(applies(UMP_OP_BAND, c4) && applies(UMP_OP_SUM, c4));
+    assert_true(applies(UMP_OP_SUM, vec) && !applies(UMP_OP_BAND, vec));
+    assert_false(applies(UMP_OP_SUM, st));
 
     /* SUM over packed elements of the vector (3 doubles each). */
     ump_coll_red_t r;
-    assert_int_equal(ump_coll_red_prepare(&r, MPI_SUM, vec), MPI_SUCCESS);
+    assert_int_equal(ump_coll_red_prepare(&r, UMP_OP_SUM, vec), UMP_OK);
     double a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {10, 20, 30, 40, 50, 60};
     ump_coll_red_apply(&r, a, b, 2);
     for (int i = 0; i < 6; i++)
@@ -103,28 +111,39 @@ static void test_derived(void **state)
 }
 
 /* inout = in - inout: not commutative, shows the operand order. Works on
- * MPI_INT and on vector(2, 1, 2, MPI_INT) in its layout (ints 0 and 2 of
+ * UMP_INT and on vector(2, 1, 2, UMP_INT) in its layout (ints 0 and 2 of
  * every 3). */
-static void sub(void *in, void *io, int *len, MPI_Datatype *dt)
+static int calls;
+static void sub(const void *in, void *io, size_t len, ump_dt_t dt, void *arg)
 {
     const int *a = in;
     int *b = io;
-    if (*dt == MPI_INT) {
-        for (int i = 0; i < *len; i++)
+    assert_ptr_equal(arg, &calls);
+    calls++;
+    if (dt == UMP_INT) {
+        for (size_t i = 0; i < len; i++)
             b[i] = a[i] - b[i];
         return;
     }
-    for (int e = 0; e < *len; e++)
-        for (int k = 0; k <= 2; k += 2)
+    for (size_t e = 0; e < len; e++)
+        for (size_t k = 0; k <= 2; k += 2)
             b[3 * e + k] = a[3 * e + k] - b[3 * e + k];
+}
+
+static int freed;
+static void free_arg(void *arg)
+{
+    assert_ptr_equal(arg, &calls);
+    freed++;
 }
 
 static void test_user(void **state)
 {
-    struct ump_mpi_op op = {
-        .magic = UMP_MPI_MAGIC_OP, .commutative = false, .refcount = 1, .user_fn = sub};
+    ump_redop_t op;
+    assert_int_equal(ump_redop_create(sub, 0, &calls, free_arg, &op), UMP_OK);
+    assert_int_equal(ump_redop_commutative(op), 0);
     ump_coll_red_t r;
-    assert_int_equal(ump_coll_red_prepare(&r, &op, MPI_INT), MPI_SUCCESS);
+    assert_int_equal(ump_coll_red_prepare(&r, op, UMP_INT), UMP_OK);
     int a[3] = {10, 20, 30}, b[3] = {1, 2, 3};
     ump_coll_red_apply(&r, a, b, 3);
     assert_int_equal(b[0], 9);
@@ -132,9 +151,9 @@ static void test_user(void **state)
 
     /* A non-contiguous type: the user function sees the type's layout. */
     struct ump_dt *vec;
-    assert_int_equal(ump_dt_vector(2, 1, 2, MPI_INT, &vec), UMP_OK);
+    assert_int_equal(ump_dt_vector(2, 1, 2, UMP_INT, &vec), UMP_OK);
     assert_int_equal(ump_dt_commit(vec), UMP_OK);
-    assert_int_equal(ump_coll_red_prepare(&r, &op, vec), MPI_SUCCESS);
+    assert_int_equal(ump_coll_red_prepare(&r, op, vec), UMP_OK);
     assert_false(r.user_contig);
     /* Packed: 2 elements of 2 ints. */
     int pa[4] = {100, 200, 300, 400}, pb[4] = {1, 2, 3, 4};
@@ -144,6 +163,41 @@ static void test_user(void **state)
     assert_int_equal(pb[2], 297);
     assert_int_equal(pb[3], 396);
     ump_dt_free(&vec);
+
+    /* A running collective's reference keeps the op (and its arg) past
+     * ump_redop_free; the last release calls free_arg once. */
+    ump_coll_op_retain(op);
+    ump_redop_t keep = op;
+    assert_int_equal(ump_redop_free(&op), UMP_OK);
+    assert_null(op);
+    assert_int_equal(freed, 0);
+    ump_coll_op_release(keep);
+    assert_int_equal(freed, 1);
+    assert_true(calls >= 2);
+}
+
+/* ump_reduce_local: predefined ops on contiguous and strided types, and
+ * UMP_ERR_OP where the op does not apply. */
+static void test_local(void **state)
+{
+    double x[4] = {1, 2, 3, 4}, y[4] = {10, 20, 30, 40};
+    assert_int_equal(ump_reduce_local(x, y, 4, UMP_DOUBLE, UMP_OP_SUM), UMP_OK);
+    for (int i = 0; i < 4; i++)
+        assert_true(y[i] == 11 * (i + 1));
+    assert_int_equal(ump_reduce_local(x, y, 4, UMP_DOUBLE, UMP_OP_BAND), UMP_ERR_OP);
+    struct ump_dt *vec;
+    assert_int_equal(ump_dt_vector(2, 1, 2, UMP_INT, &vec), UMP_OK);
+    assert_int_equal(ump_dt_commit(vec), UMP_OK);
+    int p[3] = {5, -1, 7}, q[3] = {6, 99, 2};
+    assert_int_equal(ump_reduce_local(p, q, 1, vec, UMP_OP_MAX), UMP_OK);
+    assert_int_equal(q[0], 6);
+    assert_int_equal(q[1], 99); /* not part of the type: untouched */
+    assert_int_equal(q[2], 7);
+    ump_dt_free(&vec);
+    assert_int_equal(ump_redop_check(NULL, UMP_INT), UMP_ERR_OP);
+    assert_int_equal(ump_redop_commutative(UMP_OP_SUM), 1);
+    ump_redop_t pre = UMP_OP_SUM;
+    assert_int_equal(ump_redop_free(&pre), UMP_ERR_OP);
 }
 
 int main(void)
@@ -152,6 +206,7 @@ int main(void)
         cmocka_unit_test(test_table),
         cmocka_unit_test(test_derived),
         cmocka_unit_test(test_user),
+        cmocka_unit_test(test_local),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
