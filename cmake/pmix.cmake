@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The PMIx bootstrap backend (src/rt/rt_pmix.c): built when pkg-config finds
 # the `pmix` module (Debian: libpmix-dev). Without it the backend is left
-# out and ump_rt_backends() / ump_info say so. Include after the ump_obj,
+# out and ump_rt_backends() / ump_info say so. Include after the ump_rt,
 # ump, ump_archive and ump_static targets exist.
 option(UMP_PMIX "Build the PMIx bootstrap backend when libpmix is found" ON)
 set(UMP_HAVE_PMIX OFF)
@@ -12,9 +12,9 @@ if(UMP_PMIX)
   endif()
   if(PMIX_FOUND)
     set(UMP_HAVE_PMIX ON)
-    target_compile_definitions(ump_obj PRIVATE UMP_HAVE_PMIX)
-    # The object library needs the include path; the link targets the library.
-    target_link_libraries(ump_obj PRIVATE PkgConfig::PMIX)
+    target_compile_definitions(ump_rt PRIVATE UMP_HAVE_PMIX)
+    # The runtime layer needs the include path; the link targets the library.
+    target_link_libraries(ump_rt PRIVATE PkgConfig::PMIX)
     target_link_libraries(ump PRIVATE PkgConfig::PMIX)
     target_link_libraries(ump_archive PUBLIC PkgConfig::PMIX)
     target_link_libraries(ump_static INTERFACE PkgConfig::PMIX)
