@@ -108,8 +108,8 @@ static void barrier_check(ump_comm_t c, int rounds)
 }
 
 /* The nonblocking barrier cannot complete on any member while member 0
- * has not started it; member 0 starts it once the last member has tested
- * its own (and told it so). */
+ * has not started it; member 0 starts it once every other member has
+ * tested its own (and told it so). */
 static void ibarrier_check(ump_comm_t c)
 {
     int r = ump_comm_rank(c), n = ump_comm_size(c);
@@ -122,16 +122,14 @@ static void ibarrier_check(ump_comm_t c)
             CALL(ump_test(&req, &done, UMP_STATUS_IGNORE));
             if (done) FAIL("ibarrier completed before member 0 started it");
         }
-        if (r == n - 1) {
-            int go = 1;
-            CALL(ump_send(&go, sizeof(go), UMP_BYTE, ump_comm_world_rank(c, 0), 7777, CTX_CHECK));
-        }
-    } else if (n > 1) {
-        int go = 0;
-        CALL(ump_recv(&go, sizeof(go), UMP_BYTE, ump_comm_world_rank(c, n - 1), 7777, CTX_CHECK,
-                      UMP_STATUS_IGNORE));
-        CALL(ump_ibarrier(c, &req));
+        int go = 1;
+        CALL(ump_send(&go, sizeof(go), UMP_BYTE, ump_comm_world_rank(c, 0), 7777, CTX_CHECK));
     } else {
+        for (int m = 1; m < n; m++) {
+            int go = 0;
+            CALL(ump_recv(&go, sizeof(go), UMP_BYTE, ump_comm_world_rank(c, m), 7777, CTX_CHECK,
+                          UMP_STATUS_IGNORE));
+        }
         CALL(ump_ibarrier(c, &req));
     }
     CALL(ump_wait(&req, UMP_STATUS_IGNORE));
