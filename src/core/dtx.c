@@ -242,12 +242,11 @@ const void *ump_core_dt_prepacked(struct ump_request *r, size_t off, size_t *n)
     return x->pre->data + off;
 }
 
-/* True for transports where each AM costs system calls (tcp, udp). xport.h
- * has no capability for it; the memory transports (shm, self) are the ones
- * that implement get() at all, whether or not it is allowed at run time. */
+/* True for transports where each AM costs system calls and the kernel
+ * copies the payload (tcp, udp), as the transport's caps say. */
 static bool costly_am(const ump_xp_t *xp)
 {
-    return !xp->ops->get;
+    return xp->caps.am_cost == UMP_XP_AM_SYSCALL;
 }
 
 size_t ump_core_dt_seg(ump_xp_t *xp, size_t len, bool dt)

@@ -36,16 +36,31 @@
 
 typedef struct ump_xp ump_xp_t;
 
-/* Numbers the core's protocol choice reads; filled by open(). */
+/* What one AM costs the sender, as far as the core's choice of segment
+ * size and of handing iovecs over instead of packing is concerned. */
+typedef enum {
+    /* An AM is a few stores into shared or private memory (shm, self):
+     * every iovec entry costs a copy call like packing would, and small
+     * segments are cheap. */
+    UMP_XP_AM_MEMORY = 0,
+    /* Every AM costs system calls and the kernel copies the payload from
+     * the caller's iovecs (tcp, udp): gathering runs saves a copy of ours,
+     * and segments pay off only when large. */
+    UMP_XP_AM_SYSCALL,
+} ump_xp_am_cost_t;
+
+/* Numbers the core's protocol choice reads; filled by open(). The core
+ * knows a transport only by these (never by its name). */
 typedef struct ump_xp_caps {
-    bool reliable;      /* no loss, no duplication, no corruption */
-    bool ordered;       /* AMs to one peer are delivered in send order */
-    bool rma_get;       /* get() works (possibly refused later per peer) */
-    size_t max_am;      /* largest hlen + payload of one AM */
-    size_t max_iov;     /* most iovec entries am_send/get accept */
-    size_t eager_limit; /* largest payload the core should send eagerly */
-    size_t seg_size;    /* payload per DATA AM of a pipelined rendezvous */
-    size_t get_min;     /* smallest message worth a get(); SIZE_MAX = never */
+    bool reliable;            /* no loss, no duplication, no corruption */
+    bool ordered;             /* AMs to one peer are delivered in send order */
+    ump_xp_am_cost_t am_cost; /* what an AM costs the sender (see above) */
+    bool rma_get;             /* get() works (possibly refused later per peer) */
+    size_t max_am;            /* largest hlen + payload of one AM */
+    size_t max_iov;           /* most iovec entries am_send/get accept */
+    size_t eager_limit;       /* largest payload the core should send eagerly */
+    size_t seg_size;          /* payload per DATA AM of a pipelined rendezvous */
+    size_t get_min;           /* smallest message worth a get(); SIZE_MAX = never */
 } ump_xp_caps_t;
 
 /* A piece of a peer's memory, as published by the peer (for CMA: its own
@@ -75,6 +90,10 @@ typedef struct ump_xp_params {
 
 typedef struct ump_xp_ops {
     const char *name; /* "shm", "tcp", "self", ... as in UMP_TRANSPORTS */
+    /* Known before open(): the transport reaches only this process (its own
+     * rank). The core always opens it, whatever UMP_TRANSPORTS says, uses it
+     * for the rank's own messages and for nothing else. */
+    bool process_local;
 
     /* Creates the endpoint and publishes its address. UMP_ERR_UNSUPPORTED
      * means "not usable here" (the core goes on without it, logging why). */

@@ -39,6 +39,7 @@ static int self_open(const ump_xp_params_t *params, ump_xp_t **out)
     s->base.caps = (ump_xp_caps_t){
         .reliable = true,
         .ordered = true,
+        .am_cost = UMP_XP_AM_MEMORY,
         .rma_get = true,
         .max_am = SELF_MAX_AM,
         .max_iov = 16,
@@ -164,6 +165,7 @@ static int self_flush(ump_xp_t *xp)
 
 const ump_xp_ops_t ump_xp_self_ops = {
     .name = "self",
+    .process_local = true,
     .open = self_open,
     .wireup = NULL,
     .close = self_close,

@@ -203,6 +203,7 @@ static int shm_xp_open(const ump_xp_params_t *params, ump_xp_t **out)
     ump_xp_caps_t *c = &xp->base.caps;
     c->reliable = true;
     c->ordered = true;
+    c->am_cost = UMP_XP_AM_MEMORY;
     c->rma_get = shm_cfg_cma.v.b;
     c->max_am = max_am;
     c->max_iov = IOV_MAX;
