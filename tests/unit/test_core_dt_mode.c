@@ -64,10 +64,11 @@ static int fake_send_pack(ump_xp_t *xp, int peer, uint8_t am_id, const void *hdr
     return UMP_OK;
 }
 
-static int fake_get(ump_xp_t *xp, int peer, const struct iovec *local, int nlocal,
-                    const ump_riov_t *remote, int nremote)
+static int fake_get(ump_xp_t *xp, int peer, const struct iovec *local, int nlocal, ump_xp_mr_t *lmr,
+                    const ump_riov_t *remote, int nremote, const void *rkey, ump_xp_comp_t *comp)
 {
     (void)xp, (void)peer, (void)local, (void)nlocal, (void)remote, (void)nremote;
+    (void)lmr, (void)rkey, (void)comp;
     return UMP_ERR_UNSUPPORTED;
 }
 
