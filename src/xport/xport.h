@@ -271,5 +271,7 @@ extern const ump_xp_ops_t ump_xp_ofi_ops; /* only with UMP_HAVE_OFI (libfabric) 
 /* NULL-terminated list of built transports (self, shm, tcp, udp, then ofi
  * where libfabric was found). */
 const ump_xp_ops_t *const *ump_xp_registry(void);
+/* NULL-terminated lines naming the transports this build left out, and why. */
+const char *const *ump_xp_not_built(void);
 
 #endif /* UMP_XPORT_H */
