@@ -78,6 +78,16 @@ typedef struct {
 
 enum { UMP_RTS_DT_LAYOUT = 1 }; /* the layout follows */
 
+/* Over a transport whose get() needs registered memory (caps.mr_required,
+ * the same on both ends of a pair), the payload of every RTS starts with
+ * this, then `len` bytes of the sender's packed remote key, padded to 8
+ * bytes; any ump_rts_dt_t follows. len 0: the sender registered nothing
+ * (a non-contiguous send, or registration failed): the receiver streams. */
+typedef struct {
+    uint32_t len;
+    uint32_t pad;
+} ump_rts_key_t;
+
 /* A sender's layout as a receiver knows it (reference counted: a table slot
  * and every unexpected RTS that names it hold one). */
 typedef struct ump_rlay {
@@ -132,6 +142,7 @@ enum {
     UMP_RF_PEEKED = 1 << 4,    /* reported by ump_peek once */
     UMP_RF_POSTED = 1 << 5,    /* on a posted-receive queue */
     UMP_RF_ACTIVE = 1 << 6,    /* on the active list */
+    UMP_RF_RMA = 1 << 7,       /* a transport's get() into buf is under way (comp) */
 };
 
 struct ump_request {
@@ -147,7 +158,10 @@ struct ump_request {
     ump_dt_cursor_t *cur; /* stream position of a pipelined transfer (dt set) */
     size_t done;          /* bytes sent (pipelined send) or received (pipelined receive) */
     size_t expected;      /* receive: bytes that will arrive */
-    uint64_t rreq;        /* send: the receiver's request id from CTS */
+    uint64_t rreq;        /* send: the receiver's request id from CTS; receive by get():
+                             the sender's request id, for FIN */
+    ump_xp_mr_t *mr;      /* buf's registration with the peer's transport, or NULL */
+    ump_xp_comp_t comp;   /* receive by get(): completes the transport's reads */
     ump_status_t status;
     TAILQ_ENTRY(ump_request) link;   /* posted queue */
     TAILQ_ENTRY(ump_request) active; /* active list (incomplete requests) */
@@ -314,6 +328,35 @@ void ump_core_deliver_unexp(struct ump_request *r, ump_unexp_t *u);
 /* The receiver consumed `cost` bytes of `src`'s credit-holding messages. */
 void ump_core_consumed(int src, size_t cost);
 
+/* rma.c: rendezvous by the transport's get() */
+/* Sender: the key trailer of an RTS for r (registering r's buffer when the
+ * transport needs it) into out (room for sizeof(ump_rts_key_t) +
+ * UMP_XP_RKEY_MAX); returns its bytes, 0 when the transport needs none. */
+size_t ump_core_rts_key_make(ump_xp_t *xp, struct ump_request *r, void *out);
+/* Receiver: the bytes of the key trailer at the start of an RTS payload (0
+ * when the transport needs none) and in *key the packed key, or NULL. */
+size_t ump_core_rts_key_parse(const ump_xp_t *xp, int src, const void *payload, size_t plen,
+                              const void **key);
+/* Receiver: reads `take` bytes of the message the RTS h describes into r
+ * (ext/lay as for ump_core_dt_get). UMP_OK: done (FIN sent, r completed);
+ * UMP_INPROGRESS: the transport's completion finishes r later (FIN, or
+ * streaming on failure); UMP_ERR_UNSUPPORTED: stream it; other errors fail
+ * the receive. */
+int ump_core_rget(ump_xp_t *xp, int src, struct ump_request *r, const ump_hdr_rts_t *h,
+                  const void *key, const ump_rts_dt_t *ext, const ump_rlay_t *lay, size_t take);
+/* Releases r's registration, if any. */
+static inline void ump_core_mr_release(struct ump_request *r)
+{
+    if (r->mr) {
+        r->mr->xp->ops->mem_dereg(r->mr);
+        r->mr = NULL;
+    }
+}
+
+/* proto.c: the receiver answers an RTS it will not read with get(): CTS,
+ * so the sender streams `take` bytes (sreq: the sender's request). */
+void ump_core_rdv_stream(struct ump_request *r, int src, uint64_t sreq, size_t take);
+
 /* dtx.c: moving non-contiguous data (datatype transfer schemes) */
 void ump_core_dt_init(void);
 void ump_core_dt_fini(void);
@@ -330,13 +373,15 @@ int ump_core_dt_send_rts(ump_xp_t *xp, int peer, const ump_hdr_rts_t *h, struct 
  * NULL; keeps a layout that travelled with it. */
 ump_rlay_t *ump_core_dt_rts_layout(int peer, const void *payload, size_t plen);
 void ump_core_dt_lay_unref(ump_rlay_t *lay);
-/* Receiver of a rendezvous: reads `take` bytes of the sender's data
- * (contiguous at addr when lay is NULL and ext is NULL) into r's buffer
- * with the transport's get() when the scheme choice says so. UMP_OK done,
- * UMP_ERR_UNSUPPORTED when the data should be streamed instead, other
- * errors fail the receive. */
+/* Receiver of a rendezvous: starts reading `take` bytes of the sender's
+ * data (contiguous at addr when lay is NULL and ext is NULL) into r's
+ * buffer with the transport's get() when the scheme choice says so, in
+ * batches that share r->comp (the caller holds one count on it). UMP_OK:
+ * every batch was started or done; UMP_ERR_UNSUPPORTED: nothing started,
+ * stream instead; other errors: a batch failed (earlier ones may still be
+ * under way on comp). */
 int ump_core_dt_get(ump_xp_t *xp, int src, struct ump_request *r, uint64_t addr,
-                    const ump_rts_dt_t *ext, const ump_rlay_t *lay, size_t take);
+                    const ump_rts_dt_t *ext, const ump_rlay_t *lay, size_t take, const void *rkey);
 /* A cursor for r at stream offset 0 (from the core's free list). */
 int ump_core_dt_cursor(struct ump_request *r);
 /* Payload per DATA AM of a pipelined transfer of `len` bytes. */

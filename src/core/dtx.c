@@ -15,7 +15,9 @@
  *   sg         rendezvous over a transport with get() (shm: process_vm_readv):
  *              the receiver reads the sender's runs into its own runs in one
  *              scatter/gather copy, no packing on either side (Multi-W /
- *              P-RRS family), batched by IOV_MAX entries per side.
+ *              P-RRS family), batched by IOV_MAX entries per side (or the
+ *              transport's get_max_iov); the batches may complete later,
+ *              all on the request's one completion object (rma.c).
  *
  * The receiver chooses pipeline or sg when the RTS meets its receive, from
  * both layouts' facts; the thresholds are tunables. For sg it needs the
@@ -242,12 +244,11 @@ const void *ump_core_dt_prepacked(struct ump_request *r, size_t off, size_t *n)
     return x->pre->data + off;
 }
 
-/* True for transports where each AM costs system calls (tcp, udp). xport.h
- * has no capability for it; the memory transports (shm, self) are the ones
- * that implement get() at all, whether or not it is allowed at run time. */
+/* True for transports where each AM costs system calls and the kernel
+ * copies the payload (tcp, udp), as the transport's caps say. */
 static bool costly_am(const ump_xp_t *xp)
 {
-    return !xp->ops->get;
+    return xp->caps.am_cost == UMP_XP_AM_SYSCALL;
 }
 
 size_t ump_core_dt_seg(ump_xp_t *xp, size_t len, bool dt)
@@ -376,7 +377,9 @@ int ump_core_dt_send_rts(ump_xp_t *xp, int peer, const ump_hdr_rts_t *h, struct 
     size_t min_run = core_cfg_dt_sg_run.v.sz ? core_cfg_dt_sg_run.v.sz : xp->caps.get_min;
     bool useful = scheme == SCHEME_SG ||
                   (scheme == SCHEME_AUTO && dt->avg_blk >= min_run && r->len >= min_len);
-    if (xp->caps.rma_get && useful) {
+    /* Non-contiguous buffers are not registered (yet): over a transport
+     * that needs registered memory the receiver streams them. */
+    if (xp->caps.rma_get && !xp->caps.mr_required && useful) {
         unsigned s = slot_of(dt->uid);
         known = dt->uid && p->lay_sent && p->lay_sent[s] == dt->uid;
         if (!known) flat = ump_dt_flat(dt, core_cfg_dt_layout_max.v.sz, &nruns);
@@ -384,16 +387,18 @@ int ump_core_dt_send_rts(ump_xp_t *xp, int peer, const ump_hdr_rts_t *h, struct 
     }
     char buf[sizeof(ump_hdr_rts_t) + sizeof(ump_rts_dt_t)];
     memcpy(buf, h, sizeof(*h));
-    struct iovec v[2];
-    int nv = 1;
+    ump_rts_key_t nokey = {0}; /* the key trailer the transport may need: empty */
+    struct iovec v[3];
+    int nv = 1, k = xp->caps.mr_required ? 1 : 0;
     if (flat) {
         ext.nruns = (uint32_t)nruns;
         ext.flags = UMP_RTS_DT_LAYOUT;
         /* struct iovec and ump_riov_t are both two 64-bit words here. */
         _Static_assert(sizeof(struct iovec) == sizeof(ump_riov_t), "run entry layout");
-        v[1] = (struct iovec){(void *)flat, nruns * sizeof(ump_riov_t)};
+        v[k + 1] = (struct iovec){(void *)flat, nruns * sizeof(ump_riov_t)};
         nv = 2;
-        if (sizeof(buf) + v[1].iov_len > xp->caps.max_am) { /* too big to travel: stream */
+        if (sizeof(buf) + k * sizeof(nokey) + v[k + 1].iov_len > xp->caps.max_am) {
+            /* too big to travel: stream */
             nv = 1;
             ext.nruns = 0;
             ext.flags = 0;
@@ -403,8 +408,9 @@ int ump_core_dt_send_rts(ump_xp_t *xp, int peer, const ump_hdr_rts_t *h, struct 
         ext.dtid = 0; /* nothing for the receiver to look up */
     }
     memcpy(buf + sizeof(*h), &ext, sizeof(ext));
-    v[0] = (struct iovec){buf + sizeof(*h), sizeof(ext)};
-    int rc = xp->ops->am_send(xp, peer, UMP_AM_RTS, buf, sizeof(*h), v, nv);
+    v[k] = (struct iovec){buf + sizeof(*h), sizeof(ext)};
+    if (k) v[0] = (struct iovec){&nokey, sizeof(nokey)};
+    int rc = xp->ops->am_send(xp, peer, UMP_AM_RTS, buf, sizeof(*h), v, nv + k);
     if (rc == UMP_OK && flat && dt->uid) {
         if (!p->lay_sent) p->lay_sent = calloc(LAY_SLOTS, sizeof(uint64_t));
         if (p->lay_sent) p->lay_sent[slot_of(dt->uid)] = dt->uid;
@@ -527,13 +533,16 @@ static bool want_sg(ump_xp_t *xp, const ump_rlay_t *lay, const ump_rts_dt_t *ext
 }
 
 int ump_core_dt_get(ump_xp_t *xp, int src, struct ump_request *r, uint64_t addr,
-                    const ump_rts_dt_t *ext, const ump_rlay_t *lay, size_t take)
+                    const ump_rts_dt_t *ext, const ump_rlay_t *lay, size_t take, const void *rkey)
 {
     if (!xp->caps.rma_get || !xp->ops->get || !want_sg(xp, lay, ext, r, take))
         return UMP_ERR_UNSUPPORTED;
     if (ext && lay && ext->count * lay->size < take) return UMP_ERR_UNSUPPORTED;
+    /* The transport reads the lists during the call only, so one static
+     * pair serves every batch (the core calls under its lock). */
     static ump_riov_t rem[SG_BATCH];
     static struct iovec loc[SG_BATCH];
+    int batch = (int)UMP_MIN((size_t)SG_BATCH, UMP_MAX(xp->caps.get_max_iov, (size_t)1));
     rwalk_t w = {.lay = lay,
                  .addr = addr,
                  .count = ext ? ext->count : 0,
@@ -554,13 +563,13 @@ int ump_core_dt_get(ump_xp_t *xp, int src, struct ump_request *r, uint64_t addr,
          * shortens the batch, and the local cursor is moved back to match. */
         size_t lb;
         if (c) {
-            lb = ump_dt_cursor_iov(c, want, loc, SG_BATCH, &nl);
+            lb = ump_dt_cursor_iov(c, want, loc, batch, &nl);
         } else {
             loc[0] = (struct iovec){(char *)r->buf + done, want};
             nl = 1;
             lb = want;
         }
-        size_t rb = rwalk_next(&w, rem, SG_BATCH, lb, &nr);
+        size_t rb = rwalk_next(&w, rem, batch, lb, &nr);
         if (!rb) return UMP_ERR_INTERNAL;
         if (rb < lb) {
             /* trim the local list to rb bytes */
@@ -575,8 +584,10 @@ int ump_core_dt_get(ump_xp_t *xp, int src, struct ump_request *r, uint64_t addr,
             }
             if (c) ump_dt_cursor_init(c, r->buf, r->count, r->dt, done + rb);
         }
-        int rc = xp->ops->get(xp, src, loc, nl, rem, nr);
-        if (rc != UMP_OK) return rc;
+        r->comp.count++;
+        int rc = xp->ops->get(xp, src, loc, nl, r->mr, rem, nr, rkey, &r->comp);
+        if (rc != UMP_INPROGRESS) r->comp.count--;
+        if (rc != UMP_OK && rc != UMP_INPROGRESS) return rc;
         done += rb;
     }
     return UMP_OK;

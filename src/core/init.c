@@ -26,9 +26,10 @@ UMP_CFG(cfg_credits, "UMP_CREDITS", UMP_CFG_SIZE, "512k",
         "eager bytes a sender may have unmatched at one receiver; past it messages go by "
         "rendezvous, so a flood of unmatched sends cannot fill the receiver's memory");
 
-static bool allowed(const char *name)
+static bool allowed(const ump_xp_ops_t *ops)
 {
-    if (!strcmp(name, "self")) return true;
+    if (ops->process_local) return true;
+    const char *name = ops->name;
     const char *list = cfg_transports.v.s;
     size_t n = strlen(name);
     for (const char *p = list; p && *p;) {
@@ -65,7 +66,7 @@ static int open_transports(void)
                               .arg = NULL};
     warn_unknown_transports();
     for (int i = 0; reg[i]; i++) {
-        if (!allowed(reg[i]->name)) continue;
+        if (!allowed(reg[i])) continue;
         if (ump_core.nxps == (int)UMP_ARRAY_SIZE(ump_core.xps)) break;
         ump_xp_t *xp;
         int rc = reg[i]->open(&params, &xp);
@@ -82,8 +83,8 @@ static int open_transports(void)
     return UMP_OK;
 }
 
-/* Picks one transport per peer: self for our own rank, otherwise the first
- * allowed transport (in registry order) that reaches it. */
+/* Picks one transport per peer: a process-local one for our own rank,
+ * otherwise the first allowed transport (in registry order) that reaches it. */
 static void choose_transports(void)
 {
     for (int peer = 0; peer < ump_core.size; peer++) {
@@ -93,9 +94,9 @@ static void choose_transports(void)
         p->credits = ump_core.credits_init;
         for (int i = 0; i < ump_core.nxps && !p->xp; i++) {
             ump_xp_t *xp = ump_core.xps[i];
-            bool is_self = !strcmp(xp->ops->name, "self");
-            if (is_self != (peer == ump_core.rank)) continue;
-            if (is_self || xp->ops->reaches(xp, peer)) p->xp = xp;
+            bool local = xp->ops->process_local;
+            if (local != (peer == ump_core.rank)) continue;
+            if (local || xp->ops->reaches(xp, peer)) p->xp = xp;
         }
         if (!p->xp)
             ump_debug("no transport reaches rank %d", peer);

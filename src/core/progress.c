@@ -87,7 +87,13 @@ static int try_op(int peer, ump_peer_t *p, ump_op_t *op)
             plen = 0;
             cost = 0;
         }
-        if (UMP_LIKELY(!r->dt)) {
+        if (UMP_UNLIKELY(op->am_id == UMP_AM_RTS && xp->caps.mr_required && !r->dt)) {
+            /* The RTS carries the key of our registered buffer. */
+            char key[sizeof(ump_rts_key_t) + UMP_XP_RKEY_MAX];
+            iov.iov_base = key;
+            iov.iov_len = ump_core_rts_key_make(xp, r, key);
+            rc = xp->ops->am_send(xp, peer, op->am_id, &op->h, op->hlen, &iov, 1);
+        } else if (UMP_LIKELY(!r->dt)) {
             iov.iov_base = r->buf;
             iov.iov_len = plen;
             rc = xp->ops->am_send(xp, peer, op->am_id, &op->h, op->hlen, &iov, plen ? 1 : 0);
@@ -280,7 +286,9 @@ void ump_core_fail_peer(int peer, int error)
     struct ump_request *r = TAILQ_FIRST(&ump_core.active);
     while (r) {
         struct ump_request *next = TAILQ_NEXT(r, active);
-        if (involves(r, peer)) {
+        /* A receive the transport still reads into completes through the
+         * transport's completion, which reports the failure. */
+        if (involves(r, peer) && !(r->flags & UMP_RF_RMA)) {
             if (r->flags & UMP_RF_POSTED) {
                 ump_ctxq_t *q = ump_core_ctxq(r->ctx, false);
                 TAILQ_REMOVE(&q->posted, r, link);

@@ -71,26 +71,16 @@ static void deliver(struct ump_request *r, int src, uint8_t am_id, const ump_hdr
     r->expected = take;
     r->done = 0;
     r->status.error = err;
+    const void *key;
+    size_t klen = ump_core_rts_key_parse(xp, src, payload, plen, &key);
+    payload = (const char *)payload + klen;
+    plen -= klen;
     ump_rts_dt_t ext;
     bool noncontig = plen >= sizeof(ext);
     if (noncontig) memcpy(&ext, payload, sizeof(ext));
     if (take > 0 && xp->caps.rma_get) {
-        int rc = UMP_ERR_UNSUPPORTED;
-        if (!noncontig && !r->dt) {
-            if (take >= xp->caps.get_min) {
-                struct iovec l = {.iov_base = r->buf, .iov_len = take};
-                ump_riov_t rem = {.addr = h->addr, .len = take};
-                rc = xp->ops->get(xp, src, &l, 1, &rem, 1);
-            }
-        } else {
-            rc = ump_core_dt_get(xp, src, r, h->addr, noncontig ? &ext : NULL, lay, take);
-        }
-        if (rc == UMP_OK) {
-            ump_hdr_ack_t fin = {.sreq = h->m.sreq};
-            ump_core_send_ctrl(src, UMP_AM_FIN, &fin, sizeof(fin));
-            ump_core_req_complete(r, err);
-            return;
-        }
+        int rc = ump_core_rget(xp, src, r, h, key, noncontig ? &ext : NULL, lay, take);
+        if (rc == UMP_OK || rc == UMP_INPROGRESS) return; /* done, or finished by the transport */
         if (rc == UMP_ERR_PEER_DEAD) {
             ump_core_req_complete(r, rc);
             return;
@@ -98,11 +88,16 @@ static void deliver(struct ump_request *r, int src, uint8_t am_id, const ump_hdr
         if (rc != UMP_ERR_UNSUPPORTED)
             ump_debug("get from rank %d failed (%s); streaming instead", src, ump_strerror(rc));
     }
+    ump_core_rdv_stream(r, src, h->m.sreq, take);
+}
+
+void ump_core_rdv_stream(struct ump_request *r, int src, uint64_t sreq, size_t take)
+{
     if (take == 0) {
         /* Nothing to move: release the sender at once. */
-        ump_hdr_ack_t fin = {.sreq = h->m.sreq};
+        ump_hdr_ack_t fin = {.sreq = sreq};
         ump_core_send_ctrl(src, UMP_AM_FIN, &fin, sizeof(fin));
-        ump_core_req_complete(r, err);
+        ump_core_req_complete(r, r->status.error);
         return;
     }
     if (r->dt) {
@@ -111,12 +106,12 @@ static void deliver(struct ump_request *r, int src, uint8_t am_id, const ump_hdr
             /* The sender waits for CTS or FIN: fail its send too (a FIN
              * would report success for data that never moved). */
             ump_error("out of memory receiving %zu bytes from rank %d", take, src);
-            ump_core_send_nack(src, h->m.sreq, rc);
+            ump_core_send_nack(src, sreq, rc);
             ump_core_req_complete(r, rc);
             return;
         }
     }
-    ump_hdr_cts_t cts = {.sreq = h->m.sreq, .rreq = ump_req_id(r), .len = take};
+    ump_hdr_cts_t cts = {.sreq = sreq, .rreq = ump_req_id(r), .len = take};
     ump_core_send_ctrl(src, UMP_AM_CTS, &cts, sizeof(cts));
 }
 
@@ -193,8 +188,12 @@ static void on_match_am(int peer, uint8_t am_id, const char *data, size_t len)
      * later RTSs of this sender that name it find it. */
     ump_rlay_t *lay = NULL;
     if (am_id == UMP_AM_RTS && plen) {
-        lay = ump_core_dt_rts_layout(peer, payload, plen);
-        plen = UMP_MIN(plen, sizeof(ump_rts_dt_t)); /* the runs are in lay now */
+        /* Any key trailer stays with the message; deliver() reads it. */
+        const void *key;
+        size_t klen = ump_core_rts_key_parse(ump_core.peers[peer].xp, peer, payload, plen, &key);
+        if (plen > klen) lay = ump_core_dt_rts_layout(peer, payload + klen, plen - klen);
+        /* the runs are in lay now */
+        plen = klen + UMP_MIN(plen - klen, sizeof(ump_rts_dt_t));
     }
 
     ump_ctxq_t *q = ump_core_ctxq(h.m.ctx, true);

@@ -19,6 +19,7 @@ struct ump_request *ump_core_req_alloc(ump_req_kind_t kind)
     r->flags = UMP_RF_ACTIVE;
     r->dt = NULL;
     r->cur = NULL;
+    r->mr = NULL;
     TAILQ_INSERT_TAIL(&ump_core.active, r, active);
     ump_core.outstanding++;
     return r;
@@ -28,6 +29,7 @@ void ump_core_req_complete(struct ump_request *r, int error)
 {
     if (r->flags & UMP_RF_COMPLETE) return;
     if (r->dt) ump_core_dt_release(r); /* nothing moves its data any more */
+    if (r->mr) ump_core_mr_release(r);
     r->status.error = error;
     r->flags |= UMP_RF_COMPLETE;
     if (r->flags & UMP_RF_ACTIVE) {

@@ -165,6 +165,51 @@ ump_mp_test(sizes.tcp.tight sizes 2 90 ARGS --max 4m
             ENV UMP_TRANSPORTS=tcp UMP_TCP_SNDBUF=4k UMP_TCP_RCVBUF=4k UMP_TCP_QUEUE_MAX=8k
                 UMP_CREDITS=1)
 
+# The libfabric transport over two providers: tcp;ofi_rxm and shm. A ctest
+# environment list cannot hold the semicolon of "tcp;ofi_rxm", so that one is
+# named "ofi_rxm" with libfabric's own filter letting only tcp and rxm load.
+# Every rendezvous is an RDMA read by default; `.stream` turns reads off
+# (pipelined DATA), `.small` shrinks the thresholds so every protocol path
+# runs on small data.
+if(UMP_HAVE_OFI)
+  foreach(prov rxm shm)
+    if(prov STREQUAL rxm)
+      set(env UMP_TRANSPORTS=ofi UMP_OFI_PROVIDER=ofi_rxm FI_PROVIDER=tcp,ofi_rxm)
+    else()
+      set(env UMP_TRANSPORTS=ofi UMP_OFI_PROVIDER=shm)
+    endif()
+    ump_mp_test(sizes.ofi.${prov} sizes 2 120 ENV ${env})
+    ump_mp_test(sizes.ofi.${prov}.stream sizes 2 120 ARGS --max 4m ENV ${env} UMP_OFI_RMA=off)
+    ump_mp_test(sizes.ofi.${prov}.small sizes 2 120 ARGS --max 1m
+                ENV ${env} UMP_OFI_EAGER_LIMIT=256 UMP_OFI_SEG_SIZE=1k UMP_OFI_GET_MIN=4096)
+    ump_mp_test(wildcards.ofi.${prov} wildcards 4 90 ENV ${env})
+    ump_mp_test(order.ofi.${prov} order 2 90 ENV ${env})
+    ump_mp_test(many.ofi.${prov} many 2 90 ENV ${env})
+    ump_mp_test(self.ofi.${prov} self 2 90 ENV ${env})
+    ump_mp_test(truncate.ofi.${prov} truncate 2 90 ENV ${env})
+    ump_mp_test(ssend.ofi.${prov} ssend 2 90 ENV ${env})
+    ump_mp_test(probe.ofi.${prov} probe 2 90 ENV ${env})
+    ump_mp_test(cancel.ofi.${prov} cancel 2 90 ENV ${env})
+    ump_mp_test(flood.ofi.${prov} flood 2 120 ENV ${env})
+    ump_mp_test(credits.ofi.${prov} credits 2 90 ENV ${env})
+    ump_mp_test(init.ofi.${prov} init 3 60 ARGS 3 ENV ${env})
+    ump_mp_test(finalize.ofi.${prov} finalize 2 60 ENV ${env})
+    ump_mp_test(storm.ofi.${prov} storm 4 90 ENV ${env})
+    ump_mp_test(threads.ofi.${prov} threads 2 90 ENV ${env})
+    ump_mp_test(alltoall.ofi.${prov} alltoall 4 90 ENV ${env})
+  endforeach()
+  # A provider that does not exist: ump_init fails and says which.
+  add_test(NAME mp.ofi.noprov COMMAND $<TARGET_FILE:umprun> -n 1 --timeout 30
+                                      $<TARGET_FILE:mp_init> 1)
+  set_tests_properties(mp.ofi.noprov PROPERTIES TIMEOUT 45 LABELS mp
+    ENVIRONMENT "UMP_TRANSPORTS=ofi;UMP_OFI_PROVIDER=nosuch"
+    PASS_REGULAR_EXPRESSION "provider \"nosuch\" \\(UMP_OFI_PROVIDER\\) is not available")
+else()
+  add_test(NAME mp.ofi.absent COMMAND sh -c
+           "echo 'libfabric not found at configure time (install libfabric-dev): ofi tests skipped'; exit 77")
+  set_tests_properties(mp.ofi.absent PROPERTIES LABELS mp SKIP_RETURN_CODE 77)
+endif()
+
 # Without the launcher: a one-rank job.
 add_test(NAME mp.init.singleton COMMAND $<TARGET_FILE:mp_init> 1)
 set_tests_properties(mp.init.singleton PROPERTIES TIMEOUT 30 LABELS mp)

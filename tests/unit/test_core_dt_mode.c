@@ -64,15 +64,17 @@ static int fake_send_pack(ump_xp_t *xp, int peer, uint8_t am_id, const void *hdr
     return UMP_OK;
 }
 
-static int fake_get(ump_xp_t *xp, int peer, const struct iovec *local, int nlocal,
-                    const ump_riov_t *remote, int nremote)
+static int fake_get(ump_xp_t *xp, int peer, const struct iovec *local, int nlocal, ump_xp_mr_t *lmr,
+                    const ump_riov_t *remote, int nremote, const void *rkey, ump_xp_comp_t *comp)
 {
     (void)xp, (void)peer, (void)local, (void)nlocal, (void)remote, (void)nremote;
+    (void)lmr, (void)rkey, (void)comp;
     return UMP_ERR_UNSUPPORTED;
 }
 
 /* A memory transport (shm: packs in place, has get()), a socket transport
- * (tcp: packs into its send queue, no get()), and one that cannot pack. */
+ * (tcp: packs into its send queue, no get(), AMs cost system calls), and
+ * one that cannot pack. */
 static const ump_xp_ops_t ops_mem = {
     .am_send = fake_send, .am_send_pack = fake_send_pack, .get = fake_get};
 static const ump_xp_ops_t ops_sock = {.am_send = fake_send, .am_send_pack = fake_send_pack};
@@ -88,6 +90,8 @@ static ump_xp_t xp_of(const ump_xp_ops_t *ops)
     xp.caps.seg_size = 32768;
     xp.caps.eager_limit = 8192;
     xp.caps.get_min = SIZE_MAX;
+    /* The socket transport says so in its caps; the core reads nothing else. */
+    xp.caps.am_cost = ops == &ops_sock ? UMP_XP_AM_SYSCALL : UMP_XP_AM_MEMORY;
     return xp;
 }
 
@@ -240,7 +244,7 @@ static void test_refused_rewinds(void **state)
 
 /* Segments of a pipelined message: four on a memory transport (at least
  * 4 KiB, at most the transport's segment); at least half the transport's
- * segment where each AM costs system calls (no get()). */
+ * segment where each AM costs system calls (caps.am_cost). */
 static void test_segments(void **state)
 {
     (void)state;

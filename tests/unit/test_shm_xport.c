@@ -140,7 +140,7 @@ static void handler(void *arg, ump_xp_t *xp, int peer, uint8_t am_id, const void
         /* Scatter into three local pieces. */
         size_t a = r.len / 3, b = r.len / 2;
         struct iovec l[3] = {{st.getbuf, a}, {st.getbuf + a, b - a}, {st.getbuf + b, r.len - b}};
-        int rc = xp->ops->get(xp, peer, l, 3, &r, 1);
+        int rc = xp->ops->get(xp, peer, l, 3, NULL, &r, 1, NULL, NULL);
         if (rc != UMP_OK) {
             fprintf(stderr, "get: %s\n", ump_strerror(rc));
             st.bad++;

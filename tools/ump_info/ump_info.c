@@ -63,15 +63,21 @@ static void transports(void)
             continue;
         }
         ump_xp_caps_t *c = &xp->caps;
-        printf("    %-12s %s%s%s\n", "flags", c->reliable ? "reliable " : "",
-               c->ordered ? "ordered " : "", c->rma_get ? "rma-get" : "");
+        printf("    %-12s %s%s%s%s%s%s%s\n", "flags", c->reliable ? "reliable " : "",
+               c->ordered ? "ordered " : "", c->rma_get ? "rma-get " : "",
+               c->rma_put ? "rma-put " : "", c->mr_required ? "mr-required " : "",
+               (*reg)->process_local ? "process-local " : "",
+               c->am_cost == UMP_XP_AM_SYSCALL ? "am-syscall" : "am-memory");
         print_size("max_am", c->max_am);
         print_size("max_iov", c->max_iov);
         print_size("eager_limit", c->eager_limit);
         print_size("seg_size", c->seg_size);
         print_size("get_min", c->get_min);
+        if (c->mr_required) print_size("rkey_size", c->rkey_size);
         xp->ops->close(xp);
     }
+    for (const char *const *nb = ump_xp_not_built(); *nb; nb++)
+        printf("  %s\n", *nb);
     ump_rt_fini(rt);
 }
 

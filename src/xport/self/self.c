@@ -39,12 +39,14 @@ static int self_open(const ump_xp_params_t *params, ump_xp_t **out)
     s->base.caps = (ump_xp_caps_t){
         .reliable = true,
         .ordered = true,
+        .am_cost = UMP_XP_AM_MEMORY,
         .rma_get = true,
         .max_am = SELF_MAX_AM,
         .max_iov = 16,
         .eager_limit = 4096,
         .seg_size = 64 * 1024,
         .get_min = 0,
+        .get_max_iov = SIZE_MAX,
     };
     STAILQ_INIT(&s->q);
     s->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -96,9 +98,10 @@ static int self_am_send(ump_xp_t *xp, int peer, uint8_t am_id, const void *hdr, 
     return UMP_OK;
 }
 
-static int self_get(ump_xp_t *xp, int peer, const struct iovec *local, int nlocal,
-                    const ump_riov_t *remote, int nremote)
+static int self_get(ump_xp_t *xp, int peer, const struct iovec *local, int nlocal, ump_xp_mr_t *lmr,
+                    const ump_riov_t *remote, int nremote, const void *rkey, ump_xp_comp_t *comp)
 {
+    (void)lmr, (void)rkey, (void)comp; /* no registration; always done at once */
     /* Both lists describe our own memory: copy piece by piece. */
     int li = 0, ri = 0;
     size_t loff = 0, roff = 0;
@@ -164,6 +167,7 @@ static int self_flush(ump_xp_t *xp)
 
 const ump_xp_ops_t ump_xp_self_ops = {
     .name = "self",
+    .process_local = true,
     .open = self_open,
     .wireup = NULL,
     .close = self_close,

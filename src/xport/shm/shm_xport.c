@@ -203,12 +203,14 @@ static int shm_xp_open(const ump_xp_params_t *params, ump_xp_t **out)
     ump_xp_caps_t *c = &xp->base.caps;
     c->reliable = true;
     c->ordered = true;
+    c->am_cost = UMP_XP_AM_MEMORY;
     c->rma_get = shm_cfg_cma.v.b;
     c->max_am = max_am;
     c->max_iov = IOV_MAX;
     c->seg_size = UMP_MIN(shm_cfg_seg.v.sz, max_am - 64);
     c->eager_limit = UMP_MIN(shm_cfg_eager.v.sz, max_am - 64);
     c->get_min = c->rma_get && shm_cfg_cma_min.v.sz ? shm_cfg_cma_min.v.sz : SIZE_MAX;
+    c->get_max_iov = SIZE_MAX; /* ump_shm_cma_read batches by IOV_MAX itself */
     xp->cma = c->rma_get;
     *out = &xp->base;
     return UMP_OK;
@@ -575,9 +577,12 @@ static int shm_wait_fd(ump_xp_t *xp_)
     return ((shm_xp_t *)xp_)->bell_fd;
 }
 
-static int shm_get(ump_xp_t *xp_, int peer, const struct iovec *local, int nlocal,
-                   const ump_riov_t *remote, int nremote)
+/* process_vm_readv needs no registration and is done when it returns:
+ * get() always completes at once (UMP_OK) and never takes `comp`. */
+static int shm_get(ump_xp_t *xp_, int peer, const struct iovec *local, int nlocal, ump_xp_mr_t *lmr,
+                   const ump_riov_t *remote, int nremote, const void *rkey, ump_xp_comp_t *comp)
 {
+    (void)lmr, (void)rkey, (void)comp;
     shm_xp_t *xp = (shm_xp_t *)xp_;
     if (!xp->cma) return UMP_ERR_UNSUPPORTED;
     if (UMP_UNLIKELY(!shm_reaches(xp_, peer))) return UMP_ERR_INVALID;

@@ -258,6 +258,7 @@ static int udp_open(const ump_xp_params_t *params, ump_xp_t **out)
     xp->base.caps = (ump_xp_caps_t){
         .reliable = true,
         .ordered = true,
+        .am_cost = UMP_XP_AM_SYSCALL,
         .rma_get = false,
         .max_am = UMP_MAX(seg, eager) + AM_HDR_ROOM,
         .max_iov = UMP_UDP_MAX_IOV,

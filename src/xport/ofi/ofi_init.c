@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The libfabric transport's endpoint: provider choice, fabric, domain,
+ * endpoint, address vector and completion queue; address exchange through
+ * the runtime; shutdown. See ofi.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "xport/ofi/ofi.h"
+
+UMP_CFG(ofi_cfg_provider, "UMP_OFI_PROVIDER", UMP_CFG_STRING, "",
+        "libfabric provider of the ofi transport, as fi_info names it (\"tcp;ofi_rxm\", \"shm\", "
+        "\"sockets\", \"verbs;ofi_rxm\", ...); empty: the first that offers reliable ordered "
+        "messages and RDMA");
+UMP_CFG(ofi_cfg_eager, "UMP_OFI_EAGER_LIMIT", UMP_CFG_SIZE, "8k",
+        "largest message sent eagerly over the ofi transport");
+UMP_CFG(ofi_cfg_seg, "UMP_OFI_SEG_SIZE", UMP_CFG_SIZE, "64k",
+        "payload per DATA message of a pipelined rendezvous over the ofi transport");
+UMP_CFG(ofi_cfg_rma, "UMP_OFI_RMA", UMP_CFG_BOOL, "on",
+        "rendezvous over the ofi transport by RDMA read (off: the data are streamed in segments)");
+UMP_CFG(ofi_cfg_get_min, "UMP_OFI_GET_MIN", UMP_CFG_SIZE, "0",
+        "smallest rendezvous message the receiver reads with RDMA over the ofi transport");
+
+/* Room the core gets for its own header in front of a segment. */
+#define AM_HDR_ROOM 1024
+
+/* The mr_mode bits this transport knows how to honour. */
+#define OFI_MR_MODES                                                                               \
+    (FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY | FI_MR_ENDPOINT)
+
+int ump_ofi_status(const char *what, ssize_t ret)
+{
+    if (ret == -FI_EAGAIN) return UMP_ERR_NO_RESOURCE;
+    ump_error("ofi: %s: %s", what, fi_strerror((int)-ret));
+    if (ret == -FI_ENOMEM) return UMP_ERR_NO_MEMORY;
+    return UMP_ERR_IO;
+}
+
+static struct fi_info *make_hints(const char *prov)
+{
+    struct fi_info *h = fi_allocinfo();
+    if (!h) return NULL;
+    h->caps = FI_MSG | FI_RMA | FI_READ | FI_REMOTE_READ;
+    h->ep_attr->type = FI_EP_RDM;
+    h->mode = FI_CONTEXT | FI_CONTEXT2;
+    h->domain_attr->mr_mode = OFI_MR_MODES;
+    h->domain_attr->threading = FI_THREAD_DOMAIN;
+    /* The core relies on AMs to one peer arriving in send order. */
+    h->tx_attr->msg_order = FI_ORDER_SAS;
+    h->rx_attr->msg_order = FI_ORDER_SAS;
+    if (prov && *prov) h->fabric_attr->prov_name = strdup(prov);
+    return h;
+}
+
+static int open_endpoint(ofi_xp_t *xp, struct fi_info *fi)
+{
+    int ret;
+    if ((ret = fi_fabric(fi->fabric_attr, &xp->fabric, NULL)) != 0)
+        return ump_ofi_status("fi_fabric", ret);
+    if ((ret = fi_domain(xp->fabric, fi, &xp->domain, NULL)) != 0)
+        return ump_ofi_status("fi_domain", ret);
+    struct fi_cq_attr cq = {.format = FI_CQ_FORMAT_DATA, .wait_obj = FI_WAIT_NONE};
+    cq.size = (size_t)(xp->nrx + xp->ntx) * 2 + 64;
+    if ((ret = fi_cq_open(xp->domain, &cq, &xp->cq, NULL)) != 0)
+        return ump_ofi_status("fi_cq_open", ret);
+    struct fi_av_attr av = {.type = FI_AV_TABLE, .count = (size_t)xp->size};
+    if ((ret = fi_av_open(xp->domain, &av, &xp->av, NULL)) != 0)
+        return ump_ofi_status("fi_av_open", ret);
+    if ((ret = fi_endpoint(xp->domain, fi, &xp->ep, NULL)) != 0)
+        return ump_ofi_status("fi_endpoint", ret);
+    if ((ret = fi_ep_bind(xp->ep, &xp->av->fid, 0)) != 0)
+        return ump_ofi_status("binding the address vector", ret);
+    if ((ret = fi_ep_bind(xp->ep, &xp->cq->fid, FI_TRANSMIT | FI_RECV)) != 0)
+        return ump_ofi_status("binding the completion queue", ret);
+    if ((ret = fi_enable(xp->ep)) != 0) return ump_ofi_status("fi_enable", ret);
+    return UMP_OK;
+}
+
+static void close_fids(ofi_xp_t *xp)
+{
+    if (xp->ep) fi_close(&xp->ep->fid);
+    xp->ep = NULL;
+    ump_ofi_pools_close(xp);
+    if (xp->av) fi_close(&xp->av->fid);
+    if (xp->cq) fi_close(&xp->cq->fid);
+    if (xp->domain) fi_close(&xp->domain->fid);
+    if (xp->fabric) fi_close(&xp->fabric->fid);
+    xp->av = NULL;
+    xp->cq = NULL;
+    xp->domain = NULL;
+    xp->fabric = NULL;
+}
+
+int ump_ofi_open(const ump_xp_params_t *params, ump_xp_t **out)
+{
+    ump_cfg_load(false);
+    const ump_rt_info_t *info = ump_rt_info(params->rt);
+    const char *prov = ofi_cfg_provider.v.s;
+    struct fi_info *hints = make_hints(prov), *list = NULL;
+    if (!hints) return UMP_ERR_NO_MEMORY;
+    int ret = fi_getinfo(FI_VERSION(1, 10), NULL, NULL, 0, hints, &list);
+    fi_freeinfo(hints);
+    if (ret != 0 || !list) {
+        if (prov && *prov)
+            ump_error("ofi: provider \"%s\" (UMP_OFI_PROVIDER) is not available here or offers "
+                      "no reliable ordered endpoint with RDMA (%s); `fi_info -l` lists the "
+                      "providers",
+                      prov, fi_strerror(-ret));
+        else
+            ump_info("ofi: no libfabric provider offers a reliable ordered endpoint with RDMA "
+                     "(%s)",
+                     fi_strerror(-ret));
+        return prov && *prov ? UMP_ERR_IO : UMP_ERR_UNSUPPORTED;
+    }
+
+    ofi_xp_t *xp = calloc(1, sizeof(*xp));
+    if (!xp) {
+        fi_freeinfo(list);
+        return UMP_ERR_NO_MEMORY;
+    }
+    xp->base.ops = &ump_xp_ofi_ops;
+    xp->base.params = *params;
+    xp->rank = info->rank;
+    xp->size = info->size;
+    xp->nrx = 64;
+    xp->ntx = 64;
+
+    /* The first entry that opens: the list is in the library's order of
+     * preference (fastest provider, then interfaces). */
+    int rc = UMP_ERR_UNSUPPORTED;
+    for (struct fi_info *fi = list; fi; fi = fi->next) {
+        if ((fi->tx_attr->msg_order & FI_ORDER_SAS) == 0) continue;
+        rc = open_endpoint(xp, fi);
+        if (rc == UMP_OK) {
+            xp->info = fi_dupinfo(fi);
+            break;
+        }
+        close_fids(xp);
+    }
+    fi_freeinfo(list);
+    if (rc != UMP_OK || !xp->info) {
+        ump_error("ofi: no provider could open an endpoint");
+        free(xp);
+        return rc == UMP_OK ? UMP_ERR_NO_MEMORY : rc;
+    }
+    struct fi_info *fi = xp->info;
+    xp->mr_mode = fi->domain_attr->mr_mode;
+    xp->inject_size = fi->tx_attr->inject_size;
+    xp->iov_limit = UMP_MAX(fi->tx_attr->iov_limit, (size_t)1);
+    xp->rma_iov_limit = UMP_MAX(fi->tx_attr->rma_iov_limit, (size_t)1);
+    if (fi->domain_attr->mr_key_size > sizeof(uint64_t)) {
+        ump_error("ofi: provider %s uses raw memory keys (%zu bytes), which ump does not carry",
+                  fi->fabric_attr->prov_name, fi->domain_attr->mr_key_size);
+        rc = UMP_ERR_UNSUPPORTED;
+        goto err;
+    }
+
+    size_t seg = ofi_cfg_seg.v.sz, eager = ofi_cfg_eager.v.sz;
+    size_t max_am = UMP_MAX(seg, eager) + AM_HDR_ROOM;
+    if (fi->ep_attr->max_msg_size < max_am + sizeof(ofi_am_hdr_t)) {
+        max_am = fi->ep_attr->max_msg_size - sizeof(ofi_am_hdr_t);
+        seg = UMP_MIN(seg, max_am - AM_HDR_ROOM);
+        eager = UMP_MIN(eager, max_am - AM_HDR_ROOM);
+    }
+    xp->buf_size = sizeof(ofi_am_hdr_t) + max_am;
+    bool rma = ofi_cfg_rma.v.b;
+    xp->base.caps = (ump_xp_caps_t){
+        .reliable = true,
+        .ordered = true,
+        .am_cost = UMP_XP_AM_MEMORY, /* copied into a pool buffer by us */
+        .rma_get = rma,
+        .max_am = max_am,
+        .max_iov = 64,
+        .eager_limit = eager,
+        .seg_size = seg,
+        .get_min = rma ? ofi_cfg_get_min.v.sz : SIZE_MAX,
+        .rma_put = false,
+        .get_max_iov = UMP_MIN(xp->iov_limit, xp->rma_iov_limit),
+        .put_max_iov = 0,
+        .mr_required = true,
+        .rkey_size = sizeof(ofi_rkey_t),
+    };
+    xp->addrs = calloc((size_t)xp->size, sizeof(*xp->addrs));
+    if (!xp->addrs) {
+        rc = UMP_ERR_NO_MEMORY;
+        goto err;
+    }
+    if ((rc = ump_ofi_pools_open(xp)) != UMP_OK) goto err;
+
+    char name[256];
+    size_t len = sizeof(name);
+    if ((ret = fi_getname(&xp->ep->fid, name, &len)) != 0) {
+        rc = ump_ofi_status("fi_getname", ret);
+        goto err;
+    }
+    if ((rc = ump_rt_put(params->rt, "ofi.addr", name, len)) != UMP_OK) goto err;
+    ump_debug("ofi: provider %s, fabric %s, mr_mode 0x%llx, inject %zu, iov %zu/%zu",
+              fi->fabric_attr->prov_name, fi->fabric_attr->name, (unsigned long long)xp->mr_mode,
+              xp->inject_size, xp->iov_limit, xp->rma_iov_limit);
+    *out = &xp->base;
+    return UMP_OK;
+err:
+    ump_ofi_close(&xp->base);
+    return rc;
+}
+
+int ump_ofi_wireup(ump_xp_t *xp_)
+{
+    ofi_xp_t *xp = (ofi_xp_t *)xp_;
+    for (int r = 0; r < xp->size; r++) {
+        char name[256];
+        size_t len = sizeof(name);
+        int rc = ump_rt_get(xp->base.params.rt, r, "ofi.addr", name, &len);
+        if (rc != UMP_OK) {
+            ump_error("ofi: no address published by rank %d: %s", r, ump_strerror(rc));
+            return rc;
+        }
+        int n = fi_av_insert(xp->av, name, 1, &xp->addrs[r], 0, NULL);
+        if (n != 1) {
+            ump_error("ofi: the address of rank %d does not go into the address vector (%s)", r,
+                      n < 0 ? fi_strerror(-n) : "refused");
+            return UMP_ERR_IO;
+        }
+    }
+    return UMP_OK;
+}
+
+void ump_ofi_close(ump_xp_t *xp_)
+{
+    ofi_xp_t *xp = (ofi_xp_t *)xp_;
+    if (xp->info)
+        ump_debug("ofi: %llu AMs sent from the pool, %llu injected, %llu RDMA reads",
+                  (unsigned long long)xp->nsends, (unsigned long long)xp->ninjects,
+                  (unsigned long long)xp->nreads);
+    close_fids(xp);
+    if (xp->info) fi_freeinfo(xp->info);
+    free(xp->addrs);
+    free(xp);
+}
