@@ -140,3 +140,22 @@ foreach(prog ${MPI_CLASSIC_PROGS})
   set_tests_properties(mpi.classic.${prog}.n3.tcp PROPERTIES TIMEOUT 90 LABELS mpi
                                                              ENVIRONMENT UMP_TRANSPORTS=tcp)
 endforeach()
+
+# Process topologies and neighbourhood collectives on 1-9 ranks over each
+# transport (grids of every shape the rank counts factor into), and the
+# singleton run.
+foreach(prog topo neighbor)
+  ump_mpi_program(mpi_${prog} ${MPI_TEST_DIR}/${prog}.c ${CMAKE_BINARY_DIR}/tests/mpi ${prog})
+  foreach(n 1 2 3 4 6 9)
+    foreach(xp shm tcp)
+      set(name mpi.${prog}.n${n}.${xp})
+      add_test(NAME ${name}
+               COMMAND ${MPI_UMPRUN} -n ${n} --timeout 150 -x UMP_TRANSPORTS=${xp}
+                       $<TARGET_FILE:mpi_${prog}>)
+      set_tests_properties(${name} PROPERTIES TIMEOUT 200 LABELS mpi
+                                              ENVIRONMENT UMP_TRANSPORTS=${xp})
+    endforeach()
+  endforeach()
+  add_test(NAME mpi.${prog}.singleton COMMAND $<TARGET_FILE:mpi_${prog}>)
+  set_tests_properties(mpi.${prog}.singleton PROPERTIES TIMEOUT 60 LABELS mpi)
+endforeach()
