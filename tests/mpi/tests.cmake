@@ -159,3 +159,18 @@ foreach(prog topo neighbor)
   add_test(NAME mpi.${prog}.singleton COMMAND $<TARGET_FILE:mpi_${prog}>)
   set_tests_properties(mpi.${prog}.singleton PROPERTIES TIMEOUT 60 LABELS mpi)
 endforeach()
+
+# examples/stencil.c builds and gives on 4 ranks (and on 6, with blocks of
+# unequal size) the answer of 1 rank.
+ump_mpi_program(mpi_example_stencil ${CMAKE_SOURCE_DIR}/examples/stencil.c
+                ${CMAKE_BINARY_DIR}/tests/mpi stencil_example)
+foreach(run "4;shm;64 500" "4;tcp;64 500" "6;shm;45 300")
+  list(GET run 0 n)
+  list(GET run 1 xp)
+  list(GET run 2 args)
+  separate_arguments(args)
+  set(name mpi.example_stencil.n${n}.${xp})
+  add_test(NAME ${name} COMMAND bash ${MPI_TEST_DIR}/stencil_example.sh
+                                $<TARGET_FILE:mpi_example_stencil> ${MPI_UMPRUN} ${n} ${args})
+  set_tests_properties(${name} PROPERTIES TIMEOUT 240 LABELS mpi ENVIRONMENT UMP_TRANSPORTS=${xp})
+endforeach()
