@@ -512,6 +512,31 @@ static void test_errors(void)
     EXPECT_FAIL(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &zero, &one, &bad, MPI_UNWEIGHTED,
                                       MPI_INFO_NULL, 0, &out),
                 MPI_ERR_RANK);
+    /* neighbourhood collectives: no topology, MPI_IN_PLACE, bad counts and types */
+    int sb[8] = {0}, rb[8] = {0};
+    MPI_Request req;
+    EXPECT_FAIL(MPI_Neighbor_alltoall(sb, 1, MPI_INT, rb, 1, MPI_INT, MPI_COMM_WORLD),
+                MPI_ERR_TOPOLOGY);
+    EXPECT_FAIL(MPI_Ineighbor_allgather(sb, 1, MPI_INT, rb, 1, MPI_INT, MPI_COMM_WORLD, &req),
+                MPI_ERR_TOPOLOGY);
+    dims[0] = mt_size;
+    periods[0] = 1;
+    CALL(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &cart));
+    CALL(MPI_Comm_set_errhandler(cart, MPI_ERRORS_RETURN));
+    EXPECT_FAIL(MPI_Neighbor_alltoall(MPI_IN_PLACE, 1, MPI_INT, rb, 1, MPI_INT, cart),
+                MPI_ERR_BUFFER);
+    EXPECT_FAIL(MPI_Neighbor_allgather(sb, -1, MPI_INT, rb, 1, MPI_INT, cart), MPI_ERR_COUNT);
+    EXPECT_FAIL(MPI_Neighbor_alltoall(sb, 1, MPI_DATATYPE_NULL, rb, 1, MPI_INT, cart),
+                MPI_ERR_TYPE);
+    int bad_counts[2] = {1, -4}, displs[2] = {0, 1};
+    EXPECT_FAIL(MPI_Neighbor_alltoallv(sb, bad_counts, displs, MPI_INT, rb, bad_counts, displs,
+                                       MPI_INT, cart),
+                MPI_ERR_COUNT);
+    EXPECT_FAIL(MPI_Ineighbor_alltoall(sb, 1, MPI_INT, rb, 1, MPI_INT, cart, NULL),
+                MPI_ERR_REQUEST);
+    /* ... and after the errors the grid still works */
+    CALL(MPI_Neighbor_alltoall(sb, 1, MPI_INT, rb, 1, MPI_INT, cart));
+    CALL(MPI_Comm_free(&cart));
 #ifndef OPEN_MPI
     /* The message names the call and the argument. */
     char msg[MPI_MAX_ERROR_STRING];
