@@ -146,6 +146,7 @@ void ump_mpi_comm_unref(MPI_Comm c)
     ctx_mark(c->ctx_id, false);
     c->magic = UMP_MPI_MAGIC_DEAD;
     if (c->ucomm) ump_comm_free(&c->ucomm);
+    if (c->topo) ump_mpi_topo_free(c);
     ump_mpi_group_unref(c->group);
     ump_mpi_errh_unref(c->errh);
     free(c);
@@ -311,6 +312,11 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         ump_mpi_group_unref(comm->group);
         ctx_mark(id, false);
         return ump_mpi_error(comm, MPI_ERR_NO_MEM, call, "out of memory");
+    }
+    /* Before the attributes: copying the topology is collective. */
+    if (comm->topo && (rc = ump_mpi_topo_dup(call, comm, c)) != MPI_SUCCESS) {
+        ump_mpi_comm_unref(c);
+        return rc;
     }
     rc = ump_mpi_attr_copy_all(comm, c);
     if (rc != MPI_SUCCESS) {

@@ -71,6 +71,8 @@ struct ump_mpi_comm {
     ump_comm_t ucomm; /* the core communicator its collectives run on (ctx_coll) */
     int ctx_id;       /* index in the context-id bitmap (ctx_p2p = base + 2 * id) */
     int refcount;     /* handle + pending frees; freed at zero */
+    /* Process topology (topo.h), or NULL. */
+    struct ump_mpi_topo *topo;
 };
 
 /* Translations between communicator ranks and core (world) ranks. */
@@ -220,6 +222,10 @@ static inline void ump_mpi_group_ref(MPI_Group g)
 int ump_mpi_attr_copy_all(MPI_Comm oldc, MPI_Comm newc);
 int ump_mpi_attr_delete_all(MPI_Comm c);
 void ump_mpi_comm_unref(MPI_Comm c);
+/* Topologies (topo_common.c): copied by MPI_Comm_dup (collective over the
+ * new communicator), freed with the communicator object. */
+int ump_mpi_topo_dup(const char *call, MPI_Comm oldc, MPI_Comm newc);
+void ump_mpi_topo_free(MPI_Comm c);
 /* Name of a communicator for error messages ("MPI_COMM_WORLD", "comm 0x..."). */
 const char *ump_mpi_comm_name(MPI_Comm c, char *buf, size_t len);
 /* Called by MPI_Init / MPI_Finalize. */

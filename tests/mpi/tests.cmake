@@ -140,3 +140,37 @@ foreach(prog ${MPI_CLASSIC_PROGS})
   set_tests_properties(mpi.classic.${prog}.n3.tcp PROPERTIES TIMEOUT 90 LABELS mpi
                                                              ENVIRONMENT UMP_TRANSPORTS=tcp)
 endforeach()
+
+# Process topologies and neighbourhood collectives on 1-9 ranks over each
+# transport (grids of every shape the rank counts factor into), and the
+# singleton run.
+foreach(prog topo neighbor)
+  ump_mpi_program(mpi_${prog} ${MPI_TEST_DIR}/${prog}.c ${CMAKE_BINARY_DIR}/tests/mpi ${prog})
+  foreach(n 1 2 3 4 6 9)
+    foreach(xp shm tcp)
+      set(name mpi.${prog}.n${n}.${xp})
+      add_test(NAME ${name}
+               COMMAND ${MPI_UMPRUN} -n ${n} --timeout 150 -x UMP_TRANSPORTS=${xp}
+                       $<TARGET_FILE:mpi_${prog}>)
+      set_tests_properties(${name} PROPERTIES TIMEOUT 200 LABELS mpi
+                                              ENVIRONMENT UMP_TRANSPORTS=${xp})
+    endforeach()
+  endforeach()
+  add_test(NAME mpi.${prog}.singleton COMMAND $<TARGET_FILE:mpi_${prog}>)
+  set_tests_properties(mpi.${prog}.singleton PROPERTIES TIMEOUT 60 LABELS mpi)
+endforeach()
+
+# examples/stencil.c builds and gives on 4 ranks (and on 6, with blocks of
+# unequal size) the answer of 1 rank.
+ump_mpi_program(mpi_example_stencil ${CMAKE_SOURCE_DIR}/examples/stencil.c
+                ${CMAKE_BINARY_DIR}/tests/mpi stencil_example)
+foreach(run "4;shm;64 500" "4;tcp;64 500" "6;shm;45 300")
+  list(GET run 0 n)
+  list(GET run 1 xp)
+  list(GET run 2 args)
+  separate_arguments(args)
+  set(name mpi.example_stencil.n${n}.${xp})
+  add_test(NAME ${name} COMMAND bash ${MPI_TEST_DIR}/stencil_example.sh
+                                $<TARGET_FILE:mpi_example_stencil> ${MPI_UMPRUN} ${n} ${args})
+  set_tests_properties(${name} PROPERTIES TIMEOUT 240 LABELS mpi ENVIRONMENT UMP_TRANSPORTS=${xp})
+endforeach()
