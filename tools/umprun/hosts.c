@@ -153,6 +153,7 @@ int hosts_setup(void)
         rk->node = h;
         rk->local_rank = job.hosts[h].nranks++;
         rk->out.fd = rk->err.fd = -1;
+        rk->out.file = rk->err.file = -1;
     }
     /* Hosts given but left without ranks do not count as nodes. */
     while (job.nhosts > 0 && job.hosts[job.nhosts - 1].nranks == 0)

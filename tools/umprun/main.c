@@ -30,6 +30,8 @@ struct job job = {
     .lfd = -1,
     .in_fd = -1,
     .in_pipe = -1,
+    .out_jobdir = true,
+    .out_copy = true,
 };
 
 static void usage(FILE *f)
@@ -45,6 +47,9 @@ static void usage(FILE *f)
                "  --bind-to core|none    pin each local rank to one core (default: core when\n"
                "                         a host has no more ranks than cores, else none)\n"
                "  --tag-output           prefix each output line with \"[rank] \"\n"
+               "  --output-filename DIR[:nocopy,nojobid]\n"
+               "                         also write rank N's output to DIR/1/rank.N/stdout\n"
+               "                         and .../stderr (nojobid: DIR/rank.N; nocopy: only there)\n"
                "  --timeout S            stop the job after S seconds (exit status 124)\n"
                "  -x VAR[=VAL]           export VAR (from umprun's environment, or set to VAL)\n"
                "  -v, --verbose          say what umprun does\n"
@@ -76,6 +81,27 @@ static int push(char ***v, int *n, char *s)
     return 0;
 }
 
+/* "DIR[:nocopy,nojobid]", Open MPI's spelling. */
+static int set_outdir(char *val)
+{
+    char *colon = strrchr(val, ':');
+    if (colon && colon[1] && !strchr(colon, '/')) {
+        *colon = '\0';
+        char *save = NULL;
+        for (char *w = strtok_r(colon + 1, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+            if (!strcmp(w, "nocopy"))
+                job.out_copy = false;
+            else if (!strcmp(w, "nojobid"))
+                job.out_jobdir = false;
+            else
+                return bad_usage("--output-filename: unknown modifier '%s' (nocopy, nojobid)", w);
+        }
+    }
+    if (!*val) return bad_usage("--output-filename needs a directory");
+    job.outdir = val;
+    return 0;
+}
+
 static int parse_args(int argc, char **argv)
 {
     int i;
@@ -99,9 +125,9 @@ static int parse_args(int argc, char **argv)
             continue;
         }
         /* Options with a value: "--opt value" or "--opt=value". */
-        static const char *const with_val[] = {"-n",        "-np",       "--np",       "--n",
-                                               "-H",        "--host",    "--hostfile", "--rsh",
-                                               "--bind-to", "--timeout", "-x"};
+        static const char *const with_val[] = {
+            "-n",         "-np",   "--np",      "--n",       "-H", "--host",
+            "--hostfile", "--rsh", "--bind-to", "--timeout", "-x", "--output-filename"};
         char *eq = a[1] == '-' ? strchr(a, '=') : NULL;
         size_t nlen = eq ? (size_t)(eq - a) : strlen(a);
         const char *opt = NULL;
@@ -143,6 +169,8 @@ static int parse_args(int argc, char **argv)
             if (*end || end == val || !(t > 0) || !isfinite(t) || t > 1e9)
                 return bad_usage("bad timeout '%s' (seconds > 0)", val);
             job.timeout_s = t;
+        } else if (!strcmp(opt, "--output-filename")) {
+            if (set_outdir(val)) return -1;
         } else if (!strcmp(opt, "-x")) {
             size_t k = strcspn(val, "=");
             if (k == 0) return bad_usage("-x needs VAR or VAR=VALUE, not '%s'", val);
@@ -191,6 +219,7 @@ void job_fail(int code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
+    io_drain_all(); /* the ranks' output first, then our verdict */
     fprintf(stderr, "umprun: %s; stopping the job\n", msg);
     job_end(code ? code : 1);
 }
@@ -253,6 +282,7 @@ static void on_signal(int sig)
         job_signal_all(SIGKILL);
         return;
     }
+    io_drain_all();
     fprintf(stderr, "umprun: got %s; passing it to the ranks and stopping the job\n",
             signame(sig, sn, sizeof(sn)));
     job_signal_all(sig);
@@ -384,6 +414,7 @@ static void event_loop(int sfd)
 
         now = ump_time_ns();
         if (job.end_deadline && !job.ending && now >= job.end_deadline) {
+            io_drain_all();
             fprintf(stderr, "umprun: job timed out after %g s\n", job.timeout_s);
             job_end(UMPRUN_EXIT_TIMEOUT);
         }
@@ -427,7 +458,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "umprun: signalfd: %s\n", strerror(errno));
         return UMPRUN_EXIT_SETUP;
     }
-    if (kvs_listen()) return UMPRUN_EXIT_SETUP;
+    if (kvs_listen() || io_open_files()) return UMPRUN_EXIT_SETUP;
     if (fcntl(0, F_GETFL) >= 0) job.in_fd = 0;
 
     uint64_t start = ump_time_ns();

@@ -42,6 +42,7 @@ struct host {
 struct outpipe {
     int fd;   /* -1 once closed */
     int dest; /* 1 or 2 */
+    int file; /* --output-filename: this stream's file, else -1 */
     size_t len;
     char *buf; /* UMPRUN_LINE_MAX */
 };
@@ -78,6 +79,9 @@ struct job {
     const char *rsh;
     enum bind_mode bind;
     bool tag_output;
+    const char *outdir; /* --output-filename DIR */
+    bool out_jobdir;    /* DIR/1/rank.N (not DIR/rank.N: ":nojobid") */
+    bool out_copy;      /* also to umprun's stdout/stderr (not with ":nocopy") */
     double timeout_s;
     char **xvars; /* -x */
     int nxvars;
@@ -148,6 +152,11 @@ void kvs_timers(uint64_t now, uint64_t *next);
 int io_pipe(struct outpipe *p, int dest, int child_fd[2]);
 void io_read(struct rank *r, struct outpipe *p);
 void io_flush(struct rank *r, struct outpipe *p);
+/* Forwards every complete line waiting in any rank's pipes: called before
+ * umprun prints a verdict, so what the ranks printed comes first. */
+void io_drain_all(void);
+/* --output-filename: creates each rank's directory and files. */
+int io_open_files(void);
 void io_stdin_read(void);
 void io_stdin_write(void);
 void io_stdin_close(void);
