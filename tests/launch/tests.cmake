@@ -59,3 +59,9 @@ set_target_properties(launch_output PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_
 add_test(NAME launch.output COMMAND bash ${LAUNCH_DIR}/output.sh ${UMPRUN_EXE}
                                     $<TARGET_FILE:launch_output>)
 set_tests_properties(launch.output PROPERTIES TIMEOUT 300 LABELS launch)
+
+# The options of Open MPI's mpirun and MPICH's mpiexec, the program lookup,
+# and the mpiexec/mpirun names.
+add_test(NAME launch.options COMMAND bash ${LAUNCH_DIR}/options.sh ${UMPRUN_EXE}
+                                     ${CMAKE_BINARY_DIR}/bin)
+set_tests_properties(launch.options PROPERTIES TIMEOUT 240 LABELS launch)

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * umprun.h - the launcher's state, shared by its files:
- *   main.c    options, the event loop, failure handling, exit status
- *   hosts.c   --host / --hostfile parsing, rank placement, locality
+ *   main.c    the event loop, failure handling, exit status
+ *   opts.c    the command line (mpirun's and mpiexec's options), the program
+ *   hosts.c   --host / --hostfile parsing, rank placement (--map-by,
+ *             --npernode, --oversubscribe), locality
  *   spawn.c   starting ranks (fork+exec locally, the rsh agent remotely)
  *   kvs.c     the key-value/fence server ranks connect to (kvs_proto.h)
  *   io.c      forwarding the ranks' stdout/stderr by whole lines, and stdin
@@ -31,6 +33,7 @@
 #define UMPRUN_DRAIN_NS      1000000000ull  /* pipes held open after exits */
 
 enum bind_mode { BIND_AUTO, BIND_CORE, BIND_NONE };
+enum map_mode { MAP_SLOT, MAP_NODE }; /* fill each host in turn / deal ranks round */
 
 struct host {
     char *name;
@@ -73,7 +76,11 @@ struct conn {
 struct job {
     /* options */
     int n;
-    char **hostspecs; /* --host, may repeat */
+    int npernode;       /* -N: ranks per host, 0: by slots */
+    enum map_mode map;  /* --map-by */
+    bool oversubscribe; /* more ranks than slots is allowed */
+    const char *wdir;   /* -wdir: the ranks' working directory */
+    char **hostspecs;   /* --host, may repeat */
     int nhostspecs;
     const char *hostfile;
     const char *rsh;
@@ -83,7 +90,7 @@ struct job {
     bool out_jobdir;    /* DIR/1/rank.N (not DIR/rank.N: ":nojobid") */
     bool out_copy;      /* also to umprun's stdout/stderr (not with ":nocopy") */
     double timeout_s;
-    char **xvars; /* -x */
+    char **xvars; /* -x, -genv: "VAR" or "VAR=VAL" */
     int nxvars;
     char **argv; /* program and its arguments */
     bool verbose;
@@ -129,6 +136,14 @@ void job_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3
 /* Stops every rank's process group with sig. */
 void job_signal_all(int sig);
 const char *rank_desc(const struct rank *r, char *buf, size_t len);
+
+/* opts.c */
+/* Parses the options; the program and its arguments become job.argv.
+ * Prints the reason and returns -1 on a bad command line. */
+int opts_parse(int argc, char **argv);
+/* Finds the program (PATH, then the ranks' directory) once the hosts are
+ * known; returns 0, or the exit status for a program that cannot run. */
+int opts_find_program(void);
 
 /* hosts.c */
 int hosts_setup(void);

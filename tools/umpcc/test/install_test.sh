@@ -12,7 +12,7 @@ prefix="$tmp/prefix with space"
 
 "$cmake" --install "$build" --prefix "$prefix" >"$tmp/install.log" 2>&1 || {
     cat "$tmp/install.log"; echo "FAIL: cmake --install"; exit 1; }
-for f in bin/umprun bin/umpcc bin/ump_info include/ump.h include/mpi.h lib/libump.so lib/libump.a \
+for f in bin/umprun bin/umpcc bin/umpcxx bin/ump_info include/ump.h include/mpi.h lib/libump.so lib/libump.a \
          lib/pkgconfig/ump.pc lib/cmake/ump/umpConfig.cmake lib/cmake/ump/umpConfigVersion.cmake; do
     [ -e "$prefix/$f" ] || { echo "FAIL: $f is not installed"; exit 1; }
 done
@@ -26,12 +26,16 @@ run() { # name, program
     echo "ok: $1"
 }
 
-# 1. umpcc, with -show naming the installed paths.
+# 1. umpcc, with -show naming the installed paths (quoted: the prefix has a
+#    space), in a form a shell can run as it is printed.
 show=$("$prefix/bin/umpcc" -show -o x x.c)
 case "$show" in
-*"-I$prefix/include"*"-L$prefix/lib -lump"*) ;;
+*"-I\"$prefix/include\""*"-L\"$prefix/lib\" -lump"*) ;;
 *) echo "FAIL: umpcc -show: $show"; exit 1 ;;
 esac
+eval "$("$prefix/bin/umpcc" -show -o "$tmp/hello_eval" "$src/hello_mpi.c")" || {
+    echo "FAIL: running what umpcc -show printed"; exit 1; }
+run umpcc-show-eval "$tmp/hello_eval"
 "$prefix/bin/umpcc" -o "$tmp/hello_cc" "$src/hello_mpi.c"
 run umpcc "$tmp/hello_cc"
 "$prefix/bin/umpcc" -c -o "$tmp/hello.o" "$src/hello_mpi.c"
