@@ -105,6 +105,13 @@ for w in "-wdir $TMPD/wd" "--wdir=$TMPD/wd" "-wd $TMPD/wd"; do
 $TMPD/wd" $w -n 2 pwd
 done
 refuse "-wdir $TMPD/nonexistent: No such file or directory" -wdir "$TMPD/nonexistent" -n 1 pwd
+# Remote ranks change directory on their host: a fake "ssh" that, like ssh,
+# hands its words to a shell on the "remote" host (here: this one).
+mkdir "$TMPD/agent"
+printf '#!/bin/sh\nhost=$1; shift\nexec sh -c "$*"\n' >"$TMPD/agent/ssh"
+chmod +x "$TMPD/agent/ssh"
+expect "$TMPD/wd fake-a
+$TMPD/wd fake-b" --host fake-a,fake-b --rsh "$TMPD/agent/ssh" -wdir "$TMPD/wd" sh -c 'echo "$(pwd) $UMP_JOB_HOST"'
 
 # Binding: hwthread is core's synonym here; other levels are refused.
 if [ "$(nproc)" -ge 2 ]; then
