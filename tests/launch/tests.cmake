@@ -65,3 +65,9 @@ set_tests_properties(launch.output PROPERTIES TIMEOUT 300 LABELS launch)
 add_test(NAME launch.options COMMAND bash ${LAUNCH_DIR}/options.sh ${UMPRUN_EXE}
                                      ${CMAKE_BINARY_DIR}/bin)
 set_tests_properties(launch.options PROPERTIES TIMEOUT 240 LABELS launch)
+
+# examples/: built with their Makefile and the build tree's umpcc, each run
+# on 2-4 ranks.
+add_test(NAME examples COMMAND bash ${LAUNCH_DIR}/examples.sh ${CMAKE_BINARY_DIR}
+                               ${CMAKE_SOURCE_DIR}/examples)
+set_tests_properties(examples PROPERTIES TIMEOUT 300 LABELS launch)
