@@ -95,6 +95,40 @@ install(FILES ${CMAKE_BINARY_DIR}/install/umpConfig.cmake
               ${CMAKE_BINARY_DIR}/install/umpConfigVersion.cmake
         DESTINATION lib/cmake/ump)
 
+# Man pages for umprun, umpcc and ump_info, made from their pages in docs/
+# by pandoc (cmake/man_page.cmake), with links for the other names. Without
+# pandoc the build says so and installs none.
+find_program(PANDOC pandoc DOC "pandoc, to make the man pages from docs/")
+set(UMP_MAN_PAGES umprun umpcc ump_info)
+if(PANDOC)
+  set(man_outputs "")
+  foreach(page ${UMP_MAN_PAGES})
+    set(out ${CMAKE_BINARY_DIR}/man/${page}.1)
+    add_custom_command(
+      OUTPUT ${out}
+      COMMAND ${CMAKE_COMMAND} -DPANDOC=${PANDOC} -DIN=${CMAKE_SOURCE_DIR}/docs/${page}.md
+              -DOUT=${out} -DVERSION=${PROJECT_VERSION} -P ${CMAKE_CURRENT_LIST_DIR}/man_page.cmake
+      DEPENDS ${CMAKE_SOURCE_DIR}/docs/${page}.md ${CMAKE_CURRENT_LIST_DIR}/man_page.cmake
+      COMMENT "Making the man page ${page}.1")
+    list(APPEND man_outputs ${out})
+    install(FILES ${out} DESTINATION share/man/man1)
+  endforeach()
+  add_custom_target(man ALL DEPENDS ${man_outputs})
+  set(man_links umpcxx:umpcc)
+  if(UMP_MPI_NAMES)
+    list(APPEND man_links mpicc:umpcc mpicxx:umpcc mpiexec:umprun mpirun:umprun)
+  endif()
+  foreach(l ${man_links})
+    string(REPLACE ":" ";" l ${l})
+    list(GET l 0 alias)
+    list(GET l 1 target)
+    install(CODE "file(CREATE_LINK ${target}.1 \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/share/man/man1/${alias}.1\" SYMBOLIC)")
+  endforeach()
+else()
+  message(STATUS "man pages: pandoc not found, none will be made or installed "
+                 "(apt-get install pandoc, or scripts/install-deps.sh)")
+endif()
+
 # The install test: install into a temporary prefix, build an MPI program
 # with the installed umpcc, with pkg-config and with find_package(ump), and
 # run each with the installed umprun -n 2.
