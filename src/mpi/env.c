@@ -118,6 +118,8 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
     char msg[128];
     snprintf(msg, sizeof(msg), "MPI_Abort called on rank %d with error code %d", ump_rank(),
              errorcode);
+    /* What the rank printed is not lost to _exit, with or without a launcher. */
+    fflush(NULL);
     /* The whole job ends whatever the communicator (allowed by MPI 3.1 8.7). */
     ump_abort(errorcode, msg);
     return MPI_ERR_OTHER; /* not reached */
@@ -172,12 +174,13 @@ int PMPI_Get_processor_name(char *name, int *resultlen)
     static const char call[] = "MPI_Get_processor_name";
     if (!name || !resultlen)
         return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "name or resultlen is NULL");
-    const char *h = ump_hostname();
-    char buf[MPI_MAX_PROCESSOR_NAME];
-    if (!h || !*h) {
-        if (gethostname(buf, sizeof(buf)) != 0) snprintf(buf, sizeof(buf), "localhost");
-        buf[sizeof(buf) - 1] = 0;
-        h = buf;
+    /* The machine's own name, as MPICH and Open MPI give it: the launcher's
+     * name for the host may be "localhost", an address or an ssh alias. */
+    char buf[MPI_MAX_PROCESSOR_NAME] = "";
+    const char *h = buf;
+    if (gethostname(buf, sizeof(buf) - 1) != 0 || !buf[0]) {
+        h = ump_hostname();
+        if (!h || !*h) h = "localhost";
     }
     int n = snprintf(name, MPI_MAX_PROCESSOR_NAME, "%s", h);
     *resultlen = UMP_MIN(n, MPI_MAX_PROCESSOR_NAME - 1);

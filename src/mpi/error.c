@@ -160,7 +160,7 @@ static void call_handler(MPI_Comm comm, int errclass)
         char msg[MPI_MAX_ERROR_STRING + 64];
         snprintf(msg, sizeof(msg), "MPI error on rank %d: %s", ump_rank(), last_msg);
         fprintf(stderr, "ump: %s\n", msg);
-        fflush(stderr);
+        fflush(NULL); /* the rank's own output too: ump_abort ends it with _exit */
         ump_abort(errclass ? errclass : 1, msg);
     }
     MPI_Comm c = comm;

@@ -22,6 +22,9 @@ UMP_CFG_ENUM_(rt_cfg_bootstrap, "UMP_BOOTSTRAP", "auto", "auto|umprun|pmix",
               "without umprun), PMIx, or auto: umprun when UMP_JOB_KVS is set, else PMIx when "
               "a PMIx server started the process");
 enum { BOOT_AUTO, BOOT_UMPRUN, BOOT_PMIX };
+UMP_CFG(rt_cfg_linebuf, "UMP_RT_LINE_BUFFER", UMP_CFG_BOOL, "1",
+        "when a launcher (umprun, PMIx) started the rank and stdout is not a terminal, make "
+        "stdout line-buffered so each line reaches the launcher as it is printed");
 
 extern char **environ;
 
@@ -131,6 +134,17 @@ int ump_rt_init(ump_rt_t **out)
         return rc;
     }
     ump_log_set_rank(rt->info.rank);
+    /* A launcher's pipe would make stdout fully buffered: lines would show
+     * up in 4 KiB lumps, late, and be lost when the rank is killed. Line
+     * buffering costs a write() per line; umprun forwards whole lines anyway.
+     * (umprun could give each rank a pseudo-terminal instead, which also
+     * covers programs that bypass C stdio, but only for local ranks, with
+     * stdout and stderr merged or two terminals per rank, and with isatty()
+     * lying to the program: docs/umprun.md, "Output and input".) */
+    if (rt->kind != UMP_RT_SINGLETON && rt_cfg_linebuf.v.b && !isatty(STDOUT_FILENO)) {
+        fflush(stdout);
+        setvbuf(stdout, NULL, _IOLBF, 0);
+    }
     *out = rt;
     return UMP_OK;
 }
@@ -229,6 +243,9 @@ int ump_rt_node_of(const ump_rt_t *rt, int rank)
 
 void ump_rt_abort(ump_rt_t *rt, int code, const char *msg)
 {
+    /* _exit() drops stdio buffers: what the rank printed goes out before the
+     * launcher hears of the abort, so it is shown before the verdict. */
+    fflush(NULL);
     if (rt && rt->fd >= 0) ump_rt_umprun_abort(rt, code, msg);
 #ifdef UMP_HAVE_PMIX
     if (rt && rt->kind == UMP_RT_PMIX) ump_rt_pmix_abort(rt, code, msg);

@@ -48,3 +48,26 @@ endforeach()
 
 add_test(NAME launch.netns COMMAND bash ${LAUNCH_DIR}/netns.sh ${UMPRUN_EXE} ${KVS_EXE})
 set_tests_properties(launch.netns PROPERTIES TIMEOUT 60 LABELS launch SKIP_RETURN_CODE 77)
+
+# Output: shown live and before umprun's verdict on MPI_Abort and fatal MPI
+# errors, --output-filename, MPI_Get_processor_name under umprun.
+add_executable(launch_output ${LAUNCH_DIR}/launch_output.c)
+target_link_libraries(launch_output PRIVATE ump Threads::Threads)
+target_include_directories(launch_output PRIVATE ${CMAKE_SOURCE_DIR}/include)
+target_compile_options(launch_output PRIVATE ${UMP_WARNINGS})
+set_target_properties(launch_output PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+add_test(NAME launch.output COMMAND bash ${LAUNCH_DIR}/output.sh ${UMPRUN_EXE}
+                                    $<TARGET_FILE:launch_output>)
+set_tests_properties(launch.output PROPERTIES TIMEOUT 300 LABELS launch)
+
+# The options of Open MPI's mpirun and MPICH's mpiexec, the program lookup,
+# and the mpiexec/mpirun names.
+add_test(NAME launch.options COMMAND bash ${LAUNCH_DIR}/options.sh ${UMPRUN_EXE}
+                                     ${CMAKE_BINARY_DIR}/bin)
+set_tests_properties(launch.options PROPERTIES TIMEOUT 240 LABELS launch)
+
+# examples/: built with their Makefile and the build tree's umpcc, each run
+# on 2-4 ranks.
+add_test(NAME examples COMMAND bash ${LAUNCH_DIR}/examples.sh ${CMAKE_BINARY_DIR}
+                               ${CMAKE_SOURCE_DIR}/examples)
+set_tests_properties(examples PROPERTIES TIMEOUT 300 LABELS launch)

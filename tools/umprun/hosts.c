@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "umprun.h"
+#include "util/util.h"
 
 static int add_host(const char *name, size_t nlen, int slots)
 {
@@ -111,6 +112,56 @@ static bool is_local(const char *name)
     return strcspn(name, ".") == n && !strncmp(name, me, n) && (!name[n] || !me[n]);
 }
 
+/* How many ranks each host gets (cnt[h]), from its slots or -N. */
+static int host_counts(int *cnt, bool by_default)
+{
+    int nh = job.nhosts, total = 0;
+    for (int h = 0; h < nh; h++)
+        total += job.npernode ? job.npernode : job.hosts[h].slots;
+    if (job.n <= 0) job.n = total;
+    if (job.n > total && job.npernode && !job.oversubscribe) {
+        fprintf(stderr, "umprun: %d ranks asked for but %d per host on %d host%s make %d\n", job.n,
+                job.npernode, nh, nh == 1 ? "" : "s", total);
+        return -1;
+    }
+    if (job.n > total && !by_default && !job.oversubscribe) {
+        fprintf(stderr,
+                "umprun: %d ranks asked for but the hosts have only %d slots "
+                "(--oversubscribe allows it)\n",
+                job.n, total);
+        return -1;
+    }
+    /* First within each host's limit: in host order (slot), or one rank
+     * per host in turn (node); then, oversubscribing, one more per host in
+     * turn until every rank has a place. */
+    int left = job.n;
+    if (job.map == MAP_SLOT) {
+        for (int h = 0; h < nh && left; h++) {
+            int lim = job.npernode ? job.npernode : job.hosts[h].slots;
+            cnt[h] = UMP_MIN(lim, left);
+            left -= cnt[h];
+        }
+    } else {
+        while (left) {
+            int placed = 0;
+            for (int h = 0; h < nh && left; h++) {
+                int lim = job.npernode ? job.npernode : job.hosts[h].slots;
+                if (cnt[h] < lim) {
+                    cnt[h]++;
+                    left--;
+                    placed++;
+                }
+            }
+            if (!placed) break;
+        }
+    }
+    for (int h = 0; left; h = (h + 1) % nh) {
+        cnt[h]++;
+        left--;
+    }
+    return 0;
+}
+
 int hosts_setup(void)
 {
     bool by_default = false;
@@ -123,38 +174,47 @@ int hosts_setup(void)
         if (parse_hostspec(job.hostspecs[i])) return -1;
     }
     if (job.nhosts == 0) {
-        if (job.n <= 0) {
+        if (job.n <= 0 && job.npernode <= 0) {
             fprintf(stderr, "umprun: say how many ranks with -n N\n");
             return -1;
         }
         by_default = true;
-        if (add_host("localhost", 9, job.n)) return -1;
+        if (add_host("localhost", 9, job.n > 0 ? job.n : job.npernode)) return -1;
     }
-    int total = 0;
-    for (int i = 0; i < job.nhosts; i++)
-        total += job.hosts[i].slots;
-    if (job.n <= 0) job.n = total;
-    if (job.n > total && !by_default) {
-        fprintf(stderr, "umprun: %d ranks asked for but the hosts have only %d slots\n", job.n,
-                total);
+    int *cnt = calloc((size_t)job.nhosts, sizeof(int));
+    if (!cnt || host_counts(cnt, by_default)) {
+        free(cnt);
         return -1;
     }
 
     job.ranks = calloc((size_t)job.n, sizeof(*job.ranks));
-    if (!job.ranks) return -1;
+    if (!job.ranks) {
+        free(cnt);
+        return -1;
+    }
     job.all_local = true;
+    /* slot: ranks of one host are consecutive; node: dealt round the hosts. */
     int h = 0;
     for (int r = 0; r < job.n; r++) {
-        while (job.hosts[h].nranks == job.hosts[h].slots)
-            h++;
+        if (job.map == MAP_SLOT) {
+            while (job.hosts[h].nranks == cnt[h])
+                h++;
+        } else {
+            while (job.hosts[h].nranks == cnt[h])
+                h = (h + 1) % job.nhosts;
+        }
         struct rank *rk = &job.ranks[r];
         rk->rank = r;
         rk->host = &job.hosts[h];
         rk->node = h;
         rk->local_rank = job.hosts[h].nranks++;
         rk->out.fd = rk->err.fd = -1;
+        rk->out.file = rk->err.file = -1;
+        if (job.map == MAP_NODE) h = (h + 1) % job.nhosts;
     }
-    /* Hosts given but left without ranks do not count as nodes. */
+    free(cnt);
+    /* Hosts given but left without ranks do not count as nodes (they are
+     * the last ones: both mappings start at the first host). */
     while (job.nhosts > 0 && job.hosts[job.nhosts - 1].nranks == 0)
         job.nhosts--;
     for (int i = 0; i < job.nhosts; i++) {

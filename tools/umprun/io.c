@@ -2,14 +2,18 @@
 /*
  * Output forwarding: each rank's stdout and stderr arrive on pipes and are
  * written to umprun's own by whole lines, so lines of different ranks never
- * mix mid-line (--tag-output prefixes each with "[rank] "). stdin goes to
- * rank 0 only.
+ * mix mid-line (--tag-output prefixes each with "[rank] "), and to the
+ * rank's files under --output-filename. Lines go on as soon as they arrive:
+ * the ranks make their stdout line-buffered (src/rt/rt.c), so a line is
+ * here when the rank has printed it. stdin goes to rank 0 only.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "umprun.h"
@@ -33,6 +37,57 @@ int io_pipe(struct outpipe *p, int dest, int child_fd[2])
     return 0;
 }
 
+/* mkdir -p: every missing directory of path. */
+static int make_dirs(char *path)
+{
+    for (char *s = path + 1;; s++) {
+        if (*s != '/' && *s) continue;
+        char c = *s;
+        *s = '\0';
+        int rc = mkdir(path, 0777);
+        *s = c;
+        if (rc && errno != EEXIST) return -1;
+        if (!c) return 0;
+    }
+}
+
+int io_open_files(void)
+{
+    if (!job.outdir) return 0;
+    int width = 1;
+    for (int n = job.n - 1; n >= 10; n /= 10)
+        width++;
+    for (int r = 0; r < job.n; r++) {
+        struct rank *rk = &job.ranks[r];
+        char dir[PATH_MAX], path[PATH_MAX + 8];
+        /* Open MPI's layout: the job number is always 1 here (one job per
+         * umprun), ranks zero-filled so listings sort. */
+        int n = job.out_jobdir ? snprintf(dir, sizeof(dir), "%s/1/rank.%0*d", job.outdir, width, r)
+                               : snprintf(dir, sizeof(dir), "%s/rank.%0*d", job.outdir, width, r);
+        if (n < 0 || n >= (int)sizeof(dir)) {
+            fprintf(stderr, "umprun: --output-filename: path too long\n");
+            return -1;
+        }
+        if (make_dirs(dir)) {
+            fprintf(stderr, "umprun: --output-filename: cannot create %s: %s\n", dir,
+                    strerror(errno));
+            return -1;
+        }
+        struct outpipe *ps[2] = {&rk->out, &rk->err};
+        static const char *const names[2] = {"stdout", "stderr"};
+        for (int i = 0; i < 2; i++) {
+            snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+            ps[i]->file = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+            if (ps[i]->file < 0) {
+                fprintf(stderr, "umprun: --output-filename: cannot create %s: %s\n", path,
+                        strerror(errno));
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
 static void write_all(int fd, const char *p, size_t n)
 {
     while (n > 0) {
@@ -49,6 +104,8 @@ static void write_all(int fd, const char *p, size_t n)
 
 static void emit(struct rank *r, struct outpipe *p, const char *s, size_t n)
 {
+    if (p->file >= 0) write_all(p->file, s, n);
+    if (!job.out_copy) return;
     if (job.tag_output) {
         char tag[32];
         int t = snprintf(tag, sizeof(tag), "[%d] ", r->rank);
@@ -80,7 +137,7 @@ static void emit_lines(struct rank *r, struct outpipe *p)
     }
     if (start == 0 && p->len == UMPRUN_LINE_MAX) { /* a huge line: pass a piece on */
         emit(r, p, p->buf, p->len);
-        if (job.tag_output) write_all(p->dest, "\n", 1);
+        if (job.tag_output && job.out_copy) write_all(p->dest, "\n", 1);
         start = p->len;
     }
     memmove(p->buf, p->buf + start, p->len - start);
@@ -91,20 +148,23 @@ void io_flush(struct rank *r, struct outpipe *p)
 {
     if (p->len) {
         emit(r, p, p->buf, p->len);
-        if (job.tag_output) /* keep the next tagged line at a line start */
+        if (job.tag_output && job.out_copy) /* keep the next tagged line at a line start */
             write_all(p->dest, "\n", 1);
         p->len = 0;
     }
     if (p->fd >= 0) close(p->fd);
     p->fd = -1;
+    if (p->file >= 0) close(p->file);
+    p->file = -1;
     free(p->buf);
     p->buf = NULL;
 }
 
-void io_read(struct rank *r, struct outpipe *p)
+/* Reads at most `rounds` buffers' worth; returns early when the pipe is
+ * empty (or closed: then the stream is flushed and closed). */
+static void read_rounds(struct rank *r, struct outpipe *p, int rounds)
 {
-    /* Bounded: a chatty rank must not starve the key-value server. */
-    for (int i = 0; i < 16; i++) {
+    for (int i = 0; i < rounds && p->fd >= 0; i++) {
         ssize_t n = read(p->fd, p->buf + p->len, UMPRUN_LINE_MAX - p->len);
         if (n > 0) {
             p->len += (size_t)n;
@@ -114,6 +174,26 @@ void io_read(struct rank *r, struct outpipe *p)
         if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
         io_flush(r, p); /* EOF or error: the rank closed this stream */
         return;
+    }
+}
+
+void io_read(struct rank *r, struct outpipe *p)
+{
+    /* Bounded: a chatty rank must not starve the key-value server. */
+    read_rounds(r, p, 16);
+}
+
+void io_drain_all(void)
+{
+    /* What every rank wrote before the event that ends the job is in its
+     * pipes now: a rank that aborts flushes its stdio before it tells us,
+     * and the others' earlier lines came before the failure. 64 rounds of
+     * 64 KiB empty a pipe of any default size, and keep a rank that never
+     * stops printing from delaying the verdict for long. */
+    for (int r = 0; r < job.n; r++) {
+        struct rank *rk = &job.ranks[r];
+        if (rk->out.fd >= 0) read_rounds(rk, &rk->out, 64);
+        if (rk->err.fd >= 0) read_rounds(rk, &rk->err, 64);
     }
 }
 

@@ -10,7 +10,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -30,131 +29,9 @@ struct job job = {
     .lfd = -1,
     .in_fd = -1,
     .in_pipe = -1,
+    .out_jobdir = true,
+    .out_copy = true,
 };
-
-static void usage(FILE *f)
-{
-    fprintf(f, "usage: umprun [options] program [args...]\n"
-               "  -n, -np N              number of ranks (default: the hosts' slots)\n"
-               "  -H, --host h1[:slots],h2[:slots],...\n"
-               "                         hosts to use, filled in order (default: localhost)\n"
-               "  --hostfile F           one host per line: 'name', 'name:slots' or\n"
-               "                         'name slots=N'; '#' starts a comment\n"
-               "  --rsh CMD              agent that starts ranks on other hosts (default: ssh);\n"
-               "                         run as CMD... host env UMP_JOB_...=... program args\n"
-               "  --bind-to core|none    pin each local rank to one core (default: core when\n"
-               "                         a host has no more ranks than cores, else none)\n"
-               "  --tag-output           prefix each output line with \"[rank] \"\n"
-               "  --timeout S            stop the job after S seconds (exit status 124)\n"
-               "  -x VAR[=VAL]           export VAR (from umprun's environment, or set to VAL)\n"
-               "  -v, --verbose          say what umprun does\n"
-               "  -h, --help             this text\n"
-               "Exit status: 0 when every rank exited 0 (and finalized if it initialized);\n"
-               "otherwise the failing rank's exit code, 128+signal if it was killed, its\n"
-               "abort code, 124 on --timeout, 128+signal if umprun was interrupted,\n"
-               "1 if the job could not start, 2 for a bad command line.\n");
-}
-
-static int bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int bad_usage(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("umprun: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputs(" (see umprun --help)\n", stderr);
-    va_end(ap);
-    return -1;
-}
-
-static int push(char ***v, int *n, char *s)
-{
-    char **nv = realloc(*v, sizeof(char *) * (size_t)(*n + 1));
-    if (!nv) return -1;
-    *v = nv;
-    nv[(*n)++] = s;
-    return 0;
-}
-
-static int parse_args(int argc, char **argv)
-{
-    int i;
-    for (i = 1; i < argc; i++) {
-        char *a = argv[i], *val = NULL;
-        if (a[0] != '-') break;
-        if (!strcmp(a, "--")) {
-            i++;
-            break;
-        }
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            exit(0);
-        }
-        if (!strcmp(a, "--tag-output")) {
-            job.tag_output = true;
-            continue;
-        }
-        if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
-            job.verbose = true;
-            continue;
-        }
-        /* Options with a value: "--opt value" or "--opt=value". */
-        static const char *const with_val[] = {"-n",        "-np",       "--np",       "--n",
-                                               "-H",        "--host",    "--hostfile", "--rsh",
-                                               "--bind-to", "--timeout", "-x"};
-        char *eq = a[1] == '-' ? strchr(a, '=') : NULL;
-        size_t nlen = eq ? (size_t)(eq - a) : strlen(a);
-        const char *opt = NULL;
-        for (size_t k = 0; k < UMP_ARRAY_SIZE(with_val); k++) {
-            if (strlen(with_val[k]) == nlen && !strncmp(a, with_val[k], nlen)) opt = with_val[k];
-        }
-        if (!opt) return bad_usage("unknown option '%s'", a);
-        if (eq) {
-            val = eq + 1;
-        } else if (i + 1 < argc) {
-            val = argv[++i];
-        } else {
-            return bad_usage("option %s needs a value", a);
-        }
-        if (!strcmp(opt, "-n") || !strcmp(opt, "-np") || !strcmp(opt, "--np") ||
-            !strcmp(opt, "--n")) {
-            char *end;
-            long n = strtol(val, &end, 10);
-            if (*end || end == val || n < 1 || n > 1 << 20)
-                return bad_usage("bad rank count '%s'", val);
-            job.n = (int)n;
-        } else if (!strcmp(opt, "-H") || !strcmp(opt, "--host")) {
-            if (push(&job.hostspecs, &job.nhostspecs, val)) return -1;
-        } else if (!strcmp(opt, "--hostfile")) {
-            job.hostfile = val;
-        } else if (!strcmp(opt, "--rsh")) {
-            if (!val[strspn(val, " \t")]) return bad_usage("--rsh needs a command");
-            job.rsh = val;
-        } else if (!strcmp(opt, "--bind-to")) {
-            if (!strcmp(val, "core"))
-                job.bind = BIND_CORE;
-            else if (!strcmp(val, "none"))
-                job.bind = BIND_NONE;
-            else
-                return bad_usage("--bind-to takes core or none, not '%s'", val);
-        } else if (!strcmp(opt, "--timeout")) {
-            char *end;
-            double t = strtod(val, &end);
-            if (*end || end == val || !(t > 0) || !isfinite(t) || t > 1e9)
-                return bad_usage("bad timeout '%s' (seconds > 0)", val);
-            job.timeout_s = t;
-        } else if (!strcmp(opt, "-x")) {
-            size_t k = strcspn(val, "=");
-            if (k == 0) return bad_usage("-x needs VAR or VAR=VALUE, not '%s'", val);
-            if (!val[k] && !getenv(val))
-                fprintf(stderr, "umprun: warning: -x %s: not set here, not exported\n", val);
-            if (push(&job.xvars, &job.nxvars, val)) return -1;
-        }
-    }
-    if (i >= argc) return bad_usage("no program to run");
-    job.argv = &argv[i];
-    return 0;
-}
 
 const char *rank_desc(const struct rank *r, char *buf, size_t len)
 {
@@ -191,6 +68,7 @@ void job_fail(int code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
+    io_drain_all(); /* the ranks' output first, then our verdict */
     fprintf(stderr, "umprun: %s; stopping the job\n", msg);
     job_end(code ? code : 1);
 }
@@ -253,6 +131,7 @@ static void on_signal(int sig)
         job_signal_all(SIGKILL);
         return;
     }
+    io_drain_all();
     fprintf(stderr, "umprun: got %s; passing it to the ranks and stopping the job\n",
             signame(sig, sn, sizeof(sn)));
     job_signal_all(sig);
@@ -384,6 +263,7 @@ static void event_loop(int sfd)
 
         now = ump_time_ns();
         if (job.end_deadline && !job.ending && now >= job.end_deadline) {
+            io_drain_all();
             fprintf(stderr, "umprun: job timed out after %g s\n", job.timeout_s);
             job_end(UMPRUN_EXIT_TIMEOUT);
         }
@@ -398,7 +278,9 @@ static void event_loop(int sfd)
 
 int main(int argc, char **argv)
 {
-    if (parse_args(argc, argv) || hosts_setup()) return UMPRUN_EXIT_USAGE;
+    if (opts_parse(argc, argv) || hosts_setup()) return UMPRUN_EXIT_USAGE;
+    int rc = opts_find_program();
+    if (rc) return rc;
 
     uint8_t id[8];
     if (ump_random_bytes(id, sizeof(id)) || ump_random_bytes(job.secret, sizeof(job.secret))) {
@@ -427,7 +309,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "umprun: signalfd: %s\n", strerror(errno));
         return UMPRUN_EXIT_SETUP;
     }
-    if (kvs_listen()) return UMPRUN_EXIT_SETUP;
+    if (kvs_listen() || io_open_files()) return UMPRUN_EXIT_SETUP;
     if (fcntl(0, F_GETFL) >= 0) job.in_fd = 0;
 
     uint64_t start = ump_time_ns();

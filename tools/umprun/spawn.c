@@ -100,14 +100,6 @@ static void job_env(const struct rank *r, struct strv *env)
     }
 }
 
-static int count_args(void)
-{
-    int n = 0;
-    while (job.argv[n])
-        n++;
-    return n;
-}
-
 static void remote_argv(const struct rank *r, struct strv *env, struct strv *av, struct strv *owned)
 {
     char *rsh = strdup(job.rsh), *save = NULL;
@@ -124,13 +116,18 @@ static void remote_argv(const struct rank *r, struct strv *env, struct strv *av,
      * Other agents (ip netns exec, a test wrapper) take a plain argv. */
     bool quote = !strcmp(base, "ssh");
     sv_push(av, r->host->name);
+    int quote_from = av->n;
     sv_push(av, "env");
+    if (job.wdir) { /* GNU env's --chdir: no shell needed on the remote side */
+        sv_push(av, xasprintf("--chdir=%s", job.wdir));
+        sv_push(owned, av->v[av->n - 1]);
+    }
     for (int i = 0; i < env->n; i++)
         sv_push(av, env->v[i]);
     for (char **a = job.argv; *a; a++)
         sv_push(av, *a);
     if (quote) {
-        for (int i = av->n - env->n - 1 - count_args(); i < av->n; i++) {
+        for (int i = quote_from; i < av->n; i++) {
             av->v[i] = shell_quote(av->v[i]);
             sv_push(owned, av->v[i]);
         }
@@ -209,6 +206,11 @@ static int spawn_one(struct rank *r, const sigset_t *oldmask, int devnull)
         if (r->host->local) {
             for (int i = 0; i < env.n; i++)
                 putenv(env.v[i]);
+        }
+        if (job.wdir && r->host->local && chdir(job.wdir)) {
+            fprintf(stderr, "umprun: cannot change to %s on %s: %s\n", job.wdir, r->host->name,
+                    strerror(errno));
+            _exit(127);
         }
         if (cpu >= 0) {
             cpu_set_t set;

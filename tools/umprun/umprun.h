@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * umprun.h - the launcher's state, shared by its files:
- *   main.c    options, the event loop, failure handling, exit status
- *   hosts.c   --host / --hostfile parsing, rank placement, locality
+ *   main.c    the event loop, failure handling, exit status
+ *   opts.c    the command line (mpirun's and mpiexec's options), the program
+ *   hosts.c   --host / --hostfile parsing, rank placement (--map-by,
+ *             --npernode, --oversubscribe), locality
  *   spawn.c   starting ranks (fork+exec locally, the rsh agent remotely)
  *   kvs.c     the key-value/fence server ranks connect to (kvs_proto.h)
  *   io.c      forwarding the ranks' stdout/stderr by whole lines, and stdin
@@ -31,6 +33,7 @@
 #define UMPRUN_DRAIN_NS      1000000000ull  /* pipes held open after exits */
 
 enum bind_mode { BIND_AUTO, BIND_CORE, BIND_NONE };
+enum map_mode { MAP_SLOT, MAP_NODE }; /* fill each host in turn / deal ranks round */
 
 struct host {
     char *name;
@@ -42,6 +45,7 @@ struct host {
 struct outpipe {
     int fd;   /* -1 once closed */
     int dest; /* 1 or 2 */
+    int file; /* --output-filename: this stream's file, else -1 */
     size_t len;
     char *buf; /* UMPRUN_LINE_MAX */
 };
@@ -72,14 +76,21 @@ struct conn {
 struct job {
     /* options */
     int n;
-    char **hostspecs; /* --host, may repeat */
+    int npernode;       /* -N: ranks per host, 0: by slots */
+    enum map_mode map;  /* --map-by */
+    bool oversubscribe; /* more ranks than slots is allowed */
+    const char *wdir;   /* -wdir: the ranks' working directory */
+    char **hostspecs;   /* --host, may repeat */
     int nhostspecs;
     const char *hostfile;
     const char *rsh;
     enum bind_mode bind;
     bool tag_output;
+    const char *outdir; /* --output-filename DIR */
+    bool out_jobdir;    /* DIR/1/rank.N (not DIR/rank.N: ":nojobid") */
+    bool out_copy;      /* also to umprun's stdout/stderr (not with ":nocopy") */
     double timeout_s;
-    char **xvars; /* -x */
+    char **xvars; /* -x, -genv: "VAR" or "VAR=VAL" */
     int nxvars;
     char **argv; /* program and its arguments */
     bool verbose;
@@ -126,6 +137,14 @@ void job_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3
 void job_signal_all(int sig);
 const char *rank_desc(const struct rank *r, char *buf, size_t len);
 
+/* opts.c */
+/* Parses the options; the program and its arguments become job.argv.
+ * Prints the reason and returns -1 on a bad command line. */
+int opts_parse(int argc, char **argv);
+/* Finds the program (PATH, then the ranks' directory) once the hosts are
+ * known; returns 0, or the exit status for a program that cannot run. */
+int opts_find_program(void);
+
 /* hosts.c */
 int hosts_setup(void);
 
@@ -148,6 +167,11 @@ void kvs_timers(uint64_t now, uint64_t *next);
 int io_pipe(struct outpipe *p, int dest, int child_fd[2]);
 void io_read(struct rank *r, struct outpipe *p);
 void io_flush(struct rank *r, struct outpipe *p);
+/* Forwards every complete line waiting in any rank's pipes: called before
+ * umprun prints a verdict, so what the ranks printed comes first. */
+void io_drain_all(void);
+/* --output-filename: creates each rank's directory and files. */
+int io_open_files(void);
 void io_stdin_read(void);
 void io_stdin_write(void);
 void io_stdin_close(void);
