@@ -24,7 +24,8 @@
  *
  * Files: ofi_init.c (provider, endpoint, wireup, close), ofi_mr.c
  * (registration), ofi_am.c (buffer pools and AM sends), ofi_rma.c
- * (get), ofi_progress.c (completion queue), ofi_xport.c (ops table).
+ * (get), ofi_progress.c (completion queue), ofi_xport.c (ops table),
+ * ofi_lib.c (loading libfabric).
  */
 #ifndef UMP_XPORT_OFI_H
 #define UMP_XPORT_OFI_H
@@ -38,6 +39,22 @@
 
 #include "util/util.h"
 #include "xport/xport.h"
+
+/* The libfabric entry points that are real symbols, loaded with the
+ * library when the transport opens (ofi_lib.c says why). */
+typedef struct ump_ofi_lib {
+    int (*getinfo)(uint32_t version, const char *node, const char *service, uint64_t flags,
+                   const struct fi_info *hints, struct fi_info **info);
+    void (*freeinfo)(struct fi_info *info);
+    struct fi_info *(*dupinfo)(const struct fi_info *info);
+    int (*fabric)(struct fi_fabric_attr *attr, struct fid_fabric **fabric, void *context);
+    const char *(*strerror)(int err);
+} ump_ofi_lib_t;
+extern ump_ofi_lib_t ump_ofi_lib;
+/* UMP_OK once libfabric is loaded; UMP_ERR_UNSUPPORTED when it cannot be. */
+int ump_ofi_lib_load(void);
+/* fi_strerror, or a fixed text before the library is loaded. */
+const char *ump_ofi_strerror(int err);
 
 /* What a completion's context points to: every operation starts with this. */
 enum { OFI_OP_SEND = 1, OFI_OP_RECV, OFI_OP_READ };

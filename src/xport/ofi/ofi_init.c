@@ -32,14 +32,14 @@ UMP_CFG(ofi_cfg_get_min, "UMP_OFI_GET_MIN", UMP_CFG_SIZE, "0",
 int ump_ofi_status(const char *what, ssize_t ret)
 {
     if (ret == -FI_EAGAIN) return UMP_ERR_NO_RESOURCE;
-    ump_error("ofi: %s: %s", what, fi_strerror((int)-ret));
+    ump_error("ofi: %s: %s", what, ump_ofi_strerror((int)-ret));
     if (ret == -FI_ENOMEM) return UMP_ERR_NO_MEMORY;
     return UMP_ERR_IO;
 }
 
 static struct fi_info *make_hints(const char *prov)
 {
-    struct fi_info *h = fi_allocinfo();
+    struct fi_info *h = ump_ofi_lib.dupinfo(NULL);
     if (!h) return NULL;
     h->caps = FI_MSG | FI_RMA | FI_READ | FI_REMOTE_READ;
     h->ep_attr->type = FI_EP_RDM;
@@ -56,7 +56,7 @@ static struct fi_info *make_hints(const char *prov)
 static int open_endpoint(ofi_xp_t *xp, struct fi_info *fi)
 {
     int ret;
-    if ((ret = fi_fabric(fi->fabric_attr, &xp->fabric, NULL)) != 0)
+    if ((ret = ump_ofi_lib.fabric(fi->fabric_attr, &xp->fabric, NULL)) != 0)
         return ump_ofi_status("fi_fabric", ret);
     if ((ret = fi_domain(xp->fabric, fi, &xp->domain, NULL)) != 0)
         return ump_ofi_status("fi_domain", ret);
@@ -97,26 +97,28 @@ int ump_ofi_open(const ump_xp_params_t *params, ump_xp_t **out)
     ump_cfg_load(false);
     const ump_rt_info_t *info = ump_rt_info(params->rt);
     const char *prov = ofi_cfg_provider.v.s;
+    int lrc = ump_ofi_lib_load();
+    if (lrc != UMP_OK) return lrc;
     struct fi_info *hints = make_hints(prov), *list = NULL;
     if (!hints) return UMP_ERR_NO_MEMORY;
-    int ret = fi_getinfo(FI_VERSION(1, 10), NULL, NULL, 0, hints, &list);
-    fi_freeinfo(hints);
+    int ret = ump_ofi_lib.getinfo(FI_VERSION(1, 10), NULL, NULL, 0, hints, &list);
+    ump_ofi_lib.freeinfo(hints);
     if (ret != 0 || !list) {
         if (prov && *prov)
             ump_error("ofi: provider \"%s\" (UMP_OFI_PROVIDER) is not available here or offers "
                       "no reliable ordered endpoint with RDMA (%s); `fi_info -l` lists the "
                       "providers",
-                      prov, fi_strerror(-ret));
+                      prov, ump_ofi_strerror(-ret));
         else
             ump_info("ofi: no libfabric provider offers a reliable ordered endpoint with RDMA "
                      "(%s)",
-                     fi_strerror(-ret));
+                     ump_ofi_strerror(-ret));
         return prov && *prov ? UMP_ERR_IO : UMP_ERR_UNSUPPORTED;
     }
 
     ofi_xp_t *xp = calloc(1, sizeof(*xp));
     if (!xp) {
-        fi_freeinfo(list);
+        ump_ofi_lib.freeinfo(list);
         return UMP_ERR_NO_MEMORY;
     }
     xp->base.ops = &ump_xp_ofi_ops;
@@ -133,12 +135,12 @@ int ump_ofi_open(const ump_xp_params_t *params, ump_xp_t **out)
         if ((fi->tx_attr->msg_order & FI_ORDER_SAS) == 0) continue;
         rc = open_endpoint(xp, fi);
         if (rc == UMP_OK) {
-            xp->info = fi_dupinfo(fi);
+            xp->info = ump_ofi_lib.dupinfo(fi);
             break;
         }
         close_fids(xp);
     }
-    fi_freeinfo(list);
+    ump_ofi_lib.freeinfo(list);
     if (rc != UMP_OK || !xp->info) {
         ump_error("ofi: no provider could open an endpoint");
         free(xp);
@@ -219,7 +221,7 @@ int ump_ofi_wireup(ump_xp_t *xp_)
         int n = fi_av_insert(xp->av, name, 1, &xp->addrs[r], 0, NULL);
         if (n != 1) {
             ump_error("ofi: the address of rank %d does not go into the address vector (%s)", r,
-                      n < 0 ? fi_strerror(-n) : "refused");
+                      n < 0 ? ump_ofi_strerror(-n) : "refused");
             return UMP_ERR_IO;
         }
     }
@@ -234,7 +236,7 @@ void ump_ofi_close(ump_xp_t *xp_)
                   (unsigned long long)xp->nsends, (unsigned long long)xp->ninjects,
                   (unsigned long long)xp->nreads);
     close_fids(xp);
-    if (xp->info) fi_freeinfo(xp->info);
+    if (xp->info) ump_ofi_lib.freeinfo(xp->info);
     free(xp->addrs);
     free(xp);
 }

@@ -20,10 +20,10 @@ static int reg_error(const char *what, size_t len, int ret)
         ump_error("ofi: registering %zu bytes (%s) failed: %s; the locked-memory limit is %llu "
                   "KiB: raise it (`ulimit -l unlimited`, or memlock in "
                   "/etc/security/limits.conf / the batch system's settings)",
-                  len, what, fi_strerror(-ret), (unsigned long long)rl.rlim_cur / 1024);
+                  len, what, ump_ofi_strerror(-ret), (unsigned long long)rl.rlim_cur / 1024);
         return UMP_ERR_NO_MEMORY;
     }
-    ump_error("ofi: registering %zu bytes (%s) failed: %s", len, what, fi_strerror(-ret));
+    ump_error("ofi: registering %zu bytes (%s) failed: %s", len, what, ump_ofi_strerror(-ret));
     return ret == -FI_ENOMEM ? UMP_ERR_NO_MEMORY : UMP_ERR_IO;
 }
 

@@ -75,7 +75,7 @@ int ump_ofi_progress(ump_xp_t *xp_)
             if (fi_cq_readerr(xp->cq, &err, 0) != 1) break;
             ofi_op_t *op = err.op_context;
             if (err.err != FI_ECANCELED)
-                ump_debug("ofi: an operation failed: %s (provider: %s)", fi_strerror(err.err),
+                ump_debug("ofi: an operation failed: %s (provider: %s)", ump_ofi_strerror(err.err),
                           fi_cq_strerror(xp->cq, err.prov_errno, err.err_data, NULL, 0));
             if (op) on_done(xp, op, 0, UMP_ERR_IO);
             handled++;
