@@ -209,6 +209,7 @@ static int spawn_one(struct rank *r, const sigset_t *oldmask, int devnull)
         if (r->host->local) {
             for (int i = 0; i < env.n; i++)
                 putenv(env.v[i]);
+            java_classpath(argv[0]);
         }
         if (cpu >= 0) {
             cpu_set_t set;
