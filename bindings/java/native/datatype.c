@@ -7,6 +7,8 @@
 
 #include "ujava.h"
 
+/* Call as `int rc = MPI_Type_...(..., &t); return done(env, rc, t);`: the
+ * call must be sequenced before t is read. */
 static jlong done(JNIEnv *env, int rc, MPI_Datatype t)
 {
     if (rc != MPI_SUCCESS) return uj_throw(env, rc), 0;
@@ -16,7 +18,8 @@ static jlong done(JNIEnv *env, int rc, MPI_Datatype t)
 JNIEXPORT jlong JNICALL Java_mpi_Datatype_contiguous(JNIEnv *env, jclass c, jint count, jlong old)
 {
     MPI_Datatype t = MPI_DATATYPE_NULL;
-    return done(env, MPI_Type_contiguous(count, UJ_TYPE(old), &t), t);
+    int rc = MPI_Type_contiguous(count, UJ_TYPE(old), &t);
+    return done(env, rc, t);
 }
 
 JNIEXPORT jlong JNICALL Java_mpi_Datatype_vector(JNIEnv *env, jclass c, jint count, jint bl,
@@ -137,13 +140,15 @@ JNIEXPORT jlong JNICALL Java_mpi_Datatype_resized(JNIEnv *env, jclass c, jlong o
                                                   jlong ext)
 {
     MPI_Datatype t = MPI_DATATYPE_NULL;
-    return done(env, MPI_Type_create_resized(UJ_TYPE(old), (MPI_Aint)lb, (MPI_Aint)ext, &t), t);
+    int rc = MPI_Type_create_resized(UJ_TYPE(old), (MPI_Aint)lb, (MPI_Aint)ext, &t);
+    return done(env, rc, t);
 }
 
 JNIEXPORT jlong JNICALL Java_mpi_Datatype_dupNative(JNIEnv *env, jclass c, jlong h)
 {
     MPI_Datatype t = MPI_DATATYPE_NULL;
-    return done(env, MPI_Type_dup(UJ_TYPE(h), &t), t);
+    int rc = MPI_Type_dup(UJ_TYPE(h), &t);
+    return done(env, rc, t);
 }
 
 JNIEXPORT void JNICALL Java_mpi_Datatype_commitNative(JNIEnv *env, jclass c, jlong h)
