@@ -63,3 +63,11 @@ if(UMP_BUILD_TESTS)
                    ${UMPCC_DIR}/test/hello_mpi.c)
   set_tests_properties(umpcc.build_tree PROPERTIES TIMEOUT 120 LABELS install)
 endif()
+
+# The Java binding installs its jar, JNI library and umpjavac itself
+# (bindings/java/CMakeLists.txt); find_package(ump) then also sets
+# ump_JAVA_JAR, ump_JAVA_LIBRARY and ump_UMPJAVAC.
+if(TARGET ump_java)
+  file(APPEND ${CMAKE_BINARY_DIR}/install/umpConfig.cmake
+       "include(\"\${CMAKE_CURRENT_LIST_DIR}/umpJavaConfig.cmake\" OPTIONAL)\n")
+endif()

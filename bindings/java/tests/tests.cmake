@@ -67,3 +67,18 @@ add_test(NAME java.umpjavac
                         cd $d; CLASSPATH=${CMAKE_LIBRARY_OUTPUT_DIRECTORY}/ump.jar:. ${UJT_RUN} -n 1 --timeout 100 java Smoke")
 set_tests_properties(java.umpjavac PROPERTIES TIMEOUT 200 LABELS java
                      PASS_REGULAR_EXPRESSION "Smoke OK on 1 ranks")
+
+# The benchmarks run and check their data (no timing is asserted).
+if(TARGET ump_java_bench)
+  set(UJB_CP ${CMAKE_LIBRARY_OUTPUT_DIRECTORY}/ump.jar:${CMAKE_BINARY_DIR}/bench/java/ump_bench.jar)
+  foreach(b "Latency;--max;64k" "Latency;--array;--max;1m" "Bandwidth;--max;64k"
+            "Bandwidth;--array;--max;16k" "Coll;--sizes;8,1k,64k" "Coll;--array;--sizes;8,64k")
+    list(GET b 0 cls)
+    string(REPLACE ";" "_" nm "${b}")
+    string(REPLACE "--" "" nm "${nm}")
+    string(REPLACE "," "_" nm "${nm}")
+    add_test(NAME java.bench.${nm}
+             COMMAND ${UJT_RUN} -n 2 --timeout 150 java -cp ${UJB_CP} ${b} --quick --time 0.002)
+    set_tests_properties(java.bench.${nm} PROPERTIES TIMEOUT 200 LABELS java)
+  endforeach()
+endif()

@@ -250,47 +250,71 @@ public class Coll {
         }
     }
 
-    /** A user operation on arrays and on direct buffers: elementwise a*b+1 mod, non-commutative order. */
+    /** 2x2 int matrix m of rank r, element i (row-major). */
+    static int[] mat(int r, int i) {
+        return new int[] {r + 2, i % 5 + 1, 1, r + i % 3};
+    }
+
+    static void mul(int[] a, int ao, int[] b, int bo, int[] out, int oo) {
+        int p = a[ao] * b[bo] + a[ao + 1] * b[bo + 2], q = a[ao] * b[bo + 1] + a[ao + 1] * b[bo + 3];
+        int u = a[ao + 2] * b[bo] + a[ao + 3] * b[bo + 2], v = a[ao + 2] * b[bo + 1] + a[ao + 3] * b[bo + 3];
+        out[oo] = p;
+        out[oo + 1] = q;
+        out[oo + 2] = u;
+        out[oo + 3] = v;
+    }
+
+    /**
+     * A user operation, associative but not commutative (2x2 matrix product,
+     * inOut = in x inOut), on arrays and on direct buffers: the result must be
+     * the product in rank order.
+     */
     static void userOps() throws MPIException {
         UserFunction f = new UserFunction() {
             @Override
             public void call(Object in, Object inOut, int count, Datatype t) {
                 int[] a = (int[]) in, b = (int[]) inOut;
                 for (int i = 0; i < count; i++)
-                    b[i] = a[i] + 2 * b[i];
+                    mul(a, 4 * i, b, 4 * i, b, 4 * i);
             }
 
             @Override
             public void call(ByteBuffer in, ByteBuffer inOut, int count, Datatype t) {
                 IntBuffer a = in.asIntBuffer(), b = inOut.asIntBuffer();
-                for (int i = 0; i < count; i++)
-                    b.put(i, a.get(i) + 2 * b.get(i));
+                int[] x = new int[4], y = new int[4];
+                for (int i = 0; i < count; i++) {
+                    a.get(4 * i, x);
+                    b.get(4 * i, y);
+                    mul(x, 0, y, 0, y, 0);
+                    b.put(4 * i, y);
+                }
             }
         };
         Op op = new Op(f, false);
         T.check(!op.isCommutative(), "isCommutative");
+        Datatype m2 = Datatype.createContiguous(4, MPI.INT);
+        m2.commit();
         int n = 300;
-        // Non-commutative: result = x0 op (x1 op (... op x_{n-1}))? MPI orders as
-        // ((x0 op x1) op x2)..., with op(a, b) = a + 2b applied as inout = in op inout.
-        long[] ref = new long[n];
+        int[] ref = new int[4 * n];
         for (int i = 0; i < n; i++) {
-            long acc = v(0, i);
+            int[] acc = mat(0, i);
             for (int r = 1; r < np; r++)
-                acc = acc + 2L * v(r, i);
-            ref[i] = acc;
+                mul(acc, 0, mat(r, i), 0, acc, 0);
+            System.arraycopy(acc, 0, ref, 4 * i, 4);
         }
-        int[] in = new int[n], out = new int[n];
+        int[] in = new int[4 * n], out = new int[4 * n];
         for (int i = 0; i < n; i++)
-            in[i] = v(me, i);
-        w.allReduce(in, out, n, MPI.INT, op);
-        for (int i = 0; i < n; i++)
-            T.eq(out[i], (int) ref[i], "user op arrays i " + i);
-        IntBuffer di = MPI.newIntBuffer(n), dout = MPI.newIntBuffer(n);
+            System.arraycopy(mat(me, i), 0, in, 4 * i, 4);
+        w.allReduce(in, out, n, m2, op);
+        for (int i = 0; i < 4 * n; i++)
+            T.eq(out[i], ref[i], "user op arrays int " + i);
+        IntBuffer di = MPI.newIntBuffer(4 * n), dout = MPI.newIntBuffer(4 * n);
         di.put(0, in);
-        w.reduce(di, dout, n, MPI.INT, op, 0);
+        w.reduce(di, dout, n, m2, op, 0);
         if (me == 0)
-            for (int i = 0; i < n; i++)
-                T.eq(dout.get(i), (int) ref[i], "user op buffers i " + i);
+            for (int i = 0; i < 4 * n; i++)
+                T.eq(dout.get(i), ref[i], "user op buffers int " + i);
+        m2.free();
         // An exception in the user function reaches the caller.
         Op bad = new Op(new UserFunction() {
             @Override
