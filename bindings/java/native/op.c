@@ -46,20 +46,21 @@ static void dispatch(int slot, void *in, void *inout, int *len, MPI_Datatype *dt
     if (attached) (*uj_vm)->DetachCurrentThread(uj_vm);
 }
 
-#define T(i)                                                                                       \
-    static void tramp##i(void *in, void *inout, int *len, MPI_Datatype *dt)                        \
-    {                                                                                              \
-        dispatch(i, in, inout, len, dt);                                                           \
-    }
+/* Trampolines tramp00 ... tramp77: the two digits are the slot in octal
+ * (0##i reads "12" as 012 = 10), so tramps[k] calls dispatch(k). */
+// clang-format off
+#define T(i) static void tramp##i(void *in, void *inout, int *len, MPI_Datatype *dt) \
+             { dispatch(0##i, in, inout, len, dt); }
 #define T8(i) T(i##0) T(i##1) T(i##2) T(i##3) T(i##4) T(i##5) T(i##6) T(i##7)
-T8(0)
-T8(1) T8(2) T8(3) T8(4) T8(5) T8(6) T8(7)
+T8(0) T8(1) T8(2) T8(3) T8(4) T8(5) T8(6) T8(7)
 #undef T
 #define T(i) tramp##i,
-    static MPI_User_function *const tramps[UJ_OP_SLOTS] = {T8(0) T8(1) T8(2) T8(3) T8(4) T8(5) T8(6)
-                                                               T8(7)};
+static MPI_User_function *const tramps[UJ_OP_SLOTS] = {
+    T8(0) T8(1) T8(2) T8(3) T8(4) T8(5) T8(6) T8(7)
+};
 #undef T
 #undef T8
+// clang-format on
 
 JNIEXPORT jlong JNICALL Java_mpi_Op_createNative(JNIEnv *env, jobject self, jboolean commute)
 {

@@ -315,6 +315,26 @@ public class Coll {
             for (int i = 0; i < 4 * n; i++)
                 T.eq(dout.get(i), ref[i], "user op buffers int " + i);
         m2.free();
+        // Many user operations alive at once: each must reach its own function.
+        Op[] ops = new Op[20];
+        for (int k = 0; k < ops.length; k++) {
+            final int add = k;
+            ops[k] = new Op(new UserFunction() {
+                @Override
+                public void call(Object in2, Object io, int count, Datatype t) {
+                    int[] a = (int[]) in2, b = (int[]) io;
+                    for (int i = 0; i < count; i++)
+                        b[i] = a[i] + b[i] + add;
+                }
+            }, true);
+        }
+        for (int k = ops.length - 1; k >= 0; k--) {
+            int[] x = {me}, y = new int[1];
+            w.allReduce(x, y, 1, MPI.INT, ops[k]);
+            T.eq(y[0], np * (np - 1) / 2 + (np - 1) * k, "user op number " + k);
+        }
+        for (Op o : ops)
+            o.free();
         // An exception in the user function reaches the caller.
         Op bad = new Op(new UserFunction() {
             @Override
