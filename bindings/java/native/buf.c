@@ -15,6 +15,12 @@
  * Latency --heap shows the crossover); -Dump.java.pinThreshold=N sets it. */
 jlong uj_pin_threshold = 16384;
 
+/* A pinned array holds off the collector (GCLocker on JDK 17). Under
+ * THREAD_MULTIPLE a thread blocked in MPI with a pinned array could wait
+ * for a message that another thread of the same process cannot send until
+ * a collection completes: a deadlock. So MULTIPLE copies always. */
+bool uj_pin_allowed = true;
+
 /* The copy path's pool: a few growable buffers per thread (sendRecv and
  * the collectives need two at once), kept for the thread's life so the
  * steady state allocates nothing. */
@@ -110,7 +116,7 @@ bool uj_buf_get(JNIEnv *env, uj_buf_t *b, jobject obj, jboolean direct, jint off
     }
     b->arr = (jarray)obj;
     size_t n = (size_t)(hi - lo);
-    if (allow_pin && (jlong)n >= uj_pin_threshold) {
+    if (allow_pin && uj_pin_allowed && (jlong)n >= uj_pin_threshold) {
         b->pinned = (*env)->GetPrimitiveArrayCritical(env, b->arr, NULL);
         if (!b->pinned) return false; /* OutOfMemoryError pending */
         b->ptr = (char *)b->pinned + off;

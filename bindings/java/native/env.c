@@ -158,6 +158,7 @@ JNIEXPORT jint JNICALL Java_mpi_MPI_initNative(JNIEnv *env, jclass c, jint requi
     if (rc != MPI_SUCCESS) return uj_throw(env, rc), provided;
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    uj_pin_allowed = provided < MPI_THREAD_MULTIPLE;
     return provided;
 }
 

@@ -93,6 +93,8 @@ void uj_ints_free(int *p);
 
 /* Pin threshold in bytes: heap arrays of at least this span are pinned. */
 extern jlong uj_pin_threshold;
+/* False under MPI_THREAD_MULTIPLE: heap arrays are then always copied. */
+extern bool uj_pin_allowed;
 
 extern JavaVM *uj_vm;
 

@@ -89,3 +89,9 @@ if(TARGET ump_java_bench)
     set_tests_properties(java.bench.${nm} PROPERTIES TIMEOUT 200 LABELS java)
   endforeach()
 endif()
+
+# The installed binding, used from outside the build tree.
+add_test(NAME java.install
+         COMMAND sh ${UJT}/install_test.sh ${CMAKE_COMMAND} ${CMAKE_BINARY_DIR} ${UJT}/java/Smoke.java)
+set_tests_properties(java.install PROPERTIES TIMEOUT 240 LABELS "java;install"
+                     PASS_REGULAR_EXPRESSION "Smoke OK on 2 ranks")
