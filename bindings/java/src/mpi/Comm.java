@@ -328,6 +328,40 @@ public class Comm implements Freeable, Cloneable {
         return iProbeNative(handle, source, tag, s.data) ? s : null;
     }
 
+    // ---- pack / unpack ----
+
+    private static native int packNative(long comm, Object in, boolean ind, int inoff,
+            long inlen, int count, long type, Object out, boolean outd, int outoff, long outlen,
+            int position) throws MPIException;
+    private static native int unpackNative(long comm, Object in, boolean ind, int inoff,
+            long inlen, int position, Object out, boolean outd, int outoff, long outlen,
+            int count, long type) throws MPIException;
+    private static native int packSizeNative(long comm, int count, long type)
+            throws MPIException;
+
+    /** Packs incount elements of inbuf into outbuf at position; returns the new position. */
+    public final int pack(Object inbuf, int incount, Datatype type, byte[] outbuf, int position)
+            throws MPIException {
+        MPI.check();
+        return packNative(handle, Buf.base(inbuf), Buf.direct(inbuf), Buf.off(inbuf),
+                Buf.len(inbuf), incount, type.handle, outbuf, false, 0, Buf.len(outbuf),
+                position);
+    }
+
+    /** Unpacks outcount elements from inbuf at position into outbuf; returns the new position. */
+    public final int unpack(byte[] inbuf, int position, Object outbuf, int outcount,
+            Datatype type) throws MPIException {
+        MPI.check();
+        return unpackNative(handle, inbuf, false, 0, Buf.len(inbuf), position, Buf.base(outbuf),
+                Buf.direct(outbuf), Buf.off(outbuf), Buf.len(outbuf), outcount, type.handle);
+    }
+
+    /** Upper bound of the bytes pack needs for incount elements. */
+    public final int packSize(int incount, Datatype type) throws MPIException {
+        MPI.check();
+        return packSizeNative(handle, incount, type.handle);
+    }
+
     // ---- collectives ----
 
     public final void barrier() throws MPIException {

@@ -148,6 +148,32 @@ public class Types {
                 }
             }
         }
+        // pack / unpack: ints from an array, a column from a direct buffer, doubles.
+        int psize = w.packSize(3, MPI.INT) + w.packSize(1, col) + w.packSize(2, MPI.DOUBLE);
+        byte[] packed = new byte[psize];
+        if (me == 0) {
+            IntBuffer m = MPI.newIntBuffer(n);
+            for (int i = 0; i < n; i++)
+                m.put(i, i * 3);
+            int pos = w.pack(new int[] {5, 6, 7}, 3, MPI.INT, packed, 0);
+            pos = w.pack(m, 1, col, packed, pos);
+            pos = w.pack(new double[] {0.25, -8}, 2, MPI.DOUBLE, packed, pos);
+            w.send(packed, pos, MPI.PACKED, 1, 60);
+        } else {
+            Status s = w.recv(packed, psize, MPI.PACKED, 0, 60);
+            int got = s.getCount(MPI.PACKED);
+            int[] three = new int[3];
+            int pos = w.unpack(packed, 0, three, 3, MPI.INT);
+            T.check(three[0] == 5 && three[1] == 6 && three[2] == 7, "unpack ints");
+            int[] c = new int[64];
+            pos = w.unpack(packed, pos, c, 64, MPI.INT);
+            for (int r = 0; r < 64; r++)
+                T.eq(c[r], r * 64 * 3, "unpacked column row " + r);
+            double[] d = new double[2];
+            pos = w.unpack(packed, pos, d, 2, MPI.DOUBLE);
+            T.check(d[0] == 0.25 && d[1] == -8, "unpack doubles");
+            T.eq(pos, got, "unpack consumed the message");
+        }
         for (Datatype t : types)
             t.free();
         st32.free();
