@@ -184,12 +184,15 @@ JNIEXPORT void JNICALL Java_mpi_Comm_gatherNative(JNIEnv *env, jclass c, jint wh
 static const char *v_name[] = {"Comm.gatherv", "Comm.scatterv", "Comm.allGatherv",
                                "Comm.allToAllv"};
 
-/* which: 0 gatherv, 1 scatterv, 2 allgatherv, 3 alltoallv. */
+/* which: 0 gatherv, 1 scatterv, 2 allgatherv, 3 alltoallv. Non-blocking
+ * when keep is not NULL: a direct int buffer of 4 x size entries, held by
+ * the Java Request, into which the counts and displacements are copied,
+ * since MPI reads them until the operation completes. */
 JNIEXPORT void JNICALL Java_mpi_Comm_gathervNative(
     JNIEnv *env, jclass c, jint which, jlong comm, jboolean sInPlace, jobject sbuf, jboolean sd,
     jint soff, jlong slen, jint scount, jintArray jscounts, jintArray jsdispls, jlong stype,
     jboolean rInPlace, jobject rbuf, jboolean rd, jint roff, jlong rlen, jint rcount,
-    jintArray jrcounts, jintArray jrdispls, jlong rtype, jint root)
+    jintArray jrcounts, jintArray jrdispls, jlong rtype, jint root, jobject keep, jlongArray req)
 {
     int rank, size, nsc, nsd, nrc, nrd;
     MPI_Comm cm = UJ_COMM(comm);
@@ -229,6 +232,40 @@ JNIEXPORT void JNICALL Java_mpi_Comm_gathervNative(
     have_r = true;
 
     void *sp = sInPlace ? MPI_IN_PLACE : sb.ptr, *rp = rInPlace ? MPI_IN_PLACE : rb.ptr;
+    if (keep) {
+        int *k = (*env)->GetDirectBufferAddress(env, keep);
+        if (!k || (*env)->GetDirectBufferCapacity(env, keep) < 4L * size) {
+            uj_throw_msg(env, MPI_ERR_INTERN, "%s: no room for the counts", what);
+            goto out;
+        }
+        const int *src[4] = {scounts, sdispls, rcounts, rdispls};
+        const int nsrc[4] = {nsc, nsd, nrc, nrd};
+        for (int a = 0; a < 4; a++)
+            for (int i = 0; i < size; i++)
+                k[a * size + i] = src[a] && i < nsrc[a] ? src[a][i] : 0;
+        int *ksc = src[0] ? k : NULL, *ksd = src[1] ? k + size : NULL;
+        int *krc = src[2] ? k + 2 * size : NULL, *krd = src[3] ? k + 3 * size : NULL;
+        MPI_Request q = MPI_REQUEST_NULL;
+        switch (which) {
+        case 0:
+            rc = MPI_Igatherv(sp, scount, st, rp, krc, krd, rt, root, cm, &q);
+            break;
+        case 1:
+            rc = MPI_Iscatterv(sp, ksc, ksd, st, rp, rcount, rt, root, cm, &q);
+            break;
+        case 2:
+            rc = MPI_Iallgatherv(sp, scount, st, rp, krc, krd, rt, cm, &q);
+            break;
+        default:
+            rc = MPI_Ialltoallv(sp, ksc, ksd, st, rp, krc, krd, rt, cm, &q);
+            break;
+        }
+        if (rc == MPI_SUCCESS) {
+            jlong h = UJ_H(q);
+            (*env)->SetLongArrayRegion(env, req, 0, 1, &h);
+        }
+        goto out;
+    }
     switch (which) {
     case 0:
         rc = MPI_Gatherv(sp, scount, st, rp, rcounts, rdispls, rt, root, cm);

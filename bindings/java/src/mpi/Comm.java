@@ -71,7 +71,8 @@ public class Comm implements Freeable, Cloneable {
     private static native void gathervNative(int which, long comm, boolean sInPlace, Object sb,
             boolean sd, int soff, long slen, int scount, int[] scounts, int[] sdispls,
             long stype, boolean rInPlace, Object rb, boolean rd, int roff, long rlen, int rcount,
-            int[] rcounts, int[] rdispls, long rtype, int root) throws MPIException;
+            int[] rcounts, int[] rdispls, long rtype, int root, java.nio.IntBuffer keep,
+            long[] req) throws MPIException;
     // which: 0 reduce, 1 allreduce, 2 reduce_scatter, 3 reduce_scatter_block, 4 scan,
     // 5 exscan, 6 reduce_local
     static native void reduceNative(int which, long comm, boolean sInPlace, Object sb,
@@ -502,7 +503,86 @@ public class Comm implements Freeable, Cloneable {
         gathervNative(which, handle, sInPlace, Buf.base(sb), Buf.direct(sb), Buf.off(sb),
                 Buf.len(sb), scount, scounts, sdispls, stype == null ? 0 : stype.handle,
                 rInPlace, Buf.base(rb), Buf.direct(rb), Buf.off(rb), Buf.len(rb), rcount,
-                rcounts, rdispls, rtype == null ? 0 : rtype.handle, root);
+                rcounts, rdispls, rtype == null ? 0 : rtype.handle, root, null, null);
+    }
+
+    private Request iVLike(int which, boolean sInPlace, Buffer sb, int scount, int[] scounts,
+            int[] sdispls, Datatype stype, boolean rInPlace, Buffer rb, int rcount,
+            int[] rcounts, int[] rdispls, Datatype rtype, int root, String name)
+            throws MPIException {
+        MPI.check();
+        Buf.needDirect(sb, name);
+        Buf.needDirect(rb, name);
+        // MPI reads the counts until completion: they live in a direct buffer the request holds.
+        java.nio.IntBuffer keep = MPI.newIntBuffer(4 * Math.max(1, getSize()));
+        long[] req = new long[1];
+        gathervNative(which, handle, sInPlace, sb, true, 0, Buf.len(sb), scount, scounts,
+                sdispls, stype == null ? 0 : stype.handle, rInPlace, rb, true, 0, Buf.len(rb),
+                rcount, rcounts, rdispls, rtype == null ? 0 : rtype.handle, root, keep, req);
+        return new Request(req[0], new Object[] {sb, keep}, rb);
+    }
+
+    public final Request iGatherv(Buffer sendbuf, int sendcount, Datatype sendtype,
+            Buffer recvbuf, int[] recvcount, int[] displs, Datatype recvtype, int root)
+            throws MPIException {
+        return iVLike(0, false, sendbuf, sendcount, null, null, sendtype, false, recvbuf, 0,
+                recvcount, displs, recvtype, root, "Comm.iGatherv");
+    }
+
+    /** At the root, in place. */
+    public final Request iGatherv(Buffer recvbuf, int[] recvcount, int[] displs,
+            Datatype recvtype, int root) throws MPIException {
+        return iVLike(0, true, null, 0, null, null, null, false, recvbuf, 0, recvcount, displs,
+                recvtype, root, "Comm.iGatherv");
+    }
+
+    /** At the other ranks, with an in-place root. */
+    public final Request iGatherv(Buffer sendbuf, int sendcount, Datatype sendtype, int root)
+            throws MPIException {
+        return iVLike(0, false, sendbuf, sendcount, null, null, sendtype, false, null, 0, null,
+                null, sendtype, root, "Comm.iGatherv");
+    }
+
+    public final Request iScatterv(Buffer sendbuf, int[] sendcount, int[] displs,
+            Datatype sendtype, Buffer recvbuf, int recvcount, Datatype recvtype, int root)
+            throws MPIException {
+        return iVLike(1, false, sendbuf, 0, sendcount, displs, sendtype, false, recvbuf,
+                recvcount, null, null, recvtype, root, "Comm.iScatterv");
+    }
+
+    /** At the root, in place. */
+    public final Request iScatterv(Buffer sendbuf, int[] sendcount, int[] displs,
+            Datatype sendtype, int root) throws MPIException {
+        return iVLike(1, false, sendbuf, 0, sendcount, displs, sendtype, true, null, 0, null,
+                null, sendtype, root, "Comm.iScatterv");
+    }
+
+    /** At the other ranks, with an in-place root. */
+    public final Request iScatterv(Buffer recvbuf, int recvcount, Datatype recvtype, int root)
+            throws MPIException {
+        return iVLike(1, false, null, 0, null, null, recvtype, false, recvbuf, recvcount, null,
+                null, recvtype, root, "Comm.iScatterv");
+    }
+
+    public final Request iAllGatherv(Buffer sendbuf, int sendcount, Datatype sendtype,
+            Buffer recvbuf, int[] recvcount, int[] displs, Datatype recvtype)
+            throws MPIException {
+        return iVLike(2, false, sendbuf, sendcount, null, null, sendtype, false, recvbuf, 0,
+                recvcount, displs, recvtype, 0, "Comm.iAllGatherv");
+    }
+
+    /** In place. */
+    public final Request iAllGatherv(Buffer buf, int[] count, int[] displs, Datatype type)
+            throws MPIException {
+        return iVLike(2, true, null, 0, null, null, null, false, buf, 0, count, displs, type, 0,
+                "Comm.iAllGatherv");
+    }
+
+    public final Request iAllToAllv(Buffer sendbuf, int[] sendcount, int[] sdispls,
+            Datatype sendtype, Buffer recvbuf, int[] recvcount, int[] rdispls, Datatype recvtype)
+            throws MPIException {
+        return iVLike(3, false, sendbuf, 0, sendcount, sdispls, sendtype, false, recvbuf, 0,
+                recvcount, rdispls, recvtype, 0, "Comm.iAllToAllv");
     }
 
     public final void gatherv(Object sendbuf, int sendcount, Datatype sendtype, Object recvbuf,

@@ -381,6 +381,45 @@ public class Coll {
             for (int r = 0; r < np; r++)
                 T.eq(g.get(r * n + i), v(r, i), "iAllGather");
         }
+        // Non-blocking v-forms: the count arrays are changed right after the
+        // call, which must not matter (the request keeps its own copy).
+        int[] counts = new int[np], displs = new int[np];
+        int at = 0;
+        for (int r = 0; r < np; r++) {
+            counts[r] = r + 1;
+            displs[r] = at + 1;
+            at = displs[r] + counts[r];
+        }
+        IntBuffer mine = MPI.newIntBuffer(me + 1), all = MPI.newIntBuffer(at),
+                  root = MPI.newIntBuffer(at);
+        for (int i = 0; i <= me; i++)
+            mine.put(i, v(me, i));
+        Request a = w.iAllGatherv(mine, me + 1, MPI.INT, all, counts, displs, MPI.INT);
+        Request gv = w.iGatherv(mine, me + 1, MPI.INT, root, counts, displs, MPI.INT, 0);
+        int[] c2 = counts.clone(), d2 = displs.clone();
+        java.util.Arrays.fill(counts, 0);
+        java.util.Arrays.fill(displs, 0);
+        Request.waitAll(new Request[] {a, gv});
+        for (int r = 0; r < np; r++)
+            for (int i = 0; i < c2[r]; i++) {
+                T.eq(all.get(d2[r] + i), v(r, i), "iAllGatherv block " + r);
+                if (me == 0) T.eq(root.get(d2[r] + i), v(r, i), "iGatherv block " + r);
+            }
+        IntBuffer back = MPI.newIntBuffer(me + 1);
+        w.iScatterv(all, c2, d2, MPI.INT, back, me + 1, MPI.INT, 0).waitFor();
+        for (int i = 0; i <= me; i++)
+            T.eq(back.get(i), v(me, i), "iScatterv i " + i);
+        int[] ones = new int[np], offs = new int[np];
+        for (int r = 0; r < np; r++) {
+            ones[r] = 1;
+            offs[r] = r;
+        }
+        IntBuffer sa = MPI.newIntBuffer(np), ra = MPI.newIntBuffer(np);
+        for (int r = 0; r < np; r++)
+            sa.put(r, v(me, r));
+        w.iAllToAllv(sa, ones, offs, MPI.INT, ra, ones, offs, MPI.INT).waitFor();
+        for (int r = 0; r < np; r++)
+            T.eq(ra.get(r), v(r, me), "iAllToAllv from " + r);
         boolean threw = false;
         try {
             w.iBcast(java.nio.IntBuffer.wrap(new int[4]), 4, MPI.INT, 0);
