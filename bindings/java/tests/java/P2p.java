@@ -154,6 +154,30 @@ public class P2p {
         }
         for (Request r : reqs)
             T.check(r.isNull(), "request null after completion");
+        // A receive nobody matches, cancelled.
+        Request c = w.iRecv(MPI.newByteBuffer(8), 8, MPI.BYTE, peer, 12345);
+        c.cancel();
+        Status cs = c.waitStatus();
+        T.check(cs.isCancelled(), "cancelled receive reports isCancelled");
+        T.check(c.isNull(), "cancelled request is finished");
+        // testAll / testAny / testSome / waitSome on a pair of exchanges.
+        IntBuffer x = MPI.newIntBuffer(4), y = MPI.newIntBuffer(4);
+        for (int i = 0; i < 4; i++)
+            x.put(i, me * 10 + i);
+        Request[] two = {w.iRecv(y, 4, MPI.INT, peer, 55), w.iSend(x, 4, MPI.INT, peer, 55)};
+        while (!Request.testAll(two))
+            Thread.onSpinWait();
+        for (int i = 0; i < 4; i++)
+            T.eq(y.get(i), peer * 10 + i, "testAll data " + i);
+        T.eq(Request.testAny(two), MPI.UNDEFINED, "testAny with all null");
+        Request[] more = {w.iRecv(y, 4, MPI.INT, peer, 56), w.iSend(x, 4, MPI.INT, peer, 56)};
+        int done = 0;
+        while (done < 2) {
+            int[] idx = Request.waitSome(more);
+            T.check(idx != null && idx.length >= 1, "waitSome returns completions");
+            done += idx.length;
+        }
+        T.check(Request.waitSome(more) == null, "waitSome with all null");
         // test() loop and getStatus.
         IntBuffer ib = MPI.newIntBuffer(100);
         if (me == 0) {
