@@ -101,6 +101,13 @@ public final class MPI {
     public static final Datatype FLOAT_COMPLEX = Datatype.basic(Datatype.FLOAT_COMPLEX);
     public static final Datatype DOUBLE_COMPLEX = Datatype.basic(Datatype.DOUBLE_COMPLEX);
 
+    /** Layouts of the pair types, for reading and writing them in a buffer. */
+    public static final Int2 int2 = new Int2();
+    public static final ShortInt shortInt = new ShortInt();
+    public static final LongInt longInt = new LongInt();
+    public static final FloatInt floatInt = new FloatInt();
+    public static final DoubleInt doubleInt = new DoubleInt();
+
     public static final Op MAX = new Op(1), MIN = new Op(2), SUM = new Op(3), PROD = new Op(4),
             LAND = new Op(5), BAND = new Op(6), LOR = new Op(7), BOR = new Op(8),
             LXOR = new Op(9), BXOR = new Op(10), MINLOC = new Op(11), MAXLOC = new Op(12),

@@ -133,6 +133,19 @@ public class Coll {
         w.allReduce(pair, res, 1, MPI.INT2, MPI.MAXLOC);
         T.eq(res[0], np > 1 && np - 1 > 100 ? np - 1 : 100, "maxloc value");
         T.eq(res[1], 0, "maxloc index (lowest of equal values)");
+        // MINLOC on DOUBLE_INT through the Struct view, on a direct buffer
+        DoubleInt di = MPI.doubleInt;
+        ByteBuffer pb = MPI.newByteBuffer(2 * di.getExtent()), pr = MPI.newByteBuffer(2 * di.getExtent());
+        for (int e = 0; e < 2; e++) {
+            DoubleInt.Data dd = di.getData(pb, e);
+            dd.putValue(e == 0 ? 5.0 - me : 1.5 + me);
+            dd.putIndex(me);
+        }
+        w.allReduce(pb, pr, 2, di.getType(), MPI.MINLOC);
+        DoubleInt.Data r0 = di.getData(pr, 0), r1 = di.getData(pr, 1);
+        T.check(r0.getValue() == 5.0 - (np - 1) && r0.getIndex() == np - 1, "minloc element 0");
+        T.check(r1.getValue() == 1.5 && r1.getIndex() == 0, "minloc element 1");
+        T.eq(di.getExtent(), 16, "DoubleInt extent");
         // reduceLocal
         int[] a = {1, 2, 3}, b = {10, 20, 30};
         Comm.reduceLocal(a, b, 3, MPI.INT, MPI.PROD);

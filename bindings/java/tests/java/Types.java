@@ -174,6 +174,23 @@ public class Types {
             T.check(d[0] == 0.25 && d[1] == -8, "unpack doubles");
             T.eq(pos, got, "unpack consumed the message");
         }
+        // A user Struct: {short, double, int[3]} sent as its own datatype.
+        Rec rec = new Rec();
+        T.eq(rec.getExtent(), 32, "Rec extent (C layout)");
+        ByteBuffer rb = MPI.newByteBuffer(3 * rec.getExtent());
+        if (me == 0) {
+            for (int e = 0; e < 3; e++) {
+                Rec.Data d = rec.getData(rb, e);
+                d.set((short) (e + 1), e * 0.5, 10 * e);
+            }
+            w.send(rb, 3, rec.getType(), 1, 70);
+        } else {
+            w.recv(rb, 3, rec.getType(), 0, 70);
+            for (int e = 0; e < 3; e++) {
+                Rec.Data d = rec.getData(rb, e);
+                T.check(d.s() == e + 1 && d.d() == e * 0.5 && d.i(2) == 10 * e + 2, "Rec " + e);
+            }
+        }
         for (Datatype t : types)
             t.free();
         st32.free();
@@ -212,5 +229,35 @@ public class Types {
                     l.add(r * 64 + c);
         }
         return l.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    static final class Rec extends Struct {
+        final int fs = addShort(), fd = addDouble(), fi = addInt(3);
+
+        @Override
+        protected Data newData() {
+            return new Data();
+        }
+
+        final class Data extends Struct.Data {
+            void set(short a, double b, int c) {
+                putShort(fs, a);
+                putDouble(fd, b);
+                for (int k = 0; k < 3; k++)
+                    putInt(fi + 4 * k, c + k);
+            }
+
+            short s() {
+                return getShort(fs);
+            }
+
+            double d() {
+                return getDouble(fd);
+            }
+
+            int i(int k) {
+                return getInt(fi + 4 * k);
+            }
+        }
     }
 }
