@@ -148,3 +148,11 @@ if(UMP_BUILD_TESTS)
                    ${UMPCC_DIR}/test)
   set_tests_properties(install.findmpi PROPERTIES TIMEOUT 300 LABELS install SKIP_RETURN_CODE 77)
 endif()
+
+# The Java binding installs its jar, JNI library and umpjavac itself
+# (bindings/java/CMakeLists.txt); find_package(ump) then also sets
+# ump_JAVA_JAR, ump_JAVA_LIBRARY and ump_UMPJAVAC.
+if(TARGET ump_java)
+  file(APPEND ${CMAKE_BINARY_DIR}/install/umpConfig.cmake
+       "include(\"\${CMAKE_CURRENT_LIST_DIR}/umpJavaConfig.cmake\" OPTIONAL)\n")
+endif()

@@ -206,6 +206,7 @@ static int spawn_one(struct rank *r, const sigset_t *oldmask, int devnull)
         if (r->host->local) {
             for (int i = 0; i < env.n; i++)
                 putenv(env.v[i]);
+            java_classpath(argv[0]);
         }
         if (job.wdir && r->host->local && chdir(job.wdir)) {
             fprintf(stderr, "umprun: cannot change to %s on %s: %s\n", job.wdir, r->host->name,

@@ -151,6 +151,9 @@ int hosts_setup(void);
 /* spawn.c */
 int spawn_all(void);
 
+/* java.c: in a local rank's child, CLASSPATH for `java` ranks if unset. */
+void java_classpath(const char *prog);
+
 /* kvs.c */
 int kvs_listen(void);
 void kvs_accept(void);

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: BSD-3-Clause
+import java.io.FileWriter;
+import java.io.IOException;
+import java.io.PrintWriter;
+
+import mpi.*;
+
+/**
+ * What the Java benchmarks share, mirroring bench/mpi/bench.h: the options
+ * (--quick, --time S, --min/--max BYTES, --csv FILE, --array for heap
+ * arrays instead of direct buffers), the timing loop (warm-up, calibration
+ * decided by rank 0, a timed run of at least --time seconds, the slowest
+ * rank's time) and the rows  bench,variant,ranks,bytes,time_us,MBps.
+ */
+final class Bench {
+    boolean quick, array;
+    double time = -1;
+    long min, max;
+    String csv;
+    int rank, size;
+    String[] rest = new String[0];
+    private PrintWriter out;
+
+    interface Loop {
+        void run(long iters) throws MPIException;
+    }
+
+    Bench(String[] args, long dmin, long dmax) throws MPIException {
+        MPI.Init(args);
+        rank = MPI.COMM_WORLD.getRank();
+        size = MPI.COMM_WORLD.getSize();
+        min = dmin;
+        max = dmax;
+        java.util.ArrayList<String> extra = new java.util.ArrayList<>();
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+            case "--quick": quick = true; break;
+            case "--array": array = true; break;
+            case "--time": time = Double.parseDouble(args[++i]); break;
+            case "--min": min = parseSize(args[++i]); break;
+            case "--max": max = parseSize(args[++i]); break;
+            case "--csv": csv = args[++i]; break;
+            default: extra.add(args[i]);
+            }
+        }
+        rest = extra.toArray(rest);
+        if (time < 0) time = quick ? 0.05 : 0.2;
+        if (rank == 0 && csv != null) {
+            try {
+                out = new PrintWriter(new FileWriter(csv));
+            } catch (IOException e) {
+                die("cannot open " + csv + ": " + e.getMessage());
+            }
+            out.println("bench,variant,ranks,bytes,time_us,MBps");
+        }
+        if (rank == 0)
+            System.out.printf("%-14s %-12s %6s %10s %12s %12s%n", "bench", "variant", "ranks",
+                    "bytes", "time_us", "MB/s");
+    }
+
+    static long parseSize(String s) {
+        long mul = 1;
+        char c = s.charAt(s.length() - 1);
+        if (c == 'k' || c == 'K') mul = 1 << 10;
+        if (c == 'm' || c == 'M') mul = 1 << 20;
+        if (mul > 1) s = s.substring(0, s.length() - 1);
+        return Long.decode(s) * mul;
+    }
+
+    void die(String what) {
+        System.err.println("bench: rank " + rank + ": " + what);
+        try {
+            MPI.COMM_WORLD.abort(1);
+        } catch (MPIException e) {
+            // exiting anyway
+        }
+        System.exit(1);
+    }
+
+    /** Sizes 0 (if min is 0), 1, 2, 4 ... max; --quick takes every other power. */
+    long next(long s) {
+        return s == 0 ? 1 : quick ? s * 4 : s * 2;
+    }
+
+    /** Seconds per iteration of loop, the slowest rank's (bench.h's b_time). */
+    double time(Intracomm comm, Loop loop) throws MPIException {
+        long n = 1;
+        loop.run(2); // warm-up, which also lets the JIT compile the loop
+        double[] dt = new double[1], mx = new double[1];
+        for (;;) {
+            comm.barrier();
+            double t0 = MPI.wtime();
+            loop.run(n);
+            dt[0] = MPI.wtime() - t0;
+            comm.allReduce(dt, mx, 1, MPI.DOUBLE, MPI.MAX);
+            if (mx[0] >= time / 8 || n >= (1L << 24)) {
+                n = Math.max(1, (long) (time / (mx[0] / n)) + 1);
+                break;
+            }
+            n *= 4;
+        }
+        long[] nn = {n};
+        comm.bcast(nn, 1, MPI.LONG, 0);
+        comm.barrier();
+        double t0 = MPI.wtime();
+        loop.run(nn[0]);
+        dt[0] = MPI.wtime() - t0;
+        comm.allReduce(dt, mx, 1, MPI.DOUBLE, MPI.MAX);
+        return mx[0] / nn[0];
+    }
+
+    void row(String bench, String variant, int ranks, long bytes, double sec, double moved) {
+        if (rank != 0) return;
+        double us = sec * 1e6, mbps = sec > 0 ? moved / sec / 1e6 : 0;
+        System.out.printf("%-14s %-12s %6d %10d %12.3f %12.1f%n", bench, variant, ranks, bytes, us,
+                mbps);
+        System.out.flush();
+        if (out != null)
+            out.printf(java.util.Locale.ROOT, "%s,%s,%d,%d,%.4f,%.2f%n", bench, variant, ranks,
+                    bytes, us, mbps);
+    }
+
+    void end() throws MPIException {
+        if (out != null) out.close();
+        MPI.Finalize();
+    }
+
+    static byte pat(long i, long salt) {
+        return (byte) (i * 131 + salt * 7 + 3);
+    }
+}

@@ -1,0 +1,389 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * coll.c - the collectives of mpi.Comm / mpi.Intracomm. Each native entry
+ * works out which bytes of each buffer the collective touches on this rank
+ * (nothing for the arguments MPI ignores there, such as the receive buffer
+ * of a gather off the root), acquires the buffers, calls MPI, releases.
+ * The non-blocking forms get direct buffers only (checked in Java) and
+ * return the request through req[0].
+ */
+#include <stdlib.h>
+
+#include "ujava.h"
+
+/* Span of a v-collective buffer: blocks of counts[i] at displs[i] extents. */
+static int vspan(JNIEnv *env, MPI_Datatype dt, const int *counts, const int *displs, int n, int nc,
+                 int nd, MPI_Aint *lo, MPI_Aint *hi, const char *what)
+{
+    *lo = *hi = 0;
+    if (!counts || !displs || nc < n || nd < n) {
+        uj_throw_msg(env, MPI_ERR_ARG,
+                     "%s: counts and displacements need %d entries (one per rank), got %d and %d "
+                     "(MPI_ERR_ARG)",
+                     what, n, counts ? nc : 0, displs ? nd : 0);
+        return -1;
+    }
+    MPI_Aint lb, ext;
+    int rc = MPI_Type_get_extent(dt, &lb, &ext);
+    if (rc != MPI_SUCCESS) return uj_throw(env, rc), -1;
+    bool any = false;
+    for (int i = 0; i < n; i++) {
+        MPI_Aint l, h;
+        if (counts[i] <= 0) continue;
+        rc = uj_span(dt, counts[i], &l, &h);
+        if (rc != MPI_SUCCESS) return uj_throw(env, rc), -1;
+        l += (MPI_Aint)displs[i] * ext;
+        h += (MPI_Aint)displs[i] * ext;
+        if (!any || l < *lo) *lo = l;
+        if (!any || h > *hi) *hi = h;
+        any = true;
+    }
+    return 0;
+}
+
+static bool get_n(JNIEnv *env, uj_buf_t *b, jobject obj, jboolean d, jint off, jlong len,
+                  MPI_Count count, MPI_Datatype dt, int dir, bool pin, const char *what)
+{
+    MPI_Aint lo, hi;
+    *b = (uj_buf_t){.slot = -1};
+    if (count < 0) {
+        uj_throw_msg(env, MPI_ERR_COUNT, "%s: count %lld is negative (MPI_ERR_COUNT)", what,
+                     (long long)count);
+        return false;
+    }
+    if (count == 0 || dt == MPI_DATATYPE_NULL)
+        return uj_buf_get(env, b, obj, d, off, len, 0, 0, dir, pin, what);
+    int rc = uj_span(dt, count, &lo, &hi);
+    if (rc != MPI_SUCCESS) return uj_throw(env, rc), false;
+    return uj_buf_get(env, b, obj, d, off, len, lo, hi, dir, pin, what);
+}
+
+static int comm_shape(JNIEnv *env, MPI_Comm comm, int *rank, int *size)
+{
+    int rc = MPI_Comm_rank(comm, rank);
+    if (rc == MPI_SUCCESS) rc = MPI_Comm_size(comm, size);
+    if (rc != MPI_SUCCESS) uj_throw(env, rc);
+    return rc;
+}
+
+static void finish(JNIEnv *env, int rc, uj_buf_t *s, uj_buf_t *r, jlongArray req, MPI_Request q)
+{
+    if (r) uj_buf_put(env, r);
+    if (s) uj_buf_put(env, s);
+    if (rc != MPI_SUCCESS) return (void)uj_throw(env, rc);
+    if (req) {
+        jlong h = UJ_H(q);
+        (*env)->SetLongArrayRegion(env, req, 0, 1, &h);
+    }
+}
+
+JNIEXPORT void JNICALL Java_mpi_Comm_barrierNative(JNIEnv *env, jclass c, jlong comm)
+{
+    int rc = MPI_Barrier(UJ_COMM(comm));
+    if (rc != MPI_SUCCESS) uj_throw(env, rc);
+}
+
+JNIEXPORT jlong JNICALL Java_mpi_Comm_iBarrierNative(JNIEnv *env, jclass c, jlong comm)
+{
+    MPI_Request q = MPI_REQUEST_NULL;
+    int rc = MPI_Ibarrier(UJ_COMM(comm), &q);
+    if (rc != MPI_SUCCESS) return uj_throw(env, rc), 0;
+    return UJ_H(q);
+}
+
+JNIEXPORT void JNICALL Java_mpi_Comm_bcastNative(JNIEnv *env, jclass c, jlong comm, jobject buf,
+                                                 jboolean d, jint off, jlong len, jint count,
+                                                 jlong type, jint root, jboolean nb, jlongArray req)
+{
+    uj_buf_t b;
+    MPI_Request q = MPI_REQUEST_NULL;
+    if (!get_n(env, &b, buf, d, off, len, count, UJ_TYPE(type), UJ_INOUT, true, "Comm.bcast"))
+        return;
+    int rc = nb ? MPI_Ibcast(b.ptr, count, UJ_TYPE(type), root, UJ_COMM(comm), &q)
+                : MPI_Bcast(b.ptr, count, UJ_TYPE(type), root, UJ_COMM(comm));
+    finish(env, rc, NULL, &b, nb ? req : NULL, q);
+}
+
+static const char *g_name[] = {"Comm.gather", "Comm.scatter", "Comm.allGather", "Comm.allToAll"};
+
+/* which: 0 gather, 1 scatter, 2 allgather, 3 alltoall. inPlace: the send
+ * buffer is MPI_IN_PLACE (gather, allgather) or the receive buffer is
+ * (scatter, at the root). */
+JNIEXPORT void JNICALL Java_mpi_Comm_gatherNative(JNIEnv *env, jclass c, jint which, jlong comm,
+                                                  jboolean inPlace, jobject sbuf, jboolean sd,
+                                                  jint soff, jlong slen, jint scount, jlong stype,
+                                                  jobject rbuf, jboolean rd, jint roff, jlong rlen,
+                                                  jint rcount, jlong rtype, jint root, jboolean nb,
+                                                  jlongArray req)
+{
+    int rank, size;
+    MPI_Comm cm = UJ_COMM(comm);
+    MPI_Datatype st = UJ_TYPE(stype), rt = UJ_TYPE(rtype);
+    MPI_Request q = MPI_REQUEST_NULL;
+    const char *what = g_name[which & 3];
+    if (comm_shape(env, cm, &rank, &size) != MPI_SUCCESS) return;
+    bool is_root = rank == root;
+    MPI_Count sn = 0, rn = 0;
+    switch (which) {
+    case 0:
+        sn = inPlace ? 0 : scount;
+        rn = is_root ? (MPI_Count)rcount * size : 0;
+        break;
+    case 1:
+        sn = is_root ? (MPI_Count)scount * size : 0;
+        rn = inPlace ? 0 : rcount;
+        break;
+    case 2:
+        sn = inPlace ? 0 : scount;
+        rn = (MPI_Count)rcount * size;
+        break;
+    default:
+        sn = (MPI_Count)scount * size;
+        rn = (MPI_Count)rcount * size;
+        break;
+    }
+    bool s_ip = inPlace && which != 1, r_ip = inPlace && which == 1;
+    uj_buf_t sb, rb;
+    if (!get_n(env, &sb, sbuf, sd, soff, slen, sn, st, UJ_IN, true, what)) return;
+    if (!get_n(env, &rb, rbuf, rd, roff, rlen, rn, rt, UJ_OUT, true, what)) {
+        uj_buf_put(env, &sb);
+        return;
+    }
+    void *sp = s_ip ? MPI_IN_PLACE : sb.ptr, *rp = r_ip ? MPI_IN_PLACE : rb.ptr;
+    int rc;
+    if (s_ip) st = MPI_DATATYPE_NULL;
+    switch (which * 2 + (nb ? 1 : 0)) {
+    case 0:
+        rc = MPI_Gather(sp, scount, st, rp, rcount, rt, root, cm);
+        break;
+    case 1:
+        rc = MPI_Igather(sp, scount, st, rp, rcount, rt, root, cm, &q);
+        break;
+    case 2:
+        rc = MPI_Scatter(sp, scount, st, rp, rcount, rt, root, cm);
+        break;
+    case 3:
+        rc = MPI_Iscatter(sp, scount, st, rp, rcount, rt, root, cm, &q);
+        break;
+    case 4:
+        rc = MPI_Allgather(sp, scount, st, rp, rcount, rt, cm);
+        break;
+    case 5:
+        rc = MPI_Iallgather(sp, scount, st, rp, rcount, rt, cm, &q);
+        break;
+    case 6:
+        rc = MPI_Alltoall(sp, scount, st, rp, rcount, rt, cm);
+        break;
+    default:
+        rc = MPI_Ialltoall(sp, scount, st, rp, rcount, rt, cm, &q);
+        break;
+    }
+    finish(env, rc, &sb, &rb, nb ? req : NULL, q);
+}
+
+static const char *v_name[] = {"Comm.gatherv", "Comm.scatterv", "Comm.allGatherv",
+                               "Comm.allToAllv"};
+
+/* which: 0 gatherv, 1 scatterv, 2 allgatherv, 3 alltoallv. Non-blocking
+ * when keep is not NULL: a direct int buffer of 4 x size entries, held by
+ * the Java Request, into which the counts and displacements are copied,
+ * since MPI reads them until the operation completes. */
+JNIEXPORT void JNICALL Java_mpi_Comm_gathervNative(
+    JNIEnv *env, jclass c, jint which, jlong comm, jboolean sInPlace, jobject sbuf, jboolean sd,
+    jint soff, jlong slen, jint scount, jintArray jscounts, jintArray jsdispls, jlong stype,
+    jboolean rInPlace, jobject rbuf, jboolean rd, jint roff, jlong rlen, jint rcount,
+    jintArray jrcounts, jintArray jrdispls, jlong rtype, jint root, jobject keep, jlongArray req)
+{
+    int rank, size, nsc, nsd, nrc, nrd;
+    MPI_Comm cm = UJ_COMM(comm);
+    MPI_Datatype st = UJ_TYPE(stype), rt = UJ_TYPE(rtype);
+    const char *what = v_name[which & 3];
+    if (comm_shape(env, cm, &rank, &size) != MPI_SUCCESS) return;
+    bool is_root = rank == root;
+    int *scounts = uj_ints(env, jscounts, &nsc), *sdispls = uj_ints(env, jsdispls, &nsd);
+    int *rcounts = uj_ints(env, jrcounts, &nrc), *rdispls = uj_ints(env, jrdispls, &nrd);
+    uj_buf_t sb = {.slot = -1}, rb = {.slot = -1};
+    bool have_s = false, have_r = false;
+    MPI_Aint lo = 0, hi = 0;
+    int rc = MPI_SUCCESS;
+    if ((*env)->ExceptionCheck(env)) goto out;
+
+    /* send side */
+    bool sv = which == 3 || (which == 1 && is_root);
+    if (sv) {
+        if (vspan(env, st, scounts, sdispls, size, nsc, nsd, &lo, &hi, what)) goto out;
+        if (!uj_buf_get(env, &sb, sbuf, sd, soff, slen, lo, hi, UJ_IN, true, what)) goto out;
+    } else {
+        MPI_Count n = (sInPlace || which == 1) ? 0 : scount;
+        if (!get_n(env, &sb, sbuf, sd, soff, slen, n, st, UJ_IN, true, what)) goto out;
+    }
+    have_s = true;
+    /* receive side */
+    bool rv = which == 3 || which == 2 || (which == 0 && is_root);
+    if (rv) {
+        if (vspan(env, rt, rcounts, rdispls, size, nrc, nrd, &lo, &hi, what)) goto out;
+        if (!uj_buf_get(env, &rb, rbuf, rd, roff, rlen, lo, hi, sInPlace ? UJ_INOUT : UJ_OUT, true,
+                        what))
+            goto out;
+    } else {
+        MPI_Count n = (rInPlace || which == 0) ? 0 : rcount;
+        if (!get_n(env, &rb, rbuf, rd, roff, rlen, n, rt, UJ_OUT, true, what)) goto out;
+    }
+    have_r = true;
+
+    void *sp = sInPlace ? MPI_IN_PLACE : sb.ptr, *rp = rInPlace ? MPI_IN_PLACE : rb.ptr;
+    if (keep) {
+        int *k = (*env)->GetDirectBufferAddress(env, keep);
+        if (!k || (*env)->GetDirectBufferCapacity(env, keep) < 4L * size) {
+            uj_throw_msg(env, MPI_ERR_INTERN, "%s: no room for the counts", what);
+            goto out;
+        }
+        const int *src[4] = {scounts, sdispls, rcounts, rdispls};
+        const int nsrc[4] = {nsc, nsd, nrc, nrd};
+        for (int a = 0; a < 4; a++)
+            for (int i = 0; i < size; i++)
+                k[a * size + i] = src[a] && i < nsrc[a] ? src[a][i] : 0;
+        int *ksc = src[0] ? k : NULL, *ksd = src[1] ? k + size : NULL;
+        int *krc = src[2] ? k + 2 * size : NULL, *krd = src[3] ? k + 3 * size : NULL;
+        MPI_Request q = MPI_REQUEST_NULL;
+        switch (which) {
+        case 0:
+            rc = MPI_Igatherv(sp, scount, st, rp, krc, krd, rt, root, cm, &q);
+            break;
+        case 1:
+            rc = MPI_Iscatterv(sp, ksc, ksd, st, rp, rcount, rt, root, cm, &q);
+            break;
+        case 2:
+            rc = MPI_Iallgatherv(sp, scount, st, rp, krc, krd, rt, cm, &q);
+            break;
+        default:
+            rc = MPI_Ialltoallv(sp, ksc, ksd, st, rp, krc, krd, rt, cm, &q);
+            break;
+        }
+        if (rc == MPI_SUCCESS) {
+            jlong h = UJ_H(q);
+            (*env)->SetLongArrayRegion(env, req, 0, 1, &h);
+        }
+        goto out;
+    }
+    switch (which) {
+    case 0:
+        rc = MPI_Gatherv(sp, scount, st, rp, rcounts, rdispls, rt, root, cm);
+        break;
+    case 1:
+        rc = MPI_Scatterv(sp, scounts, sdispls, st, rp, rcount, rt, root, cm);
+        break;
+    case 2:
+        rc = MPI_Allgatherv(sp, scount, st, rp, rcounts, rdispls, rt, cm);
+        break;
+    default:
+        rc = MPI_Alltoallv(sp, scounts, sdispls, st, rp, rcounts, rdispls, rt, cm);
+        break;
+    }
+out:
+    if (have_r) uj_buf_put(env, &rb);
+    if (have_s) uj_buf_put(env, &sb);
+    uj_ints_free(scounts);
+    uj_ints_free(sdispls);
+    uj_ints_free(rcounts);
+    uj_ints_free(rdispls);
+    if (rc != MPI_SUCCESS) uj_throw(env, rc);
+}
+
+static const char *r_name[] = {
+    "Comm.reduce",    "Comm.allReduce",   "Comm.reduceScatter", "Comm.reduceScatterBlock",
+    "Intracomm.scan", "Intracomm.exScan", "Comm.reduceLocal"};
+
+/* which: 0 reduce, 1 allreduce, 2 reduce_scatter, 3 reduce_scatter_block,
+ * 4 scan, 5 exscan, 6 reduce_local. With a user operation nothing is
+ * pinned: the operation calls back into Java. */
+JNIEXPORT void JNICALL Java_mpi_Comm_reduceNative(JNIEnv *env, jclass c, jint which, jlong comm,
+                                                  jboolean inPlace, jobject sbuf, jboolean sd,
+                                                  jint soff, jlong slen, jobject rbuf, jboolean rd,
+                                                  jint roff, jlong rlen, jint count,
+                                                  jintArray jcounts, jlong type, jlong op,
+                                                  jboolean userOp, jint root, jboolean nb,
+                                                  jlongArray req)
+{
+    int rank, size, ncounts = 0;
+    MPI_Comm cm = UJ_COMM(comm);
+    MPI_Datatype dt = UJ_TYPE(type);
+    MPI_Request q = MPI_REQUEST_NULL;
+    const char *what = r_name[which >= 0 && which <= 6 ? which : 0];
+    bool pin = !userOp;
+    if (comm_shape(env, cm, &rank, &size) != MPI_SUCCESS) return;
+    int *counts = NULL;
+    MPI_Count total = count, mine = count;
+    if (which == 2) {
+        counts = uj_ints(env, jcounts, &ncounts);
+        if (!counts || ncounts < size) {
+            if (!(*env)->ExceptionCheck(env))
+                uj_throw_msg(env, MPI_ERR_ARG,
+                             "%s: recvcounts needs %d entries (one per rank), got %d "
+                             "(MPI_ERR_ARG)",
+                             what, size, ncounts);
+            uj_ints_free(counts);
+            return;
+        }
+        total = 0;
+        for (int i = 0; i < size; i++)
+            total += counts[i];
+        mine = counts[rank];
+    } else if (which == 3) {
+        total = (MPI_Count)count * size;
+    }
+    MPI_Count sn = inPlace ? 0 : total;
+    MPI_Count rn = which == 0 ? (rank == root ? count : 0) : (inPlace ? total : mine);
+    if (which == 6) sn = rn = count;
+    uj_buf_t sb, rb;
+    if (!get_n(env, &sb, sbuf, sd, soff, slen, sn, dt, UJ_IN, pin, what)) {
+        uj_ints_free(counts);
+        return;
+    }
+    if (!get_n(env, &rb, rbuf, rd, roff, rlen, rn, dt, inPlace || which == 6 ? UJ_INOUT : UJ_OUT,
+               pin, what)) {
+        uj_buf_put(env, &sb);
+        uj_ints_free(counts);
+        return;
+    }
+    void *sp = inPlace ? MPI_IN_PLACE : sb.ptr;
+    MPI_Op o = UJ_OP(op);
+    int rc;
+    switch (which * 2 + (nb ? 1 : 0)) {
+    case 0:
+        rc = MPI_Reduce(sp, rb.ptr, count, dt, o, root, cm);
+        break;
+    case 1:
+        rc = MPI_Ireduce(sp, rb.ptr, count, dt, o, root, cm, &q);
+        break;
+    case 2:
+        rc = MPI_Allreduce(sp, rb.ptr, count, dt, o, cm);
+        break;
+    case 3:
+        rc = MPI_Iallreduce(sp, rb.ptr, count, dt, o, cm, &q);
+        break;
+    case 4:
+        rc = MPI_Reduce_scatter(sp, rb.ptr, counts, dt, o, cm);
+        break;
+    case 6:
+        rc = MPI_Reduce_scatter_block(sp, rb.ptr, count, dt, o, cm);
+        break;
+    case 8:
+        rc = MPI_Scan(sp, rb.ptr, count, dt, o, cm);
+        break;
+    case 10:
+        rc = MPI_Exscan(sp, rb.ptr, count, dt, o, cm);
+        break;
+    case 12:
+        rc = MPI_Reduce_local(sb.ptr, rb.ptr, count, dt, o);
+        break;
+    default:
+        finish(env, MPI_SUCCESS, &sb, &rb, NULL, q);
+        uj_ints_free(counts);
+        uj_throw_msg(env, MPI_ERR_UNSUPPORTED_OPERATION,
+                     "%s: no non-blocking form in ump (MPI_ERR_UNSUPPORTED_OPERATION)", what);
+        return;
+    }
+    finish(env, rc, &sb, &rb, nb ? req : NULL, q);
+    uj_ints_free(counts);
+}

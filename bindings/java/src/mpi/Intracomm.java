@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: BSD-3-Clause
+package mpi;
+
+import java.nio.Buffer;
+
+/** An intra-communicator: making new communicators, and the prefix reductions. */
+public class Intracomm extends Comm {
+    Intracomm(long handle) {
+        super(handle);
+    }
+
+    private static native long splitNative(long comm, int colour, int key) throws MPIException;
+    private static native long splitTypeNative(long comm, int type, int key, long info)
+            throws MPIException;
+    private static native long createNative(long comm, long group) throws MPIException;
+
+    @Override
+    public Intracomm dup() throws MPIException {
+        MPI.check();
+        return new Intracomm(dupNative(handle));
+    }
+
+    @Override
+    public Intracomm clone() {
+        try {
+            return dup();
+        } catch (MPIException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Ranks of one colour form a communicator, ordered by key; MPI.UNDEFINED gives a null one. */
+    public final Intracomm split(int colour, int key) throws MPIException {
+        MPI.check();
+        return new Intracomm(splitNative(handle, colour, key));
+    }
+
+    public final Intracomm splitType(int splitType, int key, Info info) throws MPIException {
+        MPI.check();
+        return new Intracomm(splitTypeNative(handle, splitType, key, info.handle));
+    }
+
+    /** The communicator of a subgroup (collective; ranks outside it get a null one). */
+    public final Intracomm create(Group group) throws MPIException {
+        MPI.check();
+        return new Intracomm(createNative(handle, group.handle));
+    }
+
+    public final void scan(Object sendbuf, Object recvbuf, int count, Datatype type, Op op)
+            throws MPIException {
+        reduceLike(4, false, sendbuf, recvbuf, count, null, type, op, 0);
+    }
+
+    public final void scan(Object recvbuf, int count, Datatype type, Op op) throws MPIException {
+        reduceLike(4, true, null, recvbuf, count, null, type, op, 0);
+    }
+
+    public final void exScan(Object sendbuf, Object recvbuf, int count, Datatype type, Op op)
+            throws MPIException {
+        reduceLike(5, false, sendbuf, recvbuf, count, null, type, op, 0);
+    }
+
+    public final void exScan(Object buf, int count, Datatype type, Op op) throws MPIException {
+        reduceLike(5, true, null, buf, count, null, type, op, 0);
+    }
+
+    /** Not offered: ump's MPI has no MPI_Iscan. */
+    public final Request iScan(Buffer sendbuf, Buffer recvbuf, int count, Datatype type, Op op)
+            throws MPIException {
+        throw unsupported("Intracomm.iScan (MPI_Iscan)");
+    }
+
+    public final Request iScan(Buffer buf, int count, Datatype type, Op op) throws MPIException {
+        throw unsupported("Intracomm.iScan (MPI_Iscan)");
+    }
+
+    /** Not offered: ump's MPI has no MPI_Iexscan. */
+    public final Request iExScan(Buffer sendbuf, Buffer recvbuf, int count, Datatype type, Op op)
+            throws MPIException {
+        throw unsupported("Intracomm.iExScan (MPI_Iexscan)");
+    }
+
+    public final Request iExScan(Buffer buf, int count, Datatype type, Op op)
+            throws MPIException {
+        throw unsupported("Intracomm.iExScan (MPI_Iexscan)");
+    }
+
+    static MPIException unsupported(String what) {
+        return new MPIException(MPI.ERR_UNSUPPORTED_OPERATION, MPI.ERR_UNSUPPORTED_OPERATION,
+                what + " is not offered by ump's Java binding (MPI_ERR_UNSUPPORTED_OPERATION)");
+    }
+}

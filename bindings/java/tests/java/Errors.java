@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: BSD-3-Clause
+import java.nio.ByteBuffer;
+
+import mpi.*;
+
+/** MPI errors become MPIException with the right error class and ump's message. */
+public class Errors {
+    interface Call {
+        void run() throws MPIException;
+    }
+
+    static void expect(int cls, String what, Call c) {
+        try {
+            c.run();
+        } catch (MPIException e) {
+            if (e.getErrorClass() != cls)
+                T.fail(what + ": error class " + e.getErrorClass() + " (" + e.getMessage()
+                        + "), want " + cls);
+            if (e.getMessage() == null || e.getMessage().isEmpty()) T.fail(what + ": no message");
+            return;
+        }
+        T.fail(what + ": no exception");
+    }
+
+    public static void main(String[] args) throws MPIException {
+        MPI.Init(args);
+        Intracomm w = MPI.COMM_WORLD;
+        int me = w.getRank(), np = w.getSize();
+        T.rank = me;
+        byte[] a = new byte[16];
+        expect(MPI.ERR_RANK, "send to a bad rank", () -> w.send(a, 1, MPI.BYTE, np + 5, 0));
+        expect(MPI.ERR_TAG, "send with a bad tag", () -> w.send(a, 1, MPI.BYTE, me, -7));
+        expect(MPI.ERR_BUFFER, "count past the array",
+                () -> w.send(a, 17, MPI.BYTE, me, 0));
+        expect(MPI.ERR_BUFFER, "count past a direct buffer",
+                () -> w.send(MPI.newIntBuffer(4), 5, MPI.INT, me, 0));
+        expect(MPI.ERR_COUNT, "negative count", () -> w.send(a, -1, MPI.BYTE, me, 0));
+        expect(MPI.ERR_UNKNOWN, "iSend on a heap array",
+                () -> w.iSend(java.nio.ByteBuffer.wrap(a), 1, MPI.BYTE, me, 0));
+        expect(MPI.ERR_ROOT, "bcast with a bad root", () -> w.bcast(a, 1, MPI.BYTE, -4));
+        expect(MPI.ERR_UNSUPPORTED_OPERATION, "iScan",
+                () -> w.iScan(MPI.newIntBuffer(1), MPI.newIntBuffer(1), 1, MPI.INT, MPI.SUM));
+        // Truncation: a 100-byte message into a 10-byte receive.
+        if (np >= 2 && me < 2) {
+            if (me == 0) {
+                w.send(new byte[100], 100, MPI.BYTE, 1, 3);
+                w.send(new byte[100], 100, MPI.BYTE, 1, 4);
+            } else {
+                expect(MPI.ERR_TRUNCATE, "truncation into an array",
+                        () -> w.recv(new byte[10], 10, MPI.BYTE, 0, 3));
+                ByteBuffer b = MPI.newByteBuffer(10);
+                expect(MPI.ERR_TRUNCATE, "truncation into a direct buffer",
+                        () -> w.recv(b, 10, MPI.BYTE, 0, 4));
+            }
+        }
+        // The binding still works after errors.
+        int[] x = {1};
+        w.allReduce(x, 1, MPI.INT, MPI.SUM);
+        T.eq(x[0], np, "allReduce after errors");
+        w.barrier();
+        if (me == 0) System.out.println("Errors OK on " + np + " ranks");
+        MPI.Finalize();
+        boolean threw = false;
+        try {
+            w.barrier();
+        } catch (MPIException e) {
+            threw = true;
+        }
+        T.check(threw, "a call after Finalize throws");
+    }
+}
