@@ -156,7 +156,7 @@ int hosts_setup(void)
     }
     /* Hosts given but left without ranks do not count as nodes. */
     while (job.nhosts > 0 && job.hosts[job.nhosts - 1].nranks == 0)
-        job.nhosts--;
+        free(job.hosts[--job.nhosts].name);
     for (int i = 0; i < job.nhosts; i++) {
         job.hosts[i].local = is_local(job.hosts[i].name);
         if (!job.hosts[i].local) job.all_local = false;
