@@ -74,7 +74,15 @@ void kvs_accept(void)
         struct sockaddr_storage ss;
         socklen_t sl = sizeof(ss);
         int fd = accept4(job.lfd, (struct sockaddr *)&ss, &sl, SOCK_CLOEXEC | SOCK_NONBLOCK);
-        if (fd < 0) return; /* EAGAIN, or a transient error (EMFILE...): retried on the next poll */
+        if (fd < 0) {
+            /* Out of descriptors, the ranks would wait for an answer to
+             * their hello until they time out: end the job, saying why. */
+            if ((errno == EMFILE || errno == ENFILE) && !job.ending) {
+                io_no_fds("accepting a rank's connection");
+                job_fail(UMPRUN_EXIT_SETUP, "cannot accept the ranks' connections");
+            }
+            return; /* EAGAIN, or a transient error: retried on the next poll */
+        }
         if (job.ending) {
             close(fd);
             continue;

@@ -145,6 +145,9 @@ void kvs_reap_conns(void);
 void kvs_timers(uint64_t now, uint64_t *next);
 
 /* io.c */
+/* Says that umprun ran out of file descriptors doing `what`, with the limit
+ * and the fix (errno is the failure's). */
+void io_no_fds(const char *what);
 int io_pipe(struct outpipe *p, int dest, int child_fd[2]);
 void io_read(struct rank *r, struct outpipe *p);
 void io_flush(struct rank *r, struct outpipe *p);
