@@ -13,7 +13,10 @@
 #          coll (allreduce/bcast/alltoall/barrier loop, shm),
 #          tcp (64 B and 256 KiB ping-pong over tcp),
 #          udp (the same over udp with 5% of datagrams dropped: UMP_REL_DROP),
-#          slurm (not run: see the message it prints)
+#          slurm (the tcp kind's traffic under srun --mpi=pmix -K on the
+#          throwaway two-node cluster of tests/pmix/cluster.sh: 2 ranks
+#          per node; needs root, slurmd, slurmctld, munge and a library
+#          built with PMIx, else skipped with the reason)
 #   default: every kind, 100 trials; umprun and launch_ops from build/.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -55,6 +58,7 @@ kind_env() {
     coll) echo "UMP_TRANSPORTS=shm,tcp launch=coll" ;;
     tcp) echo "UMP_TRANSPORTS=tcp launch=mixed" ;;
     udp) echo "UMP_TRANSPORTS=udp UMP_REL_DROP=0.05 launch=mixed" ;;
+    slurm) echo "UMP_TRANSPORTS=shm,tcp launch=mixed" ;;
     esac
 }
 
@@ -68,8 +72,14 @@ trial() {
     for kv in $(kind_env "$kind"); do
         case "$kv" in launch=*) launch=${kv#launch=} ;; *) envs+=("$kv") ;; esac
     done
-    env "${envs[@]}" "$umprun" -v --timeout 120 -n $NRANKS "$prog" "$launch" 60 "$token" \
-        >"$out" 2>&1 </dev/null &
+    : >"$out"
+    if [ "$kind" = slurm ]; then
+        env "${envs[@]}" srun --mpi=pmix -N2 --ntasks-per-node=2 -K -t 2 "$prog" "$launch" 60 \
+            "$token" >"$out" 2>&1 </dev/null &
+    else
+        env "${envs[@]}" "$umprun" -v --timeout 120 -n $NRANKS "$prog" "$launch" 60 "$token" \
+            >"$out" 2>&1 </dev/null &
+    fi
     local upid=$!
     # Into the loop: rank 0 says so once every rank did one round.
     local i
@@ -85,12 +95,24 @@ trial() {
     fi
     local jobid pids=()
     jobid=$(sed -n 's/^umprun: job \([0-9a-f]\{16\}\),.*/\1/p' "$out" | head -1)
-    mapfile -t pids < <(pgrep -f -- "$token" | grep -vx "$upid")
+    # The ranks: processes of the program itself (srun and its helpers
+    # carry the token on their command lines too).
+    local comm
+    comm=$(basename "$prog" | cut -c1-15)
+    mapfile -t pids < <(pgrep -f -- "$token" | grep -vx "$upid" | while read -r p; do
+        [ "$(cat /proc/$p/comm 2>/dev/null)" = "$comm" ] && echo "$p"
+    done)
     if [ ${#pids[@]} -ne $NRANKS ]; then
         kill -9 $upid 2>/dev/null; wait $upid 2>/dev/null
         echo "fail 0 0 0 found-${#pids[@]}-rank-processes"
         return
     fi
+    # The job's shared-memory files, by name, from the ranks' mappings
+    # (srun gives no job id to look for).
+    local shmfiles="" p
+    for p in "${pids[@]}"; do
+        shmfiles+=" $(grep -o '/dev/shm/ump-[^ ]*' /proc/$p/maps 2>/dev/null | tr '\n' ' ')"
+    done
     # A random moment: 0..999 ms into the loop.
     sleep "0.$(printf '%03d' $((RANDOM % 1000)))"
     local victim=${pids[$((RANDOM % NRANKS))]}
@@ -113,7 +135,7 @@ trial() {
     # Processes: the ranks' pids, anything in their process groups (each
     # rank leads its own), anything carrying the token. Init may take a
     # moment to reap the last ones.
-    local orphans=0 p
+    local orphans=0
     for i in $(seq 20); do
         orphans=0
         for p in "${pids[@]}"; do
@@ -128,11 +150,15 @@ trial() {
     done
     local leftovers=0
     [ -n "$jobid" ] && leftovers=$(ls /dev/shm 2>/dev/null | grep -c "^ump-$jobid")
+    for p in $shmfiles; do
+        [ -e "$p" ] && [ -z "$jobid" ] && leftovers=$((leftovers + 1))
+    done
     local why=""
     [ "$rc" = hang ] && why="umprun-still-running-10s-after-the-kill"
     [ "$rc" = 0 ] && why="umprun-exited-0"
     [ -z "$why" ] && [ $ms -ge $EXIT_LIMIT_MS ] && why="exit-took-${ms}ms"
-    [ -z "$why" ] && ! grep -q "was killed by SIGKILL" "$out" && why="no-line-naming-the-killed-rank"
+    [ -z "$why" ] && [ "$kind" != slurm ] && ! grep -q "was killed by SIGKILL" "$out" &&
+        why="no-line-naming-the-killed-rank"
     [ -z "$why" ] && [ $orphans -ne 0 ] && why="$orphans-processes-left"
     [ -z "$why" ] && [ "$leftovers" -ne 0 ] && why="$leftovers-shm-files-left"
     if [ -n "$why" ]; then
@@ -141,6 +167,7 @@ trial() {
         # Clean up what the failure left, so later trials start clean.
         pkill -9 -f -- "$token" 2>/dev/null
         [ -n "$jobid" ] && rm -f /dev/shm/ump-"$jobid"*
+        for p in $shmfiles; do rm -f "$p"; done
     else
         echo "ok $ms $orphans $leftovers"
     fi
@@ -149,18 +176,37 @@ trial() {
 
 median() { sort -n | awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)]; else print "-"}'; }
 
+# Why the slurm kind cannot run here, or nothing.
+slurm_why() {
+    [ "$(id -u)" -eq 0 ] || { echo "slurmd must run as root to start tasks"; return; }
+    local c
+    for c in srun slurmctld slurmd munged sinfo; do
+        command -v $c >/dev/null || { echo "no $c (Debian: slurmd slurmctld slurm-client munge)"; return; }
+    done
+    local cache
+    cache=$(dirname "$(dirname "$umprun")")/CMakeCache.txt
+    grep -q '^PMIX_FOUND:INTERNAL=1' "$cache" 2>/dev/null ||
+        echo "the library in $(dirname "$cache") was built without PMIx (libpmix-dev)"
+}
+
 status=0
-rows=()
+printf '%-6s %6s %8s %8s %8s %9s %8s\n' kind trials med_ms max_ms orphans leftovers failures
 IFS=, read -r -a klist <<<"$kinds"
 for kind in "${klist[@]}"; do
-    if [ "$kind" = slurm ]; then
-        rows+=("$(printf '%-6s %6s %8s %8s %8s %9s %8s  %s' slurm 0 - - - - - \
-            'skipped: a Slurm trial needs the throwaway two-node cluster of tests/pmix/cluster.sh (slurmctld, two slurmd, munge; about a minute to start) and srun -K; pmix.slurm test 5 covers one SIGKILL under srun')")
-        continue
-    fi
     if [ -z "$(kind_env "$kind")" ]; then
         echo "fault-campaign: unknown kind $kind" >&2
         exit 2
+    fi
+    if [ "$kind" = slurm ]; then
+        why=$(slurm_why)
+        if [ -n "$why" ]; then
+            printf '%-6s %6s %8s %8s %8s %9s %8s  skipped: %s\n' slurm 0 - - - - - "$why"
+            continue
+        fi
+        fail() { echo "fault-campaign: slurm cluster: $*" >&2; exit 1; }
+        . "$root/tests/pmix/cluster.sh"
+        cluster_start "$work/cluster" >"$work/cluster.log" 2>&1 || exit 1
+        trap 'cluster_stop; [ -n "${MUNGE_SHORT:-}" ] && rm -rf "$MUNGE_SHORT"; rm -rf "$work"' EXIT
     fi
     times="$work/$kind.times"
     : >"$times"
@@ -175,8 +221,6 @@ for kind in "${klist[@]}"; do
     med=$(median <"$times")
     max=$(sort -n "$times" | tail -1)
     [ $fails -eq 0 ] || status=1
-    rows+=("$(printf '%-6s %6d %8s %8s %8d %9d %8d' "$kind" "$trials" "${med:--}" "${max:--}" $orphans $leftovers $fails)")
+    printf '%-6s %6d %8s %8s %8d %9d %8d\n' "$kind" "$trials" "${med:--}" "${max:--}" $orphans $leftovers $fails
 done
-printf '%-6s %6s %8s %8s %8s %9s %8s\n' kind trials med_ms max_ms orphans leftovers failures
-printf '%s\n' "${rows[@]}"
 exit $status

@@ -4,7 +4,7 @@
 # Usage: scripts/install-deps.sh [extra Debian packages...]
 set -euo pipefail
 
-need=(gcc make cmake pkg-config libcmocka-dev uthash-dev iproute2 procps libpmix-dev "$@")
+need=(gcc make cmake pkg-config libcmocka-dev uthash-dev iproute2 procps libpmix-dev clang libclang-rt-14-dev "$@")
 missing=()
 for p in "${need[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
