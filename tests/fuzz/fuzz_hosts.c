@@ -41,6 +41,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (hosts_setup() == 0) {
         if (job.n < 1 || !job.ranks) fuzz_fail("placement of %d ranks", job.n);
+        long total = 0;
+        for (int i = 0; i < job.nhosts; i++) {
+            if (job.hosts[i].slots < 1 || job.hosts[i].slots > 1 << 20)
+                fuzz_fail("host %s has %d slots", job.hosts[i].name, job.hosts[i].slots);
+            total += job.hosts[i].slots;
+        }
+        if (total > 1 << 20) fuzz_fail("%ld slots in all", total);
         for (int r = 0; r < job.n; r++) {
             struct rank *rk = &job.ranks[r];
             if (rk->node < 0 || rk->node >= job.nhosts || rk->host != &job.hosts[rk->node])

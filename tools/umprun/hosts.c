@@ -17,6 +17,11 @@ static int add_host(const char *name, size_t nlen, int slots)
     }
     for (int i = 0; i < job.nhosts; i++) {
         if (strlen(job.hosts[i].name) == nlen && !memcmp(job.hosts[i].name, name, nlen)) {
+            if (slots > (1 << 20) - job.hosts[i].slots) {
+                fprintf(stderr, "umprun: host %.*s is given more than %d slots\n", (int)nlen, name,
+                        1 << 20);
+                return -1;
+            }
             job.hosts[i].slots += slots; /* a repeated host adds slots */
             return 0;
         }
@@ -131,8 +136,13 @@ int hosts_setup(void)
         if (add_host("localhost", 9, job.n)) return -1;
     }
     int total = 0;
-    for (int i = 0; i < job.nhosts; i++)
+    for (int i = 0; i < job.nhosts; i++) {
+        if (job.hosts[i].slots > (1 << 20) - total) {
+            fprintf(stderr, "umprun: the hosts give more than %d slots in all\n", 1 << 20);
+            return -1;
+        }
         total += job.hosts[i].slots;
+    }
     if (job.n <= 0) job.n = total;
     if (job.n > total && !by_default) {
         fprintf(stderr, "umprun: %d ranks asked for but the hosts have only %d slots\n", job.n,
