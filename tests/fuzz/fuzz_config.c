@@ -44,6 +44,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fuzz_fail("%s='%s' read back as '%s'", c->name, value, out);
 
     size_t sz;
+    if (ump_parse_size(value, &sz) == 0 && strchr(value, '-'))
+        fuzz_fail("size '%s' with a sign accepted as %zu", value, sz);
     if (ump_parse_size(value, &sz) == 0 && value[0] >= '0' && value[0] <= '9' &&
         strspn(value, "0123456789") == strlen(value) && strlen(value) < 19 &&
         (unsigned long long)sz != strtoull(value, NULL, 10) && value[0] != '0')
