@@ -93,17 +93,20 @@ static void collectives(uint32_t round)
     if (rank == (int)(round % (uint32_t)size)) fill(b, sizeof(b), round, rank);
     CALL(MPI_Bcast(b, sizeof(b), MPI_BYTE, (int)(round % (uint32_t)size), MPI_COMM_WORLD));
     check(b, sizeof(b), round, (int)(round % (uint32_t)size), "bcast");
-    int out[64], in[64];
-    for (int i = 0; i < size && i < 64; i++)
+    int *out = malloc(sizeof(int) * (size_t)size), *in = malloc(sizeof(int) * (size_t)size);
+    if (!out || !in) exit(4);
+    for (int i = 0; i < size; i++)
         out[i] = rank * 1000 + i + (int)round;
     CALL(MPI_Alltoall(out, 1, MPI_INT, in, 1, MPI_INT, MPI_COMM_WORLD));
-    for (int i = 0; i < size && i < 64; i++) {
+    for (int i = 0; i < size; i++) {
         if (in[i] != i * 1000 + rank + (int)round) {
             fprintf(stderr, "launch_ops: rank %d: alltoall round %u from %d wrong\n", rank, round,
                     i);
             exit(3);
         }
     }
+    free(out);
+    free(in);
     CALL(MPI_Barrier(MPI_COMM_WORLD));
 }
 
