@@ -116,6 +116,8 @@ trial() {
     # A random moment: 0..999 ms into the loop.
     sleep "0.$(printf '%03d' $((RANDOM % 1000)))"
     local victim=${pids[$((RANDOM % NRANKS))]}
+    local vrank
+    vrank=$(tr '\0' '\n' </proc/"$victim"/environ 2>/dev/null | sed -n 's/^UMP_JOB_RANK=//p')
     local t0 t1 rc
     t0=$(now_ns)
     kill -9 "$victim" 2>/dev/null
@@ -157,7 +159,10 @@ trial() {
     [ "$rc" = hang ] && why="umprun-still-running-10s-after-the-kill"
     [ "$rc" = 0 ] && why="umprun-exited-0"
     [ -z "$why" ] && [ $ms -ge $EXIT_LIMIT_MS ] && why="exit-took-${ms}ms"
-    [ -z "$why" ] && [ "$kind" != slurm ] && ! grep -q "was killed by SIGKILL" "$out" &&
+    # umprun's failure line names the killed rank: its own verdict, or,
+    # when a peer noticed the death first and aborted, that peer's message.
+    [ -z "$why" ] && [ "$kind" != slurm ] &&
+        ! grep -Eq "^umprun: .*(pid $victim\) was killed by SIGKILL|peer rank $vrank\))" "$out" &&
         why="no-line-naming-the-killed-rank"
     [ -z "$why" ] && [ $orphans -ne 0 ] && why="$orphans-processes-left"
     [ -z "$why" ] && [ "$leftovers" -ne 0 ] && why="$leftovers-shm-files-left"
