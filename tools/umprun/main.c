@@ -252,6 +252,11 @@ static void reap(void)
     }
 }
 
+void job_reap(void)
+{
+    reap();
+}
+
 static void on_signal(int sig)
 {
     char sn[32];

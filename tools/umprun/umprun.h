@@ -124,6 +124,8 @@ extern struct job job;
 void job_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Stops every rank's process group with sig. */
 void job_signal_all(int sig);
+/* Takes the exit status of every rank that exited (without waiting). */
+void job_reap(void);
 const char *rank_desc(const struct rank *r, char *buf, size_t len);
 
 /* hosts.c */
