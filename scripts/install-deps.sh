@@ -5,7 +5,7 @@
 set -euo pipefail
 
 need=(gcc g++ make cmake pkg-config libcmocka-dev uthash-dev iproute2 procps libpmix-dev
-      libfabric-dev libfabric-bin pandoc openjdk-17-jdk-headless "$@")
+      libfabric-dev libfabric-bin pandoc openjdk-17-jdk-headless clang libclang-rt-14-dev "$@")
 missing=()
 for p in "${need[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

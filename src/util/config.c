@@ -25,7 +25,8 @@ int ump_parse_size(const char *s, size_t *out)
     char *end;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 0);
-    if (errno || end == s || *s == '-') return -1;
+    /* strtoull takes " -1" as 2^64-1: a size has no sign anywhere. */
+    if (errno || end == s || strchr(s, '-')) return -1;
     unsigned long long mult = 1;
     switch (*end) {
     case 'k':

@@ -71,3 +71,16 @@ set_tests_properties(launch.options PROPERTIES TIMEOUT 240 LABELS launch)
 add_test(NAME examples COMMAND bash ${LAUNCH_DIR}/examples.sh ${CMAKE_BINARY_DIR}
                                ${CMAKE_SOURCE_DIR}/examples)
 set_tests_properties(examples PROPERTIES TIMEOUT 300 LABELS launch)
+
+# The fault campaign (scripts/fault-campaign.sh): a random rank killed with
+# SIGKILL at a random moment of each kind of operation; the short form here,
+# 5 trials per kind (100 in docs/reliability.md). Label: fault.
+add_executable(launch_ops ${LAUNCH_DIR}/launch_ops.c)
+target_link_libraries(launch_ops PRIVATE ump)
+target_include_directories(launch_ops PRIVATE ${CMAKE_SOURCE_DIR}/include)
+target_compile_options(launch_ops PRIVATE ${UMP_WARNINGS})
+set_target_properties(launch_ops PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+add_test(NAME launch.fault_campaign
+         COMMAND bash ${CMAKE_SOURCE_DIR}/scripts/fault-campaign.sh --trials 5 --umprun ${UMPRUN_EXE}
+                 --prog $<TARGET_FILE:launch_ops>)
+set_tests_properties(launch.fault_campaign PROPERTIES TIMEOUT 300 LABELS "launch;fault" RUN_SERIAL TRUE)

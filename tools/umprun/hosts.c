@@ -18,6 +18,11 @@ static int add_host(const char *name, size_t nlen, int slots)
     }
     for (int i = 0; i < job.nhosts; i++) {
         if (strlen(job.hosts[i].name) == nlen && !memcmp(job.hosts[i].name, name, nlen)) {
+            if (slots > (1 << 20) - job.hosts[i].slots) {
+                fprintf(stderr, "umprun: host %.*s is given more than %d slots\n", (int)nlen, name,
+                        1 << 20);
+                return -1;
+            }
             job.hosts[i].slots += slots; /* a repeated host adds slots */
             return 0;
         }
@@ -116,8 +121,14 @@ static bool is_local(const char *name)
 static int host_counts(int *cnt, bool by_default)
 {
     int nh = job.nhosts, total = 0;
-    for (int h = 0; h < nh; h++)
-        total += job.npernode ? job.npernode : job.hosts[h].slots;
+    for (int h = 0; h < nh; h++) {
+        int s = job.npernode ? job.npernode : job.hosts[h].slots;
+        if (s > (1 << 20) - total) {
+            fprintf(stderr, "umprun: the hosts give more than %d slots in all\n", 1 << 20);
+            return -1;
+        }
+        total += s;
+    }
     if (job.n <= 0) job.n = total;
     if (job.n > total && job.npernode && !job.oversubscribe) {
         fprintf(stderr, "umprun: %d ranks asked for but %d per host on %d host%s make %d\n", job.n,
@@ -216,7 +227,7 @@ int hosts_setup(void)
     /* Hosts given but left without ranks do not count as nodes (they are
      * the last ones: both mappings start at the first host). */
     while (job.nhosts > 0 && job.hosts[job.nhosts - 1].nranks == 0)
-        job.nhosts--;
+        free(job.hosts[--job.nhosts].name);
     for (int i = 0; i < job.nhosts; i++) {
         job.hosts[i].local = is_local(job.hosts[i].name);
         if (!job.hosts[i].local) job.all_local = false;

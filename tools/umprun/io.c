@@ -13,15 +13,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "umprun.h"
 
+void io_no_fds(const char *what)
+{
+    struct rlimit rl;
+    long lim = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? (long)rl.rlim_cur : -1;
+    fprintf(stderr,
+            "umprun: out of file descriptors (%s: %s; the limit is %ld): umprun holds about 4 "
+            "per rank, so %d ranks need about %d; raise the limit (ulimit -n %d) or run fewer "
+            "ranks\n",
+            what, strerror(errno), lim, job.n, 4 * job.n + 16, 4 * job.n + 64);
+}
+
 int io_pipe(struct outpipe *p, int dest, int child_fd[2])
 {
     if (pipe2(child_fd, O_CLOEXEC)) {
-        fprintf(stderr, "umprun: pipe: %s\n", strerror(errno));
+        if (errno == EMFILE || errno == ENFILE)
+            io_no_fds("pipe");
+        else
+            fprintf(stderr, "umprun: pipe: %s\n", strerror(errno));
         return -1;
     }
     p->buf = malloc(UMPRUN_LINE_MAX);

@@ -74,7 +74,15 @@ void kvs_accept(void)
         struct sockaddr_storage ss;
         socklen_t sl = sizeof(ss);
         int fd = accept4(job.lfd, (struct sockaddr *)&ss, &sl, SOCK_CLOEXEC | SOCK_NONBLOCK);
-        if (fd < 0) return; /* EAGAIN, or a transient error (EMFILE...): retried on the next poll */
+        if (fd < 0) {
+            /* Out of descriptors, the ranks would wait for an answer to
+             * their hello until they time out: end the job, saying why. */
+            if ((errno == EMFILE || errno == ENFILE) && !job.ending) {
+                io_no_fds("accepting a rank's connection");
+                job_fail(UMPRUN_EXIT_SETUP, "cannot accept the ranks' connections");
+            }
+            return; /* EAGAIN, or a transient error: retried on the next poll */
+        }
         if (job.ending) {
             close(fd);
             continue;
@@ -279,11 +287,19 @@ static void handle_frame(struct conn *c, uint8_t type, ump_kvs_rd_t *rd)
         uint32_t n = ump_kvs_get_u32(rd);
         const char *text = ump_kvs_get_bytes(rd, n);
         if (rd->bad) break;
+        /* The text lives in the input buffer, which reaping (below) may
+         * refill: keep a copy. */
+        char msg[1024];
+        snprintf(msg, sizeof(msg), "%s called abort with code %d: %.*s",
+                 rank_desc(r, who, sizeof(who)), code, (int)n, text);
         /* Answer first: the rank waits for it before exiting, so the
          * message is ours before its exit status is. */
         send_simple(c, UMP_KVS_OK, NULL);
-        job_fail(code ? (code & 255 ? code & 255 : 1) : 1, "%s called abort with code %d: %.*s",
-                 rank_desc(r, who, sizeof(who)), code, (int)n, text);
+        /* A rank often aborts because a peer died (killed, crashed): when
+         * that peer has exited already, its death is the cause to report,
+         * though its SIGCHLD may be behind this message. */
+        job_reap();
+        if (!job.ending) job_fail(code ? (code & 255 ? code & 255 : 1) : 1, "%s", msg);
         break;
     }
     default:

@@ -100,6 +100,12 @@ static void on_exit_status(struct rank *r, int st)
         if (WIFSIGNALED(st)) {
             int sig = WTERMSIG(st);
             job_fail(128 + sig, "%s was killed by %s", who, signame(sig, sn, sizeof(sn)));
+        } else if (WEXITSTATUS(st) == 255 && !r->host->local && !r->hello) {
+            /* ssh's own failure status, before the rank ever connected. */
+            job_fail(255,
+                     "%s: the agent '%s' could not start it on host %s (exit 255: host "
+                     "unreachable or login refused); check that '%s %s true' works",
+                     who, job.rsh, r->host->name, job.rsh, r->host->name);
         } else if (WEXITSTATUS(st) != 0) {
             job_fail(WEXITSTATUS(st), "%s exited with code %d", who, WEXITSTATUS(st));
         } else if (r->hello && !r->finalized) {
@@ -122,6 +128,11 @@ static void reap(void)
             }
         }
     }
+}
+
+void job_reap(void)
+{
+    reap();
 }
 
 static void on_signal(int sig)

@@ -115,6 +115,14 @@ static void remote_argv(const struct rank *r, struct strv *env, struct strv *av,
     /* ssh joins its words into one string for the remote shell: quote them.
      * Other agents (ip netns exec, a test wrapper) take a plain argv. */
     bool quote = !strcmp(base, "ssh");
+    /* An unreachable host would hold the job for the TCP connect timeout
+     * (minutes). Only for ssh itself, found on the PATH (a wrapper given by
+     * path may not take ssh's options); options of the user's own --rsh
+     * come first and win. */
+    if (!strcmp(first, "ssh")) {
+        sv_push(av, "-o");
+        sv_push(av, "ConnectTimeout=10");
+    }
     sv_push(av, r->host->name);
     int quote_from = av->n;
     sv_push(av, "env");

@@ -135,6 +135,8 @@ extern struct job job;
 void job_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Stops every rank's process group with sig. */
 void job_signal_all(int sig);
+/* Takes the exit status of every rank that exited (without waiting). */
+void job_reap(void);
 const char *rank_desc(const struct rank *r, char *buf, size_t len);
 
 /* opts.c */
@@ -167,6 +169,9 @@ void kvs_reap_conns(void);
 void kvs_timers(uint64_t now, uint64_t *next);
 
 /* io.c */
+/* Says that umprun ran out of file descriptors doing `what`, with the limit
+ * and the fix (errno is the failure's). */
+void io_no_fds(const char *what);
 int io_pipe(struct outpipe *p, int dest, int child_fd[2]);
 void io_read(struct rank *r, struct outpipe *p);
 void io_flush(struct rank *r, struct outpipe *p);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "xport/shm/shm.h"
@@ -24,6 +25,20 @@ int ump_shm_seg_create(const char *name, int local_size, uint64_t ring_size, voi
     }
     if (ftruncate(fd, (off_t)size) != 0) {
         ump_error("shm: ftruncate(%s, %zu) failed: %m", name, size);
+        goto err_unlink;
+    }
+    /* The file is sparse: a /dev/shm without room for it would show up
+     * only when a ring is first written, as SIGBUS in the middle of a run.
+     * Refuse now, naming the fix. */
+    struct statvfs vfs;
+    if (fstatvfs(fd, &vfs) == 0 && (uint64_t)vfs.f_bavail * vfs.f_frsize < size) {
+        ump_error("shm: /dev/shm has %llu KiB free, but the shared-memory segment of the %d "
+                  "ranks on this node needs %zu KiB: make /dev/shm larger (mount -o "
+                  "remount,size=... /dev/shm; docker run --shm-size=...), lower "
+                  "UMP_SHM_RING_SIZE (now %llu), run fewer ranks per node, or leave shm out "
+                  "(UMP_TRANSPORTS=tcp)",
+                  (unsigned long long)vfs.f_bavail * vfs.f_frsize / 1024, local_size, size / 1024,
+                  (unsigned long long)ring_size);
         goto err_unlink;
     }
     void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
