@@ -21,8 +21,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *argv[MAXARGS + 2] = {"umprun"};
     int argc = 1;
     for (char *p = copy; p <= copy + size && argc <= MAXARGS; p += strlen(p) + 1) {
-        /* --help prints and exits, as it should: not a finding. */
-        if (!strcmp(p, "-h") || !strcmp(p, "--help")) goto out;
+        /* --help and --version print and exit, as they should (in any of
+         * their spellings: -h, -help, --help, -V, -version, --version):
+         * not a finding. */
+        const char *o = p + strspn(p, "-");
+        if (o > p &&
+            (!strcmp(o, "h") || !strcmp(o, "help") || !strcmp(o, "V") || !strcmp(o, "version")))
+            goto out;
         argv[argc++] = p;
     }
     argv[argc] = NULL;

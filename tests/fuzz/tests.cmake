@@ -36,7 +36,13 @@ target_link_libraries(fuzz_gen_corpus PRIVATE ump_static)
 target_compile_options(fuzz_gen_corpus PRIVATE ${UMP_WARNINGS})
 set_target_properties(fuzz_gen_corpus PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
 
-# The short libFuzzer runs, when clang can link -fsanitize=fuzzer.
+# The short libFuzzer runs, when clang can link -fsanitize=fuzzer. They
+# build and fuzz the same code whatever this build's compiler, so a test
+# script running several builds turns them on in one (UMP_FUZZ_RUN).
+option(UMP_FUZZ_RUN "Register the libFuzzer runs (fuzz.build, fuzz.run.*) as tests" ON)
+if(NOT UMP_FUZZ_RUN)
+  return()
+endif()
 find_program(UMP_FUZZ_CLANG NAMES clang clang-14)
 set(UMP_FUZZ_WHY "")
 if(NOT UMP_FUZZ_CLANG)

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * umprun's main.c for the harnesses that drive umprun's parsers: its
- * main() is renamed so the harness's own entry point rules, and its
- * static parse_args() becomes reachable through umprun_parse_args(),
- * without any change to the launcher itself.
+ * main() is renamed so the harness's own entry point rules, without any
+ * change to the launcher itself; umprun_parse_args() is opts_parse().
  */
 #define main umprun_main
 #include "../../tools/umprun/main.c"
@@ -13,7 +12,7 @@
 
 int umprun_parse_args(int argc, char **argv)
 {
-    return parse_args(argc, argv);
+    return opts_parse(argc, argv);
 }
 
 void umprun_reset(void)
@@ -28,9 +27,11 @@ void umprun_reset(void)
     free(job.ranks);
     free(job.hostspecs);
     free(job.xvars);
+    opts_free();
     ump_kvs_buf_free(&job.epoch);
     memset(&job, 0, sizeof(job));
     job.rsh = "ssh";
     job.bind = BIND_AUTO;
     job.lfd = job.in_fd = job.in_pipe = -1;
+    job.out_jobdir = job.out_copy = true;
 }

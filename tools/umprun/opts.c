@@ -233,12 +233,29 @@ static int set_bind(const char *val)
     return 0;
 }
 
+/* The "VAR=VALUE" strings -genv made (the other xvars point into argv). */
+static char **made;
+static int nmade;
+
 static int set_env(char *var, const char *val)
 {
     if (!*var || strchr(var, '=')) return bad_usage("-genv needs VAR VALUE, not '%s'", var);
     char *s;
     if (asprintf(&s, "%s=%s", var, val) < 0) return -1;
+    if (push(&made, &nmade, s)) {
+        free(s);
+        return -1;
+    }
     return push(&job.xvars, &job.nxvars, s);
+}
+
+void opts_free(void)
+{
+    for (int i = 0; i < nmade; i++)
+        free(made[i]);
+    free(made);
+    made = NULL;
+    nmade = 0;
 }
 
 static int apply(const struct opt *o, const char *a, char **val)

@@ -146,6 +146,8 @@ int opts_parse(int argc, char **argv);
 /* Finds the program (PATH, then the ranks' directory) once the hosts are
  * known; returns 0, or the exit status for a program that cannot run. */
 int opts_find_program(void);
+/* Frees the strings opts_parse made (job.xvars points at them). */
+void opts_free(void);
 
 /* hosts.c */
 int hosts_setup(void);
