@@ -145,7 +145,7 @@ if(UMP_BUILD_TESTS)
   # CMake's find_package(MPI) finds ump through mpicc and mpiexec.
   add_test(NAME install.findmpi
            COMMAND sh ${UMPCC_DIR}/test/findmpi_test.sh ${CMAKE_COMMAND} ${CMAKE_BINARY_DIR}
-                   ${UMPCC_DIR}/test)
+                   ${UMPCC_DIR}/test "${UMPCC_LINK_EXTRA}")
   set_tests_properties(install.findmpi PROPERTIES TIMEOUT 300 LABELS install SKIP_RETURN_CODE 77)
 endif()
 

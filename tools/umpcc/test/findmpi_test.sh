@@ -6,9 +6,12 @@
 # found ump's mpicc, mpi.h, libump and mpiexec (not another MPI on the
 # machine), build it and run it through the mpiexec FindMPI found, -n 2.
 # A second configuration names the wrapper with -DMPI_C_COMPILER.
-#   findmpi_test.sh <cmake> <build dir> <this test's source dir>
+#   findmpi_test.sh <cmake> <build dir> <this test's source dir> [link flags]
+# The link flags go to the project's own programs: a libump built with
+# sanitizers needs their runtimes linked first (FindMPI keeps only -L, -l
+# and -Wl of mpicc's link line).
 set -eu
-cmake=$1 build=$2 src=$(cd "$3" && pwd)
+cmake=$1 build=$2 src=$(cd "$3" && pwd) ldextra=${4:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 prefix="$tmp/prefix"
@@ -23,7 +26,8 @@ fail() { echo "FAIL: $*"; exit 1; }
 configure() {
     name=$1; shift
     env PATH="$prefix/bin:$PATH" "$cmake" -S "$src/findmpi" -B "$tmp/$name" \
-        -DHELLO_SRC="$src/hello_mpi.c" "$@" >"$tmp/$name.log" 2>&1 || {
+        -DHELLO_SRC="$src/hello_mpi.c" ${ldextra:+"-DCMAKE_EXE_LINKER_FLAGS=$ldextra"} "$@" \
+        >"$tmp/$name.log" 2>&1 || {
         cat "$tmp/$name.log"; fail "$name: configuring with find_package(MPI)"; }
     line=$(sed -n 's/^-- FINDMPI|//p' "$tmp/$name.log")
     echo "$name: FindMPI found: $line"
