@@ -3,8 +3,9 @@
  * Shared-memory windows: MPI_Win_allocate_shared and MPI_Win_shared_query.
  *
  * The ranks of the communicator (all on one node) map one POSIX shared
- * memory segment that holds every rank's part one after the other
- * (MPI 3.1 11.2.3: contiguous by default), so each can load and store the
+ * memory segment that holds every rank's part one after the other, with
+ * no gap (MPI 3.1 11.2.3: contiguous by default; the segment itself is
+ * page aligned), so each can load and store the
  * others' memory directly. Rank 0 creates the segment (mode 0600, a name
  * no other job uses), the others map it, and it is unlinked as soon as all
  * have it mapped: nothing is left behind if the job dies. RMA calls on the
@@ -19,8 +20,6 @@
 #include <unistd.h>
 
 #include "mpi/win.h"
-
-#define PART_ALIGN 64
 
 void ump_win_shm_free(MPI_Win w)
 {
@@ -108,7 +107,7 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
     size_t total = 0;
     for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
         offs[i] = (MPI_Aint)total;
-        total += ((size_t)sizes[i] + PART_ALIGN - 1) / PART_ALIGN * PART_ALIGN;
+        total += (size_t)sizes[i];
     }
     free(sizes);
     if (rc != MPI_SUCCESS) {

@@ -140,3 +140,21 @@ foreach(prog ${MPI_CLASSIC_PROGS})
   set_tests_properties(mpi.classic.${prog}.n3.tcp PROPERTIES TIMEOUT 90 LABELS mpi
                                                              ENVIRONMENT UMP_TRANSPORTS=tcp)
 endforeach()
+
+# One-sided communication (windows): every program on 2 and 4 ranks over
+# shm and tcp, on 3 ranks over udp, and as a singleton.
+set(MPI_RMA_PROGS rma)
+foreach(prog ${MPI_RMA_PROGS})
+  ump_mpi_program(mpi_${prog} ${MPI_TEST_DIR}/${prog}.c ${CMAKE_BINARY_DIR}/tests/mpi ${prog})
+  foreach(run "2;shm" "4;shm" "2;tcp" "4;tcp" "3;udp")
+    list(GET run 0 n)
+    list(GET run 1 xp)
+    set(name mpi.${prog}.n${n}.${xp})
+    add_test(NAME ${name}
+             COMMAND ${MPI_UMPRUN} -n ${n} --timeout 120 -x UMP_TRANSPORTS=${xp}
+                     $<TARGET_FILE:mpi_${prog}>)
+    set_tests_properties(${name} PROPERTIES TIMEOUT 180 LABELS mpi ENVIRONMENT UMP_TRANSPORTS=${xp})
+  endforeach()
+  add_test(NAME mpi.${prog}.singleton COMMAND $<TARGET_FILE:mpi_${prog}>)
+  set_tests_properties(mpi.${prog}.singleton PROPERTIES TIMEOUT 120 LABELS mpi)
+endforeach()
