@@ -143,7 +143,7 @@ endforeach()
 
 # One-sided communication (windows): every program on 2 and 4 ranks over
 # shm and tcp, on 3 ranks over udp, and as a singleton.
-set(MPI_RMA_PROGS win rma rma_sync)
+set(MPI_RMA_PROGS win rma rma_sync rma_err)
 foreach(prog ${MPI_RMA_PROGS})
   ump_mpi_program(mpi_${prog} ${MPI_TEST_DIR}/${prog}.c ${CMAKE_BINARY_DIR}/tests/mpi ${prog})
   foreach(run "2;shm" "4;shm" "2;tcp" "4;tcp" "3;udp")
@@ -157,4 +157,16 @@ foreach(prog ${MPI_RMA_PROGS})
   endforeach()
   add_test(NAME mpi.${prog}.singleton COMMAND $<TARGET_FILE:mpi_${prog}>)
   set_tests_properties(mpi.${prog}.singleton PROPERTIES TIMEOUT 120 LABELS mpi)
+endforeach()
+
+# A window error under the default MPI_ERRORS_ARE_FATAL ends the job, and
+# the message names the call and the error class.
+foreach(run "2;shm" "3;tcp")
+  list(GET run 0 n)
+  list(GET run 1 xp)
+  set(name mpi.rma_err_fatal.n${n}.${xp})
+  add_test(NAME ${name}
+           COMMAND bash ${MPI_TEST_DIR}/fatal.sh "MPI_Put.*MPI_ERR_RMA_RANGE" ${MPI_UMPRUN} -n ${n}
+                   --timeout 30 -x UMP_TRANSPORTS=${xp} $<TARGET_FILE:mpi_rma_err> --fatal)
+  set_tests_properties(${name} PROPERTIES TIMEOUT 60 LABELS mpi ENVIRONMENT UMP_TRANSPORTS=${xp})
 endforeach()
