@@ -49,7 +49,10 @@ static void mirror_errh(MPI_Win w)
 static void name_comm(MPI_Win w)
 {
     char buf[MPI_MAX_OBJECT_NAME];
-    snprintf(buf, sizeof(buf), "of window '%.100s'", w->name);
+    if (w->name[0])
+        snprintf(buf, sizeof(buf), "of window '%.100s'", w->name);
+    else
+        snprintf(buf, sizeof(buf), "of an unnamed window");
     PMPI_Comm_set_name(w->comm, buf);
 }
 
@@ -166,7 +169,6 @@ int ump_win_setup(const char *call, void *base, MPI_Aint size, int disp_unit, MP
     /* Window errors default to MPI_ERRORS_ARE_FATAL (MPI 3.1 8.3), not the
      * communicator's handler. */
     PMPI_Comm_set_errhandler(w->comm, MPI_ERRORS_ARE_FATAL);
-    snprintf(w->name, sizeof(w->name), "window");
     name_comm(w);
     /* Every rank's size and unit, for range checks at the origin. */
     long long mine[2] = {(long long)size, disp_unit}, *all = malloc(sizeof(mine) * (size_t)n);
@@ -299,8 +301,7 @@ int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
     if (!win_name || !resultlen)
         return ump_win_error(win, MPI_ERR_ARG, call, "win_name or resultlen is NULL");
     /* A window has no name until the user gives it one (MPI 3.1 6.8). */
-    const char *n = strcmp(win->name, "window") == 0 ? "" : win->name;
-    snprintf(win_name, MPI_MAX_OBJECT_NAME, "%s", n);
+    snprintf(win_name, MPI_MAX_OBJECT_NAME, "%s", win->name);
     *resultlen = (int)strlen(win_name);
     return MPI_SUCCESS;
 }
