@@ -39,9 +39,27 @@ static void test_put_get(size_t n)
     CHECK_DATA(base, n, (unsigned)left() + 1, what);
     memset(back, 0, n);
     CALL(MPI_Get(back, (int)n, MPI_BYTE, right(), 0, (int)n, MPI_BYTE, win));
-    CALL(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+    CALL(MPI_Win_fence(0, win));
     snprintf(what, sizeof(what), "MPI_Get of %zu bytes", n);
     CHECK_DATA(back, n, (unsigned)mt_rank + 1, what);
+    /* Accumulate (BXOR of bytes) of the same size, read back atomically. */
+    mt_fill(src, n, 77u + (unsigned)mt_rank);
+    CALL(MPI_Accumulate(src, (int)n, MPI_BYTE, right(), 0, (int)n, MPI_BYTE, MPI_BXOR, win));
+    CALL(MPI_Win_fence(0, win));
+    for (size_t i = 0; i < n; i++) {
+        unsigned char want = mt_byte(i, (unsigned)left() + 1) ^ mt_byte(i, 77u + (unsigned)left());
+        CHECK(base[i] == want, "MPI_Accumulate BXOR of %zu bytes: byte %zu is 0x%02x want 0x%02x",
+              n, i, base[i], want);
+    }
+    memset(back, 0, n);
+    CALL(MPI_Get_accumulate(NULL, 0, MPI_BYTE, back, (int)n, MPI_BYTE, left(), 0, (int)n, MPI_BYTE,
+                            MPI_NO_OP, win));
+    CALL(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+    int l2 = (mt_rank + 2 * mt_size - 2) % mt_size;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char want = mt_byte(i, (unsigned)l2 + 1) ^ mt_byte(i, 77u + (unsigned)l2);
+        CHECK(back[i] == want, "MPI_Get_accumulate MPI_NO_OP of %zu bytes: byte %zu", n, i);
+    }
     CALL(MPI_Win_free(&win));
     CHECK(win == MPI_WIN_NULL, "MPI_Win_free did not set the handle to MPI_WIN_NULL");
     free(src);
@@ -388,7 +406,11 @@ static void test_requests(void)
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv, "rma");
-    size_t sizes[] = {1, 8, 4095, 16384, 65536 + 3, 1 << 20};
+    /* The message is the data plus 72 bytes (header and one run), the
+     * reply the data alone: sizes on both sides of the shm (8 KiB) and
+     * tcp/udp (64 KiB) eager limits for each. */
+    size_t sizes[] = {1,     8,     4095,  8119,  8120,  8121,   8192,   8193,
+                      65463, 65464, 65465, 65536, 65537, 300000, 1 << 20};
     for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
         test_put_get(sizes[i]);
     test_derived();
