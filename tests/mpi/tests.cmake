@@ -142,7 +142,8 @@ foreach(prog ${MPI_CLASSIC_PROGS})
 endforeach()
 
 # One-sided communication (windows): every program on 2 and 4 ranks over
-# shm and tcp, on 3 ranks over udp, and as a singleton.
+# shm and tcp, on 3 ranks over udp (also with injected faults), and as a
+# singleton.
 set(MPI_RMA_PROGS win rma rma_sync rma_err)
 foreach(prog ${MPI_RMA_PROGS})
   ump_mpi_program(mpi_${prog} ${MPI_TEST_DIR}/${prog}.c ${CMAKE_BINARY_DIR}/tests/mpi ${prog})
@@ -157,6 +158,14 @@ foreach(prog ${MPI_RMA_PROGS})
   endforeach()
   add_test(NAME mpi.${prog}.singleton COMMAND $<TARGET_FILE:mpi_${prog}>)
   set_tests_properties(mpi.${prog}.singleton PROPERTIES TIMEOUT 120 LABELS mpi)
+  # udp dropping, duplicating, reordering and corrupting datagrams.
+  set(name mpi.${prog}.n3.udp.faults)
+  add_test(NAME ${name} COMMAND ${MPI_UMPRUN} -n 3 --timeout 150 $<TARGET_FILE:mpi_${prog}>)
+  set_tests_properties(
+    ${name}
+    PROPERTIES TIMEOUT 200 LABELS mpi
+               ENVIRONMENT
+               "UMP_TRANSPORTS=udp;UMP_REL_DROP=0.05;UMP_REL_DUP=0.02;UMP_REL_REORDER=0.05;UMP_REL_CORRUPT=0.01")
 endforeach()
 
 # A window error under the default MPI_ERRORS_ARE_FATAL ends the job, and
