@@ -116,6 +116,7 @@ static void win_destroy(MPI_Win w)
     if (w->info) PMPI_Info_free(&w->info);
     ump_mpi_errh_unref(w->errh);
     w->magic = UMP_MPI_MAGIC_DEAD;
+    pthread_mutex_destroy(&w->mu);
     free(w);
 }
 
@@ -142,6 +143,11 @@ int ump_win_setup(const char *call, void *base, MPI_Aint size, int disp_unit, MP
         return rc;
     }
     w->magic = UMP_MPI_MAGIC_WIN;
+    pthread_mutexattr_t ma;
+    pthread_mutexattr_init(&ma);
+    pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&w->mu, &ma);
+    pthread_mutexattr_destroy(&ma);
     w->rank = comm->rank;
     w->size = comm->size;
     w->base = base;
@@ -246,15 +252,20 @@ int PMPI_Win_free(MPI_Win *win)
     if (!win) return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "win pointer is NULL");
     MPI_Win w = *win;
     UMP_WIN_CHECK(call, w);
+    /* Held until the hook no longer sees the window (not by
+     * UMP_WIN_GUARD: the lock dies with the window). */
+    MPI_Win held = ump_win_enter(w);
+    int rc = MPI_SUCCESS;
     if (w->nlocked || w->start_group || w->post_group)
-        return ump_win_error(w, MPI_ERR_RMA_SYNC, call,
-                             "an access or exposure epoch (lock or post/start) is still open");
+        rc = ump_win_error(w, MPI_ERR_RMA_SYNC, call,
+                           "an access or exposure epoch (lock or post/start) is still open");
     /* Everything this rank started is complete, then nobody sends to the
      * window any more once all ranks passed the barrier. */
-    int rc = ump_win_pend_wait(w);
+    if (rc == MPI_SUCCESS) rc = ump_win_pend_wait(w);
     if (rc == MPI_SUCCESS) rc = PMPI_Barrier(w->comm);
+    if (rc == MPI_SUCCESS) ump_win_am_detach(w);
+    ump_win_leave(&held);
     if (rc != MPI_SUCCESS) return rc;
-    ump_win_am_detach(w);
     ump_mpi_lock();
     for (MPI_Win *p = &all_wins; *p; p = &(*p)->next)
         if (*p == w) {
@@ -277,6 +288,7 @@ int PMPI_Win_free(MPI_Win *win)
 int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
 {
     static const char call[] = "MPI_Win_get_group";
+    UMP_WIN_GUARD(win);
     UMP_WIN_CHECK(call, win);
     if (!group) return ump_win_error(win, MPI_ERR_ARG, call, "group is NULL");
     return PMPI_Comm_group(win->comm, group);
@@ -286,6 +298,7 @@ int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
 int PMPI_Win_set_name(MPI_Win win, const char *win_name)
 {
     static const char call[] = "MPI_Win_set_name";
+    UMP_WIN_GUARD(win);
     UMP_WIN_CHECK(call, win);
     if (!win_name) return ump_win_error(win, MPI_ERR_ARG, call, "win_name is NULL");
     snprintf(win->name, sizeof(win->name), "%s", win_name);
@@ -297,6 +310,7 @@ int PMPI_Win_set_name(MPI_Win win, const char *win_name)
 int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 {
     static const char call[] = "MPI_Win_get_name";
+    UMP_WIN_GUARD(win);
     UMP_WIN_CHECK(call, win);
     if (!win_name || !resultlen)
         return ump_win_error(win, MPI_ERR_ARG, call, "win_name or resultlen is NULL");
@@ -310,6 +324,7 @@ int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
     static const char call[] = "MPI_Win_set_info";
+    UMP_WIN_GUARD(win);
     UMP_WIN_CHECK(call, win);
     if (info != MPI_INFO_NULL && !ump_mpi_info_ok(info))
         return ump_win_error(win, MPI_ERR_INFO, call, "invalid info");
@@ -328,6 +343,7 @@ int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
 int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 {
     static const char call[] = "MPI_Win_get_info";
+    UMP_WIN_GUARD(win);
     UMP_WIN_CHECK(call, win);
     if (!info_used) return ump_win_error(win, MPI_ERR_ARG, call, "info_used is NULL");
     if (win->info) return PMPI_Info_dup(win->info, info_used);
@@ -340,6 +356,7 @@ int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
 int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
 {
     static const char call[] = "MPI_Win_get_attr";
+    UMP_WIN_GUARD(win);
     UMP_WIN_CHECK(call, win);
     if (!attribute_val || !flag)
         return ump_win_error(win, MPI_ERR_ARG, call, "attribute_val or flag is NULL");
@@ -386,6 +403,7 @@ int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *fn, MPI_Errhandler *
 int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
     static const char call[] = "MPI_Win_set_errhandler";
+    UMP_WIN_GUARD(win);
     UMP_WIN_CHECK(call, win);
     if (!ump_mpi_errh_ok(errhandler))
         return ump_win_error(win, MPI_ERR_ARG, call, "invalid error handler");
@@ -400,6 +418,7 @@ int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 {
     static const char call[] = "MPI_Win_get_errhandler";
+    UMP_WIN_GUARD(win);
     UMP_WIN_CHECK(call, win);
     if (!errhandler) return ump_win_error(win, MPI_ERR_ARG, call, "errhandler is NULL");
     ump_mpi_errh_ref(win->errh);
@@ -411,6 +430,7 @@ int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
 {
     static const char call[] = "MPI_Win_call_errhandler";
+    UMP_WIN_GUARD(win);
     UMP_WIN_CHECK(call, win);
     ump_win_error(win, errorcode, call, "error code %d raised by the program", errorcode);
     return MPI_SUCCESS;

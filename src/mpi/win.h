@@ -13,12 +13,13 @@
  * chose per operation.
  *
  * Threads: the window state is touched by the MPI calls and by the hook,
- * which runs inside the core's progress under the core's lock; the RMA
- * calls of one window must not run in two threads at once.
+ * which runs inside the core's progress under the core's lock; see
+ * UMP_WIN_GUARD below for MPI_THREAD_MULTIPLE.
  */
 #ifndef UMP_MPI_WIN_H
 #define UMP_MPI_WIN_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -93,7 +94,8 @@ typedef enum { UMP_WIN_EPOCH_NONE = 0, UMP_WIN_EPOCH_FENCE } ump_win_epoch_t;
 
 struct ump_mpi_win {
     uint32_t magic;
-    MPI_Comm comm; /* private duplicate: RMA traffic and fences */
+    pthread_mutex_t mu; /* recursive; taken only under MPI_THREAD_MULTIPLE */
+    MPI_Comm comm;      /* private duplicate: RMA traffic and fences */
     int rank, size;
     void *base;
     MPI_Aint win_size;
@@ -146,6 +148,19 @@ struct ump_mpi_win {
 
     struct ump_mpi_win *next;
 };
+
+/* Under MPI_THREAD_MULTIPLE each window has a recursive lock that every
+ * call on it holds from its start to its return (UMP_WIN_GUARD), so the
+ * calls of several threads on one window run one at a time and those on
+ * different windows side by side. The progress hook, which any thread's
+ * progress runs, only try-locks: it skips a window whose lock another
+ * thread holds (that thread's own progress serves it meanwhile), so a
+ * window call may block holding its lock without waiting for the thread
+ * that holds the core's. Nothing at other thread levels. */
+MPI_Win ump_win_enter(MPI_Win w);
+void ump_win_leave(MPI_Win *held);
+#define UMP_WIN_GUARD(w)                                                                           \
+    MPI_Win ump_win_guard_ __attribute__((cleanup(ump_win_leave), unused)) = ump_win_enter(w)
 
 bool ump_win_ok(MPI_Win w);
 /* Raises errclass on the window (its error handler), naming the call and

@@ -13,6 +13,7 @@
  * to the others (MPI 3.1 11.7.1). Any MPI call on the target (a wait,
  * a fence, a barrier) runs the hook.
  */
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,26 @@
 
 #include "mpi/win.h"
 
+static bool multiple(void)
+{
+    return ump_mpi_thread_level == MPI_THREAD_MULTIPLE;
+}
+
+MPI_Win ump_win_enter(MPI_Win w)
+{
+    if (!multiple() || !ump_win_ok(w)) return NULL;
+    pthread_mutex_lock(&w->mu);
+    return w;
+}
+
+void ump_win_leave(MPI_Win *held)
+{
+    if (*held) pthread_mutex_unlock(&(*held)->mu);
+}
+
+/* The windows the hook serves; under MPI_THREAD_MULTIPLE changed under
+ * wins_mu, which the hook only try-locks. */
+static pthread_mutex_t wins_mu = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 static MPI_Win *wins;
 static int nwins, cwins;
 static bool hook_on;
@@ -317,18 +338,25 @@ static int serve(MPI_Win w)
 static int hook(void *arg)
 {
     (void)arg;
-    if (in_hook) return 0;
-    in_hook = true;
+    bool mt = multiple();
+    if (mt && pthread_mutex_trylock(&wins_mu) != 0) return 0;
     int events = 0;
-    for (int i = 0; i < nwins; i++) {
-        events += serve(wins[i]);
-        events += pend_test(wins[i]);
+    if (!in_hook) {
+        in_hook = true;
+        for (int i = 0; i < nwins; i++) {
+            MPI_Win w = wins[i];
+            if (mt && pthread_mutex_trylock(&w->mu) != 0) continue;
+            events += serve(w);
+            events += pend_test(w);
+            if (mt) pthread_mutex_unlock(&w->mu);
+        }
+        in_hook = false;
     }
-    in_hook = false;
+    if (mt) pthread_mutex_unlock(&wins_mu);
     return events;
 }
 
-int ump_win_am_attach(MPI_Win w)
+static int am_attach(MPI_Win w)
 {
     if (nwins == cwins) {
         int c = cwins ? 2 * cwins : 8;
@@ -345,7 +373,15 @@ int ump_win_am_attach(MPI_Win w)
     return MPI_SUCCESS;
 }
 
-void ump_win_am_detach(MPI_Win w)
+int ump_win_am_attach(MPI_Win w)
+{
+    pthread_mutex_lock(&wins_mu);
+    int rc = am_attach(w);
+    pthread_mutex_unlock(&wins_mu);
+    return rc;
+}
+
+static void am_detach(MPI_Win w)
 {
     for (int i = 0; i < nwins; i++)
         if (wins[i] == w) {
@@ -359,4 +395,11 @@ void ump_win_am_detach(MPI_Win w)
         wins = NULL;
         cwins = 0;
     }
+}
+
+void ump_win_am_detach(MPI_Win w)
+{
+    pthread_mutex_lock(&wins_mu);
+    am_detach(w);
+    pthread_mutex_unlock(&wins_mu);
 }

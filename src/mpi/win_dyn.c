@@ -29,6 +29,7 @@ bool ump_win_dyn_covers(MPI_Win w, const char *addr, size_t len)
 int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
     static const char call[] = "MPI_Win_attach";
+    UMP_WIN_GUARD(win);
     UMP_WIN_CHECK(call, win);
     if (win->flavor != MPI_WIN_FLAVOR_DYNAMIC)
         return ump_win_error(win, MPI_ERR_RMA_FLAVOR, call,
@@ -58,6 +59,7 @@ int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 int PMPI_Win_detach(MPI_Win win, const void *base)
 {
     static const char call[] = "MPI_Win_detach";
+    UMP_WIN_GUARD(win);
     UMP_WIN_CHECK(call, win);
     if (win->flavor != MPI_WIN_FLAVOR_DYNAMIC)
         return ump_win_error(win, MPI_ERR_RMA_FLAVOR, call,

@@ -291,6 +291,7 @@ int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_data
              MPI_Win win)
 {
     static const char call[] = "MPI_Put";
+    UMP_WIN_GUARD(win);
     UMP_WIN_CHECK(call, win);
     rma_args_t a = {
         call,        UMP_WIN_PUT, origin_addr,  origin_count,    origin_datatype, NULL, 0,   NULL,
@@ -304,6 +305,7 @@ int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_dat
               MPI_Win win, MPI_Request *request)
 {
     static const char call[] = "MPI_Rput";
+    UMP_WIN_GUARD(win);
     UMP_WIN_CHECK(call, win);
     if (!request) return ump_win_error(win, MPI_ERR_ARG, call, "request is NULL");
     rma_args_t a = {
@@ -318,6 +320,7 @@ int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, 
              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     static const char call[] = "MPI_Get";
+    UMP_WIN_GUARD(win);
     UMP_WIN_CHECK(call, win);
     int rc = check_dt(win, call, "origin", origin_datatype, origin_count);
     if (rc) return rc;
@@ -333,6 +336,7 @@ int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
               MPI_Request *request)
 {
     static const char call[] = "MPI_Rget";
+    UMP_WIN_GUARD(win);
     UMP_WIN_CHECK(call, win);
     if (!request) return ump_win_error(win, MPI_ERR_ARG, call, "request is NULL");
     int rc = check_dt(win, call, "origin", origin_datatype, origin_count);
@@ -349,6 +353,7 @@ int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype orig
                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
     static const char call[] = "MPI_Accumulate";
+    UMP_WIN_GUARD(win);
     UMP_WIN_CHECK(call, win);
     rma_args_t a = {call, UMP_WIN_ACC, origin_addr, origin_count, origin_datatype, NULL,
                     0,    NULL,        target_rank, target_disp,  target_count,    target_datatype,
@@ -362,6 +367,7 @@ int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype ori
                      MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
     static const char call[] = "MPI_Raccumulate";
+    UMP_WIN_GUARD(win);
     UMP_WIN_CHECK(call, win);
     if (!request) return ump_win_error(win, MPI_ERR_ARG, call, "request is NULL");
     rma_args_t a = {call, UMP_WIN_ACC, origin_addr, origin_count, origin_datatype, NULL,
@@ -377,6 +383,7 @@ int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype 
                         MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
     static const char call[] = "MPI_Get_accumulate";
+    UMP_WIN_GUARD(win);
     UMP_WIN_CHECK(call, win);
     rma_args_t a = {call,
                     UMP_WIN_GACC,
@@ -403,6 +410,7 @@ int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype
                          MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
     static const char call[] = "MPI_Rget_accumulate";
+    UMP_WIN_GUARD(win);
     UMP_WIN_CHECK(call, win);
     if (!request) return ump_win_error(win, MPI_ERR_ARG, call, "request is NULL");
     rma_args_t a = {call,
@@ -428,6 +436,7 @@ int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype d
                       int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
     static const char call[] = "MPI_Fetch_and_op";
+    UMP_WIN_GUARD(win);
     UMP_WIN_CHECK(call, win);
     rma_args_t a = {call, UMP_WIN_GACC, origin_addr, 1,           datatype, result_addr,
                     1,    datatype,     target_rank, target_disp, 1,        datatype,
@@ -440,6 +449,7 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
                           MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
     static const char call[] = "MPI_Compare_and_swap";
+    UMP_WIN_GUARD(win);
     UMP_WIN_CHECK(call, win);
     if (!compare_addr) return ump_win_error(win, MPI_ERR_BUFFER, call, "compare_addr is NULL");
     if (ump_mpi_dt_ok(datatype) && !datatype->predefined)

@@ -141,6 +141,7 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
 int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
 {
     static const char call[] = "MPI_Win_shared_query";
+    UMP_WIN_GUARD(win);
     UMP_WIN_CHECK(call, win);
     if (win->flavor != MPI_WIN_FLAVOR_SHARED)
         return ump_win_error(win, MPI_ERR_RMA_FLAVOR, call,

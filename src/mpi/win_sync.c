@@ -37,6 +37,7 @@ static bool fence_applied(MPI_Win w)
 int PMPI_Win_fence(int assert, MPI_Win win)
 {
     static const char call[] = "MPI_Win_fence";
+    UMP_WIN_GUARD(win);
     UMP_WIN_CHECK(call, win);
     int rc = check_assert(win, call, assert);
     if (rc) return rc;
@@ -70,6 +71,7 @@ static int check_rank(MPI_Win w, const char *call, int rank)
 int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
     static const char call[] = "MPI_Win_lock";
+    UMP_WIN_GUARD(win);
     UMP_WIN_CHECK(call, win);
     int rc = check_assert(win, call, assert);
     if (!rc) rc = check_rank(win, call, rank);
@@ -100,6 +102,7 @@ static int unlock_one(MPI_Win w, int rank)
 int PMPI_Win_unlock(int rank, MPI_Win win)
 {
     static const char call[] = "MPI_Win_unlock";
+    UMP_WIN_GUARD(win);
     UMP_WIN_CHECK(call, win);
     int rc = check_rank(win, call, rank);
     if (rc || rank == MPI_PROC_NULL) return rc;
@@ -117,6 +120,7 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
 int PMPI_Win_lock_all(int assert, MPI_Win win)
 {
     static const char call[] = "MPI_Win_lock_all";
+    UMP_WIN_GUARD(win);
     UMP_WIN_CHECK(call, win);
     int rc = check_assert(win, call, assert);
     if (rc) return rc;
@@ -136,6 +140,7 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
 int PMPI_Win_unlock_all(MPI_Win win)
 {
     static const char call[] = "MPI_Win_unlock_all";
+    UMP_WIN_GUARD(win);
     UMP_WIN_CHECK(call, win);
     if (!win->lock_all)
         return ump_win_error(win, MPI_ERR_RMA_SYNC, call, "no MPI_Win_lock_all epoch is open");
@@ -180,6 +185,7 @@ static int flush_all(MPI_Win w, const char *call, bool remote)
 int PMPI_Win_flush(int rank, MPI_Win win)
 {
     static const char call[] = "MPI_Win_flush";
+    UMP_WIN_GUARD(win);
     UMP_WIN_CHECK(call, win);
     return flush(win, call, rank, true);
 }
@@ -188,6 +194,7 @@ int PMPI_Win_flush(int rank, MPI_Win win)
 int PMPI_Win_flush_all(MPI_Win win)
 {
     static const char call[] = "MPI_Win_flush_all";
+    UMP_WIN_GUARD(win);
     UMP_WIN_CHECK(call, win);
     return flush_all(win, call, true);
 }
@@ -198,6 +205,7 @@ int PMPI_Win_flush_all(MPI_Win win)
 int PMPI_Win_flush_local(int rank, MPI_Win win)
 {
     static const char call[] = "MPI_Win_flush_local";
+    UMP_WIN_GUARD(win);
     UMP_WIN_CHECK(call, win);
     return flush(win, call, rank, false);
 }
@@ -206,6 +214,7 @@ int PMPI_Win_flush_local(int rank, MPI_Win win)
 int PMPI_Win_flush_local_all(MPI_Win win)
 {
     static const char call[] = "MPI_Win_flush_local_all";
+    UMP_WIN_GUARD(win);
     UMP_WIN_CHECK(call, win);
     return flush_all(win, call, false);
 }
@@ -214,6 +223,7 @@ int PMPI_Win_flush_local_all(MPI_Win win)
 int PMPI_Win_sync(MPI_Win win)
 {
     static const char call[] = "MPI_Win_sync";
+    UMP_WIN_GUARD(win);
     UMP_WIN_CHECK(call, win);
     /* Unified model: one copy of the window; order this process's
      * accesses and let pending operations land. */
@@ -255,6 +265,7 @@ static int *group_ranks(MPI_Win w, const char *call, MPI_Group g, int *n, int *r
 int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 {
     static const char call[] = "MPI_Win_post";
+    UMP_WIN_GUARD(win);
     UMP_WIN_CHECK(call, win);
     int rc = check_assert(win, call, assert);
     if (rc) return rc;
@@ -283,6 +294,7 @@ static bool posts_seen(MPI_Win w)
 int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 {
     static const char call[] = "MPI_Win_start";
+    UMP_WIN_GUARD(win);
     UMP_WIN_CHECK(call, win);
     int rc = check_assert(win, call, assert);
     if (rc) return rc;
@@ -306,6 +318,7 @@ int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 int PMPI_Win_complete(MPI_Win win)
 {
     static const char call[] = "MPI_Win_complete";
+    UMP_WIN_GUARD(win);
     UMP_WIN_CHECK(call, win);
     if (!win->start_group)
         return ump_win_error(win, MPI_ERR_RMA_SYNC, call,
@@ -337,6 +350,7 @@ static void end_exposure(MPI_Win w)
 int PMPI_Win_wait(MPI_Win win)
 {
     static const char call[] = "MPI_Win_wait";
+    UMP_WIN_GUARD(win);
     UMP_WIN_CHECK(call, win);
     if (!win->post_group)
         return ump_win_error(win, MPI_ERR_RMA_SYNC, call,
@@ -350,6 +364,7 @@ int PMPI_Win_wait(MPI_Win win)
 int PMPI_Win_test(MPI_Win win, int *flag)
 {
     static const char call[] = "MPI_Win_test";
+    UMP_WIN_GUARD(win);
     UMP_WIN_CHECK(call, win);
     if (!flag) return ump_win_error(win, MPI_ERR_ARG, call, "flag is NULL");
     if (!win->post_group)
