@@ -3,11 +3,11 @@
  * rma.c - one-sided communication calls (MPI 3.1 chapter 11): Put and Get
  * at sizes around the transports' eager limits, derived datatypes on the
  * origin and the target, Accumulate with every predefined op that applies
- * to integers and doubles (plus MPI_REPLACE) from all ranks at once
- * checked against a serial reference, Get_accumulate (MPI_NO_OP as an
- * atomic read), a Fetch_and_op counter under contention, a spin lock made
- * of Compare_and_swap guarding a read-modify-write, and the request forms
- * Rput, Rget, Raccumulate, Rget_accumulate. Every rank is origin and
+ * to integers, doubles and MPI_2INT pairs (plus MPI_REPLACE) from all ranks
+ * at once checked against a serial reference, Get_accumulate (MPI_NO_OP as
+ * an atomic read), a Fetch_and_op counter under contention, a spin lock
+ * made of Compare_and_swap guarding a read-modify-write, and the request
+ * forms Rput, Rget, Raccumulate, Rget_accumulate. Every rank is origin and
  * target; data are checked byte for byte.
  */
 #include "mt.h"
@@ -242,6 +242,38 @@ static void test_accumulate_ops(void)
     }
     CALL(MPI_Win_free(&win));
     free(src);
+
+    /* MAXLOC and MINLOC on (value, index) pairs: ties go to the lowest
+     * index, whatever order the contributions arrive in. */
+    struct pair {
+        int v, i;
+    } *pb = NULL, psrc[K];
+    MPI_Op locs[2] = {MPI_MAXLOC, MPI_MINLOC};
+    CALL(MPI_Win_allocate(K * sizeof(struct pair), sizeof(struct pair), MPI_INFO_NULL,
+                          MPI_COMM_WORLD, &pb, &win));
+    for (int o = 0; o < 2; o++) {
+        for (int i = 0; i < K; i++) {
+            pb[i].v = o ? 1000 : -1000;
+            pb[i].i = -1;
+            psrc[i].v = contrib(mt_rank, i);
+            psrc[i].i = mt_rank;
+        }
+        CALL(MPI_Win_fence(0, win));
+        for (int t = 0; t < mt_size; t++)
+            CALL(MPI_Accumulate(psrc, K, MPI_2INT, (mt_rank + t) % mt_size, 0, K, MPI_2INT, locs[o],
+                                win));
+        CALL(MPI_Win_fence(0, win));
+        for (int i = 0; i < K; i++) {
+            int bv = contrib(0, i), bi = 0;
+            for (int r = 1; r < mt_size; r++) {
+                int v = contrib(r, i);
+                if (o ? v < bv : v > bv) bv = v, bi = r;
+            }
+            CHECK(pb[i].v == bv && pb[i].i == bi, "MPI_%s element %d: (%d, %d) want (%d, %d)",
+                  o ? "MINLOC" : "MAXLOC", i, pb[i].v, pb[i].i, bv, bi);
+        }
+    }
+    CALL(MPI_Win_free(&win));
 }
 
 /* Get_accumulate returns the value before the op; MPI_NO_OP reads. */
