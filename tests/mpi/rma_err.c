@@ -7,7 +7,9 @@
  * types, assertions, datatypes and ops, and flavour-specific calls on the
  * wrong flavour. After every error the window still works. With --fatal,
  * a range error under the default MPI_ERRORS_ARE_FATAL must end the job
- * (tests/mpi/fatal.sh checks the message names the call).
+ * (tests/mpi/fatal.sh checks the message names the call); with
+ * --fatal-dynamic, so must an access to memory a dynamic window's target
+ * did not attach.
  */
 #include "mt.h"
 
@@ -196,6 +198,24 @@ int main(int argc, char **argv)
             printf("rma_err: rank %d returned under MPI_ERRORS_ARE_FATAL\n", mt_rank);
         }
         CALL(MPI_Win_fence(0, win));
+        printf("rma_err: rank %d was not aborted\n", mt_rank);
+        fflush(stdout);
+        CALL(MPI_Barrier(MPI_COMM_WORLD));
+        return 0;
+    }
+    if (argc > 1 && !strcmp(argv[1], "--fatal-dynamic")) {
+        /* An access to memory the target did not attach: the target
+         * refuses it and ends the job (the origin cannot check). */
+        MPI_Win dw;
+        int mem[4], x = 5;
+        CALL(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &dw));
+        CALL(MPI_Win_attach(dw, mem, sizeof(mem)));
+        MPI_Aint at;
+        CALL(MPI_Get_address(mem + 4, &at)); /* just past the attached bytes */
+        CALL(MPI_Bcast(&at, 1, MPI_AINT, mt_size - 1, MPI_COMM_WORLD));
+        CALL(MPI_Win_fence(0, dw));
+        if (mt_rank == 0) CALL(MPI_Put(&x, 1, MPI_INT, mt_size - 1, at, 1, MPI_INT, dw));
+        CALL(MPI_Win_fence(0, dw));
         printf("rma_err: rank %d was not aborted\n", mt_rank);
         fflush(stdout);
         CALL(MPI_Barrier(MPI_COMM_WORLD));

@@ -179,3 +179,15 @@ foreach(run "2;shm" "3;tcp")
                    --timeout 30 -x UMP_TRANSPORTS=${xp} $<TARGET_FILE:mpi_rma_err> --fatal)
   set_tests_properties(${name} PROPERTIES TIMEOUT 60 LABELS mpi ENVIRONMENT UMP_TRANSPORTS=${xp})
 endforeach()
+# An access outside a dynamic window's attached memory is refused by the
+# target, which ends the job naming both ranks.
+foreach(run "2;shm" "3;tcp")
+  list(GET run 0 n)
+  list(GET run 1 xp)
+  set(name mpi.rma_err_dynamic.n${n}.${xp})
+  add_test(NAME ${name}
+           COMMAND bash ${MPI_TEST_DIR}/fatal.sh "from rank 0 .*not attached.*MPI_ERR_RMA_RANGE"
+                   ${MPI_UMPRUN} -n ${n} --timeout 30 -x UMP_TRANSPORTS=${xp}
+                   $<TARGET_FILE:mpi_rma_err> --fatal-dynamic)
+  set_tests_properties(${name} PROPERTIES TIMEOUT 60 LABELS mpi ENVIRONMENT UMP_TRANSPORTS=${xp})
+endforeach()
