@@ -2,8 +2,8 @@
 /*
  * mpi.h - ump's MPI interface for C (MPI 3.1 point-to-point, communicators,
  * groups, datatypes, info, collectives, process topologies and
- * neighbourhood collectives; see docs/mpi.md for what is not there yet:
- * intercommunicators, dynamic processes, one-sided, I/O, Fortran).
+ * neighbourhood collectives, one-sided; see docs/mpi.md for what is not
+ * there yet: intercommunicators, dynamic processes, I/O, Fortran).
  *
  * Handles are pointers to library objects, so a handle of the wrong kind is
  * a compile-time warning and a stale one is caught by the object's magic
@@ -994,6 +994,112 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
                  int root, MPI_Comm comm, MPI_Request *request);
 int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                     MPI_Comm comm, MPI_Request *request);
+
+/* --- one-sided communication (windows, MPI 3.1 chapter 11) ---------------- */
+
+typedef struct ump_mpi_win *MPI_Win;
+#define MPI_WIN_NULL ((MPI_Win)0)
+
+#define MPI_LOCK_EXCLUSIVE 234
+#define MPI_LOCK_SHARED    235
+
+/* Assertions of the synchronisation calls (bits, may be or'ed). */
+#define MPI_MODE_NOCHECK   1024
+#define MPI_MODE_NOSTORE   2048
+#define MPI_MODE_NOPUT     4096
+#define MPI_MODE_NOPRECEDE 8192
+#define MPI_MODE_NOSUCCEED 16384
+
+#define MPI_WIN_FLAVOR_CREATE   1
+#define MPI_WIN_FLAVOR_ALLOCATE 2
+#define MPI_WIN_FLAVOR_DYNAMIC  3
+#define MPI_WIN_FLAVOR_SHARED   4
+
+#define MPI_WIN_SEPARATE 1
+#define MPI_WIN_UNIFIED  2
+
+/* Predefined attribute keys of windows (MPI_Win_get_attr). */
+#define MPI_WIN_BASE          20
+#define MPI_WIN_SIZE          21
+#define MPI_WIN_DISP_UNIT     22
+#define MPI_WIN_CREATE_FLAVOR 23
+#define MPI_WIN_MODEL         24
+
+typedef void MPI_Win_errhandler_function(MPI_Win *win, int *error_code, ...);
+
+#define UMP_MPI_WIN_PROTOS(P)                                                                      \
+    int P##Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,      \
+                      MPI_Win *win);                                                               \
+    int P##Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, \
+                        MPI_Win *win);                                                             \
+    int P##Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,         \
+                               void *baseptr, MPI_Win *win);                                       \
+    int P##Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr); \
+    int P##Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win);                         \
+    int P##Win_attach(MPI_Win win, void *base, MPI_Aint size);                                     \
+    int P##Win_detach(MPI_Win win, const void *base);                                              \
+    int P##Win_free(MPI_Win *win);                                                                 \
+    int P##Win_get_group(MPI_Win win, MPI_Group *group);                                           \
+    int P##Win_set_name(MPI_Win win, const char *win_name);                                        \
+    int P##Win_get_name(MPI_Win win, char *win_name, int *resultlen);                              \
+    int P##Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn,                   \
+                                 MPI_Errhandler *errhandler);                                      \
+    int P##Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler);                             \
+    int P##Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler);                            \
+    int P##Win_call_errhandler(MPI_Win win, int errorcode);                                        \
+    int P##Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag);              \
+    int P##Win_set_info(MPI_Win win, MPI_Info info);                                               \
+    int P##Win_get_info(MPI_Win win, MPI_Info *info_used);                                         \
+    int P##Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,            \
+               int target_rank, MPI_Aint target_disp, int target_count,                            \
+               MPI_Datatype target_datatype, MPI_Win win);                                         \
+    int P##Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, \
+               MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win); \
+    int P##Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,     \
+                      int target_rank, MPI_Aint target_disp, int target_count,                     \
+                      MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);                       \
+    int P##Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, \
+                          void *result_addr, int result_count, MPI_Datatype result_datatype,       \
+                          int target_rank, MPI_Aint target_disp, int target_count,                 \
+                          MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);                   \
+    int P##Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,         \
+                        int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win);            \
+    int P##Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,  \
+                            MPI_Datatype datatype, int target_rank, MPI_Aint target_disp,          \
+                            MPI_Win win);                                                          \
+    int P##Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,           \
+                int target_rank, MPI_Aint target_disp, int target_count,                           \
+                MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request);                  \
+    int P##Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype,                 \
+                int target_rank, MPI_Aint target_disp, int target_count,                           \
+                MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request);                  \
+    int P##Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,    \
+                       int target_rank, MPI_Aint target_disp, int target_count,                    \
+                       MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,                       \
+                       MPI_Request *request);                                                      \
+    int P##Rget_accumulate(const void *origin_addr, int origin_count,                              \
+                           MPI_Datatype origin_datatype, void *result_addr, int result_count,      \
+                           MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,    \
+                           int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, \
+                           MPI_Request *request);                                                  \
+    int P##Win_fence(int assert, MPI_Win win);                                                     \
+    int P##Win_post(MPI_Group group, int assert, MPI_Win win);                                     \
+    int P##Win_start(MPI_Group group, int assert, MPI_Win win);                                    \
+    int P##Win_complete(MPI_Win win);                                                              \
+    int P##Win_wait(MPI_Win win);                                                                  \
+    int P##Win_test(MPI_Win win, int *flag);                                                       \
+    int P##Win_lock(int lock_type, int rank, int assert, MPI_Win win);                             \
+    int P##Win_unlock(int rank, MPI_Win win);                                                      \
+    int P##Win_lock_all(int assert, MPI_Win win);                                                  \
+    int P##Win_unlock_all(MPI_Win win);                                                            \
+    int P##Win_flush(int rank, MPI_Win win);                                                       \
+    int P##Win_flush_all(MPI_Win win);                                                             \
+    int P##Win_flush_local(int rank, MPI_Win win);                                                 \
+    int P##Win_flush_local_all(MPI_Win win);                                                       \
+    int P##Win_sync(MPI_Win win);
+UMP_MPI_WIN_PROTOS(MPI_)
+UMP_MPI_WIN_PROTOS(PMPI_)
+#undef UMP_MPI_WIN_PROTOS
 
 #ifdef __cplusplus
 }

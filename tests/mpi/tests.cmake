@@ -174,3 +174,54 @@ foreach(run "4;shm;64 500" "4;tcp;64 500" "6;shm;45 300")
                                 $<TARGET_FILE:mpi_example_stencil> ${MPI_UMPRUN} ${n} ${args})
   set_tests_properties(${name} PROPERTIES TIMEOUT 240 LABELS mpi ENVIRONMENT UMP_TRANSPORTS=${xp})
 endforeach()
+
+# One-sided communication (windows): every program on 2 and 4 ranks over
+# shm and tcp, on 3 ranks over udp (also with injected faults), and as a
+# singleton.
+set(MPI_RMA_PROGS win rma rma_sync rma_err rma_mt)
+foreach(prog ${MPI_RMA_PROGS})
+  ump_mpi_program(mpi_${prog} ${MPI_TEST_DIR}/${prog}.c ${CMAKE_BINARY_DIR}/tests/mpi ${prog})
+  foreach(run "2;shm" "4;shm" "2;tcp" "4;tcp" "3;udp")
+    list(GET run 0 n)
+    list(GET run 1 xp)
+    set(name mpi.${prog}.n${n}.${xp})
+    add_test(NAME ${name}
+             COMMAND ${MPI_UMPRUN} -n ${n} --timeout 120 -x UMP_TRANSPORTS=${xp}
+                     $<TARGET_FILE:mpi_${prog}>)
+    set_tests_properties(${name} PROPERTIES TIMEOUT 180 LABELS mpi ENVIRONMENT UMP_TRANSPORTS=${xp})
+  endforeach()
+  add_test(NAME mpi.${prog}.singleton COMMAND $<TARGET_FILE:mpi_${prog}>)
+  set_tests_properties(mpi.${prog}.singleton PROPERTIES TIMEOUT 120 LABELS mpi)
+  # udp dropping, duplicating, reordering and corrupting datagrams.
+  set(name mpi.${prog}.n3.udp.faults)
+  add_test(NAME ${name} COMMAND ${MPI_UMPRUN} -n 3 --timeout 150 $<TARGET_FILE:mpi_${prog}>)
+  set_tests_properties(
+    ${name}
+    PROPERTIES TIMEOUT 200 LABELS mpi
+               ENVIRONMENT
+               "UMP_TRANSPORTS=udp;UMP_REL_DROP=0.05;UMP_REL_DUP=0.02;UMP_REL_REORDER=0.05;UMP_REL_CORRUPT=0.01")
+endforeach()
+
+# A window error under the default MPI_ERRORS_ARE_FATAL ends the job, and
+# the message names the call and the error class.
+foreach(run "2;shm" "3;tcp")
+  list(GET run 0 n)
+  list(GET run 1 xp)
+  set(name mpi.rma_err_fatal.n${n}.${xp})
+  add_test(NAME ${name}
+           COMMAND bash ${MPI_TEST_DIR}/fatal.sh "MPI_Put.*MPI_ERR_RMA_RANGE" ${MPI_UMPRUN} -n ${n}
+                   --timeout 30 -x UMP_TRANSPORTS=${xp} $<TARGET_FILE:mpi_rma_err> --fatal)
+  set_tests_properties(${name} PROPERTIES TIMEOUT 60 LABELS mpi ENVIRONMENT UMP_TRANSPORTS=${xp})
+endforeach()
+# An access outside a dynamic window's attached memory is refused by the
+# target, which ends the job naming both ranks.
+foreach(run "2;shm" "3;tcp")
+  list(GET run 0 n)
+  list(GET run 1 xp)
+  set(name mpi.rma_err_dynamic.n${n}.${xp})
+  add_test(NAME ${name}
+           COMMAND bash ${MPI_TEST_DIR}/fatal.sh "from rank 0 .*not attached.*MPI_ERR_RMA_RANGE"
+                   ${MPI_UMPRUN} -n ${n} --timeout 30 -x UMP_TRANSPORTS=${xp}
+                   $<TARGET_FILE:mpi_rma_err> --fatal-dynamic)
+  set_tests_properties(${name} PROPERTIES TIMEOUT 60 LABELS mpi ENVIRONMENT UMP_TRANSPORTS=${xp})
+endforeach()

@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * win.h - MPI windows (one-sided communication), shared by win*.c.
+ *
+ * Every operation is an active message: the origin sends one message
+ * (header, the target layout as (offset, length) runs, the data) on the
+ * window's private communicator, a duplicate of the one it was created
+ * on, so RMA traffic never matches user messages; the target applies it
+ * from a progress hook (win_am.c), one message at a time in arrival
+ * order, which makes accumulates atomic per element and keeps the order
+ * of the operations of one origin. Replies (get data, fetched values,
+ * lock grants, flush acknowledgements) come back on tags the origin
+ * chose per operation.
+ *
+ * Threads: the window state is touched by the MPI calls and by the hook,
+ * which runs inside the core's progress under the core's lock; see
+ * UMP_WIN_GUARD below for MPI_THREAD_MULTIPLE.
+ */
+#ifndef UMP_MPI_WIN_H
+#define UMP_MPI_WIN_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mpi/mpi_impl.h"
+
+enum { UMP_MPI_MAGIC_WIN = 0x77696e64 /* "wind" */ };
+
+/* Message kinds (header op). */
+enum {
+    UMP_WIN_PUT = 1,
+    UMP_WIN_GET,
+    UMP_WIN_ACC,
+    UMP_WIN_GACC, /* get_accumulate, fetch_and_op */
+    UMP_WIN_CAS,
+    UMP_WIN_LOCK,
+    UMP_WIN_UNLOCK,
+    UMP_WIN_FLUSH,
+    UMP_WIN_POST,     /* target -> origin: exposure epoch opened */
+    UMP_WIN_COMPLETE, /* origin -> target: access epoch closed */
+};
+
+/* Header flags. */
+enum { UMP_WIN_F_COUNTED = 1 /* part of a fence epoch: counted by the target */ };
+
+/* Tag of messages to a window's hook; replies use tags from 1 up. */
+#define UMP_WIN_TAG_REQ 0
+
+typedef struct {
+    uint8_t op, flags, lock_type, pad;
+    int32_t reply_tag; /* tag of the reply, 0 when none */
+    int32_t origin;    /* origin's rank in the window */
+    int32_t redop;     /* index of the MPI_Op (accumulates) */
+    int32_t basic;     /* index of the element type (accumulates) */
+    int32_t pad2;
+    uint64_t disp;    /* byte offset of the target layout's origin in the window */
+    uint64_t nruns;   /* (offset, length) pairs after the header */
+    uint64_t datalen; /* data bytes after the runs */
+    uint64_t tlen;    /* bytes of the target layout's stream (what a reply carries) */
+} ump_win_hdr_t;
+
+typedef struct {
+    int64_t off;
+    uint64_t len;
+} ump_win_run_t;
+
+/* Something in flight the window must see complete: a request message
+ * being sent (buf freed after), a reply being received (greq completed
+ * after, for the request forms), or a reply being sent by the target. */
+typedef struct {
+    ump_req_t req;
+    void *buf;
+    ump_req_t greq;
+} ump_win_pending_t;
+
+/* An incoming message being received by the target. */
+typedef struct ump_win_in {
+    struct ump_win_in *next;
+    ump_req_t req;
+    char *buf;
+    size_t len;
+    int src; /* core rank */
+} ump_win_in_t;
+
+/* A lock request the target could not grant yet. */
+typedef struct ump_win_waiter {
+    struct ump_win_waiter *next;
+    int origin, lock_type, reply_tag;
+} ump_win_waiter_t;
+
+typedef enum { UMP_WIN_EPOCH_NONE = 0, UMP_WIN_EPOCH_FENCE } ump_win_epoch_t;
+
+struct ump_mpi_win {
+    uint32_t magic;
+    pthread_mutex_t mu; /* recursive; taken only under MPI_THREAD_MULTIPLE */
+    MPI_Comm comm;      /* private duplicate: RMA traffic and fences */
+    int rank, size;
+    void *base;
+    MPI_Aint win_size;
+    int disp_unit;
+    int flavor, model;
+    bool owns_base; /* Win_allocate: base freed with the window */
+    struct {
+        MPI_Aint size;
+        int disp_unit;
+    } * peers; /* every rank's window size and unit (origin-side range checks) */
+    MPI_Errhandler errh;
+    MPI_Info info;
+    char name[MPI_MAX_OBJECT_NAME];
+
+    /* origin side */
+    int epoch;        /* ump_win_epoch_t: fence epoch open */
+    uint8_t *locked;  /* per target: 0, MPI_LOCK_SHARED or MPI_LOCK_EXCLUSIVE */
+    int nlocked;      /* targets locked (lock_all counts every rank) */
+    bool lock_all;    /* in a lock_all epoch */
+    int *start_group; /* PSCW access group (window ranks), NULL when none */
+    int nstart;
+    uint32_t *fence_sent; /* per target: counted messages sent in this fence epoch */
+    int *post_seen;       /* per target: POST messages received and not yet consumed */
+    ump_win_pending_t *pend;
+    size_t npend, cpend;
+    uint32_t next_tag;
+
+    /* target side */
+    ump_win_in_t *in_head, *in_tail;
+    uint64_t applied_counted; /* counted messages applied, ever */
+    uint64_t expect_counted;  /* counted messages announced by fences, ever */
+    int lock_excl;            /* origin holding the exclusive lock, -1 when none */
+    int lock_shared;          /* holders of the shared lock */
+    ump_win_waiter_t *waiters, *waiters_tail;
+    int *post_group; /* PSCW exposure group (window ranks), NULL when none */
+    int npost;
+    int completes; /* COMPLETE messages received and not yet consumed by wait */
+
+    /* shared windows */
+    void *shm_map;
+    size_t shm_len;
+    MPI_Aint *shm_offs; /* per rank: offset of its part in the mapping */
+
+    /* dynamic windows: the attached memory (the target checks every access) */
+    struct {
+        char *base;
+        size_t len;
+    } * regions;
+    int nregions, cregions;
+
+    struct ump_mpi_win *next;
+};
+
+/* Under MPI_THREAD_MULTIPLE each window has a recursive lock that every
+ * call on it holds from its start to its return (UMP_WIN_GUARD), so the
+ * calls of several threads on one window run one at a time and those on
+ * different windows side by side. The progress hook, which any thread's
+ * progress runs, only try-locks: it skips a window whose lock another
+ * thread holds (that thread's own progress serves it meanwhile), so a
+ * window call may block holding its lock without waiting for the thread
+ * that holds the core's. Nothing at other thread levels. */
+MPI_Win ump_win_enter(MPI_Win w);
+void ump_win_leave(MPI_Win *held);
+#define UMP_WIN_GUARD(w)                                                                           \
+    MPI_Win ump_win_guard_ __attribute__((cleanup(ump_win_leave), unused)) = ump_win_enter(w)
+
+bool ump_win_ok(MPI_Win w);
+/* Raises errclass on the window (its error handler), naming the call and
+ * this rank; returns errclass. */
+int ump_win_error(MPI_Win w, int errclass, const char *call, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+#define UMP_WIN_CHECK(call, w)                                                                     \
+    do {                                                                                           \
+        UMP_MPI_CHECK_INIT(call);                                                                  \
+        if (!ump_win_ok(w))                                                                        \
+            return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_WIN, call,                                 \
+                                 "rank %d: invalid window (null, freed or not a window)",          \
+                                 ump_rank());                                                      \
+    } while (0)
+
+/* Builds a window over [base, base + size) on a duplicate of comm
+ * (collective); *out is the window or the error is returned. */
+int ump_win_setup(const char *call, void *base, MPI_Aint size, int disp_unit, MPI_Info info,
+                  MPI_Comm comm, int flavor, MPI_Win *out);
+
+/* Progress (win_am.c). */
+int ump_win_am_attach(MPI_Win w);
+void ump_win_am_detach(MPI_Win w);
+/* Keeps something in flight for the window (see ump_win_pending_t). */
+int ump_win_pend_add(MPI_Win w, ump_req_t req, void *buf, ump_req_t greq);
+/* Waits until everything the window has in flight completed. */
+int ump_win_pend_wait(MPI_Win w);
+/* A fresh reply tag. */
+int ump_win_tag(MPI_Win w);
+/* Core rank of window rank r. */
+static inline int ump_win_world(MPI_Win w, int r)
+{
+    return ump_mpi_world_rank(w->comm, r);
+}
+/* Sends a header-only control message to window rank `target`; with
+ * wait_reply, waits for its (empty) reply. */
+int ump_win_ctrl(MPI_Win w, int target, int op, int lock_type, bool wait_reply);
+/* Drives progress until cond(w) holds. */
+void ump_win_progress_until(MPI_Win w, bool (*cond)(MPI_Win w));
+
+/* Predefined element types and ops by index, for the wire. */
+int ump_win_dt_index(MPI_Datatype dt);
+MPI_Datatype ump_win_dt_at(int i);
+int ump_win_op_index(MPI_Op op);
+MPI_Op ump_win_op_at(int i);
+
+/* Shared windows (win_shm.c): releases the mapping. */
+void ump_win_shm_free(MPI_Win w);
+/* Dynamic windows (win_dyn.c): whether [addr, addr + len) is attached. */
+bool ump_win_dyn_covers(MPI_Win w, const char *addr, size_t len);
+
+#endif /* UMP_MPI_WIN_H */

@@ -1,0 +1,405 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The target side of one-sided communication: a progress hook that takes
+ * the RMA messages of every window off the core's queues and applies them
+ * to window memory, and the bookkeeping of what a window has in flight.
+ *
+ * The hook never blocks: it probes for messages (matched probe, so it
+ * knows their length), posts their receives, and applies the received
+ * ones strictly in the order they were probed. Messages of one origin are
+ * probed in the order it sent them (the core's matching is
+ * non-overtaking), so its operations land in issue order, and applying
+ * one whole message at a time makes every accumulate atomic with respect
+ * to the others (MPI 3.1 11.7.1). Any MPI call on the target (a wait,
+ * a fence, a barrier) runs the hook.
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/win.h"
+
+static bool multiple(void)
+{
+    return ump_mpi_thread_level == MPI_THREAD_MULTIPLE;
+}
+
+MPI_Win ump_win_enter(MPI_Win w)
+{
+    if (!multiple() || !ump_win_ok(w)) return NULL;
+    pthread_mutex_lock(&w->mu);
+    return w;
+}
+
+void ump_win_leave(MPI_Win *held)
+{
+    if (*held) pthread_mutex_unlock(&(*held)->mu);
+}
+
+/* The windows the hook serves; under MPI_THREAD_MULTIPLE changed under
+ * wins_mu, which the hook only try-locks. */
+static pthread_mutex_t wins_mu = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+static MPI_Win *wins;
+static int nwins, cwins;
+static bool hook_on;
+/* The hook tests requests, and a test runs the hooks again: the inner
+ * call must not touch the lists the outer one walks. */
+static bool in_hook;
+
+/* --- what a window has in flight ------------------------------------------------ */
+
+int ump_win_pend_add(MPI_Win w, ump_req_t req, void *buf, ump_req_t greq)
+{
+    if (w->npend == w->cpend) {
+        size_t c = w->cpend ? 2 * w->cpend : 16;
+        ump_win_pending_t *p = realloc(w->pend, c * sizeof(*p));
+        if (!p) return MPI_ERR_NO_MEM;
+        w->pend = p;
+        w->cpend = c;
+    }
+    w->pend[w->npend++] = (ump_win_pending_t){.req = req, .buf = buf, .greq = greq};
+    return MPI_SUCCESS;
+}
+
+static void pend_done(ump_win_pending_t *e, int err)
+{
+    free(e->buf);
+    if (e->greq) ump_greq_complete(e->greq, err);
+}
+
+static int pend_test(MPI_Win w)
+{
+    int events = 0;
+    for (size_t i = 0; i < w->npend;) {
+        int done = 0;
+        ump_status_t st;
+        int rc = ump_test(&w->pend[i].req, &done, &st);
+        if (!done && rc == UMP_OK) {
+            i++;
+            continue;
+        }
+        ump_win_pending_t e = w->pend[i];
+        w->pend[i] = w->pend[--w->npend];
+        pend_done(&e, rc);
+        events++;
+    }
+    return events;
+}
+
+int ump_win_pend_wait(MPI_Win w)
+{
+    int err = UMP_OK;
+    while (w->npend) {
+        ump_win_pending_t e = w->pend[--w->npend];
+        int rc = ump_wait(&e.req, UMP_STATUS_IGNORE);
+        if (rc != UMP_OK && err == UMP_OK) err = rc;
+        pend_done(&e, rc);
+    }
+    return err == UMP_OK ? MPI_SUCCESS : ump_mpi_class_of(err);
+}
+
+int ump_win_tag(MPI_Win w)
+{
+    int t = (int)w->next_tag;
+    w->next_tag = w->next_tag >= 0x3fffffffu ? 1 : w->next_tag + 1;
+    return t;
+}
+
+void ump_win_progress_until(MPI_Win w, bool (*cond)(MPI_Win w))
+{
+    while (!cond(w))
+        if (ump_progress() <= 0) sched_yield();
+}
+
+int ump_win_ctrl(MPI_Win w, int target, int op, int lock_type, bool wait_reply)
+{
+    ump_win_hdr_t *h = calloc(1, sizeof(*h));
+    if (!h) return MPI_ERR_NO_MEM;
+    h->op = (uint8_t)op;
+    h->lock_type = (uint8_t)lock_type;
+    h->origin = w->rank;
+    int tw = ump_win_world(w, target);
+    uint32_t ctx = w->comm->ctx_p2p;
+    ump_req_t rr = UMP_REQ_NULL, sr = UMP_REQ_NULL;
+    char dummy;
+    int rc = UMP_OK;
+    if (wait_reply) {
+        h->reply_tag = ump_win_tag(w);
+        rc = ump_irecv(&dummy, 0, UMP_BYTE, tw, h->reply_tag, ctx, &rr);
+    }
+    if (rc == UMP_OK) rc = ump_isend(h, sizeof(*h), UMP_BYTE, tw, UMP_WIN_TAG_REQ, ctx, &sr);
+    if (rc != UMP_OK) {
+        free(h);
+        if (rr) ump_cancel(&rr), ump_wait(&rr, UMP_STATUS_IGNORE);
+        return ump_mpi_class_of(rc);
+    }
+    int mrc = ump_win_pend_add(w, sr, h, UMP_REQ_NULL);
+    if (mrc != MPI_SUCCESS) {
+        ump_wait(&sr, UMP_STATUS_IGNORE);
+        free(h);
+    }
+    if (wait_reply) rc = ump_wait(&rr, UMP_STATUS_IGNORE);
+    return rc == UMP_OK ? mrc : ump_mpi_class_of(rc);
+}
+
+/* --- applying a message ------------------------------------------------------------- */
+
+static void send_reply(MPI_Win w, int dst, int tag, void *buf, size_t len)
+{
+    ump_req_t r;
+    if (ump_isend(buf, len, UMP_BYTE, dst, tag, w->comm->ctx_p2p, &r) != UMP_OK ||
+        ump_win_pend_add(w, r, buf, UMP_REQ_NULL) != MPI_SUCCESS) {
+        /* Nothing the origin could be told: it waits for this reply. */
+        ump_abort(MPI_ERR_INTERN, "one-sided: cannot send a reply to an origin");
+    }
+}
+
+/* Copies the target layout's stream between `data` and the window. */
+static void move_runs(MPI_Win w, const ump_win_hdr_t *h, const ump_win_run_t *runs, char *data,
+                      bool to_window)
+{
+    char *at = (char *)w->base + h->disp;
+    for (uint64_t i = 0; i < h->nruns; i++) {
+        char *p = at + runs[i].off;
+        /* The origin cannot check a dynamic window's range: the target
+         * refuses memory that is not attached rather than corrupt it. */
+        if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC && !ump_win_dyn_covers(w, p, runs[i].len)) {
+            char msg[200];
+            snprintf(msg, sizeof(msg),
+                     "one-sided: rank %d: an operation from rank %d touches %zu bytes at %p, "
+                     "not attached to the dynamic window (MPI_ERR_RMA_RANGE)",
+                     w->rank, h->origin, (size_t)runs[i].len, (void *)p);
+            ump_abort(MPI_ERR_RMA_RANGE, msg);
+        }
+        if (to_window)
+            memcpy(p, data, runs[i].len);
+        else
+            memcpy(data, p, runs[i].len);
+        data += runs[i].len;
+    }
+}
+
+static void accumulate(MPI_Win w, const ump_win_hdr_t *h, const ump_win_run_t *runs, char *data)
+{
+    MPI_Op op = ump_win_op_at(h->redop);
+    if (op == MPI_NO_OP) return;
+    if (op == MPI_REPLACE) {
+        move_runs(w, h, runs, data, true);
+        return;
+    }
+    MPI_Datatype dt = ump_win_dt_at(h->basic);
+    char *tmp = malloc(h->tlen ? h->tlen : 1);
+    if (!tmp || !dt || !op) ump_abort(MPI_ERR_INTERN, "one-sided: cannot apply an accumulate");
+    move_runs(w, h, runs, tmp, false);
+    PMPI_Reduce_local(data, tmp, (int)(h->tlen / dt->size), dt, op);
+    move_runs(w, h, runs, tmp, true);
+    free(tmp);
+}
+
+static bool lock_fits(MPI_Win w, int type)
+{
+    if (w->lock_excl >= 0) return false;
+    return type == MPI_LOCK_SHARED || w->lock_shared == 0;
+}
+
+static void grant(MPI_Win w, int origin, int type, int tag)
+{
+    if (type == MPI_LOCK_EXCLUSIVE)
+        w->lock_excl = origin;
+    else
+        w->lock_shared++;
+    send_reply(w, ump_win_world(w, origin), tag, NULL, 0);
+}
+
+static void grant_waiters(MPI_Win w)
+{
+    while (w->waiters && lock_fits(w, w->waiters->lock_type)) {
+        ump_win_waiter_t *q = w->waiters;
+        w->waiters = q->next;
+        if (!w->waiters) w->waiters_tail = NULL;
+        grant(w, q->origin, q->lock_type, q->reply_tag);
+        free(q);
+    }
+}
+
+static void apply(MPI_Win w, ump_win_in_t *in)
+{
+    const ump_win_hdr_t *h = (const ump_win_hdr_t *)in->buf;
+    if (in->len < sizeof(*h) || h->nruns > (in->len - sizeof(*h)) / sizeof(ump_win_run_t) ||
+        in->len != sizeof(*h) + h->nruns * sizeof(ump_win_run_t) + h->datalen)
+        ump_abort(MPI_ERR_INTERN, "one-sided: malformed RMA message");
+    const ump_win_run_t *runs = (const ump_win_run_t *)(h + 1);
+    char *data = (char *)(runs + h->nruns);
+    char *reply;
+    switch (h->op) {
+    case UMP_WIN_PUT:
+        move_runs(w, h, runs, data, true);
+        break;
+    case UMP_WIN_ACC:
+        accumulate(w, h, runs, data);
+        break;
+    case UMP_WIN_GET:
+    case UMP_WIN_GACC:
+        reply = malloc(h->tlen ? h->tlen : 1);
+        if (!reply) ump_abort(MPI_ERR_NO_MEM, "one-sided: out of memory for a reply");
+        move_runs(w, h, runs, reply, false);
+        if (h->op == UMP_WIN_GACC) accumulate(w, h, runs, data);
+        send_reply(w, in->src, h->reply_tag, reply, h->tlen);
+        break;
+    case UMP_WIN_CAS: {
+        /* data: the new value, then the compare value; one element. */
+        size_t sz = h->tlen;
+        reply = malloc(sz ? sz : 1);
+        if (!reply) ump_abort(MPI_ERR_NO_MEM, "one-sided: out of memory for a reply");
+        move_runs(w, h, runs, reply, false);
+        if (memcmp(reply, data + sz, sz) == 0) move_runs(w, h, runs, data, true);
+        send_reply(w, in->src, h->reply_tag, reply, sz);
+        break;
+    }
+    case UMP_WIN_LOCK:
+        if (!w->waiters && lock_fits(w, h->lock_type)) {
+            grant(w, h->origin, h->lock_type, h->reply_tag);
+        } else {
+            ump_win_waiter_t *q = calloc(1, sizeof(*q));
+            if (!q) ump_abort(MPI_ERR_NO_MEM, "one-sided: out of memory for a lock request");
+            q->origin = h->origin;
+            q->lock_type = h->lock_type;
+            q->reply_tag = h->reply_tag;
+            if (w->waiters_tail)
+                w->waiters_tail->next = q;
+            else
+                w->waiters = q;
+            w->waiters_tail = q;
+        }
+        break;
+    case UMP_WIN_UNLOCK:
+        if (w->lock_excl == h->origin)
+            w->lock_excl = -1;
+        else if (w->lock_shared > 0)
+            w->lock_shared--;
+        send_reply(w, in->src, h->reply_tag, NULL, 0);
+        grant_waiters(w);
+        break;
+    case UMP_WIN_FLUSH:
+        send_reply(w, in->src, h->reply_tag, NULL, 0);
+        break;
+    case UMP_WIN_POST:
+        w->post_seen[h->origin]++;
+        break;
+    case UMP_WIN_COMPLETE:
+        w->completes++;
+        break;
+    default:
+        ump_abort(MPI_ERR_INTERN, "one-sided: unknown RMA message");
+    }
+    if (h->flags & UMP_WIN_F_COUNTED) w->applied_counted++;
+}
+
+static int serve(MPI_Win w)
+{
+    int events = 0;
+    uint32_t ctx = w->comm->ctx_p2p;
+    for (;;) {
+        int flag = 0;
+        ump_msg_t msg;
+        ump_status_t st;
+        if (ump_improbe(UMP_ANY_SOURCE, UMP_WIN_TAG_REQ, ctx, &flag, &msg, &st) != UMP_OK || !flag)
+            break;
+        ump_win_in_t *in = calloc(1, sizeof(*in));
+        char *buf = malloc(st.msg_len ? st.msg_len : 1);
+        if (!in || !buf || ump_imrecv(buf, st.msg_len, UMP_BYTE, &msg, &in->req) != UMP_OK)
+            ump_abort(MPI_ERR_NO_MEM, "one-sided: cannot receive an RMA message");
+        in->buf = buf;
+        in->len = st.msg_len;
+        in->src = st.source;
+        if (w->in_tail)
+            w->in_tail->next = in;
+        else
+            w->in_head = in;
+        w->in_tail = in;
+        events++;
+    }
+    while (w->in_head) {
+        ump_win_in_t *in = w->in_head;
+        int done = 0;
+        if (ump_test(&in->req, &done, UMP_STATUS_IGNORE) != UMP_OK || !done) break;
+        apply(w, in);
+        w->in_head = in->next;
+        if (!w->in_head) w->in_tail = NULL;
+        free(in->buf);
+        free(in);
+        events++;
+    }
+    return events;
+}
+
+static int hook(void *arg)
+{
+    (void)arg;
+    bool mt = multiple();
+    if (mt && pthread_mutex_trylock(&wins_mu) != 0) return 0;
+    int events = 0;
+    if (!in_hook) {
+        in_hook = true;
+        for (int i = 0; i < nwins; i++) {
+            MPI_Win w = wins[i];
+            if (mt && pthread_mutex_trylock(&w->mu) != 0) continue;
+            events += serve(w);
+            events += pend_test(w);
+            if (mt) pthread_mutex_unlock(&w->mu);
+        }
+        in_hook = false;
+    }
+    if (mt) pthread_mutex_unlock(&wins_mu);
+    return events;
+}
+
+static int am_attach(MPI_Win w)
+{
+    if (nwins == cwins) {
+        int c = cwins ? 2 * cwins : 8;
+        MPI_Win *p = realloc(wins, (size_t)c * sizeof(*p));
+        if (!p) return MPI_ERR_NO_MEM;
+        wins = p;
+        cwins = c;
+    }
+    if (!hook_on) {
+        if (ump_progress_register(hook, NULL) != UMP_OK) return MPI_ERR_INTERN;
+        hook_on = true;
+    }
+    wins[nwins++] = w;
+    return MPI_SUCCESS;
+}
+
+int ump_win_am_attach(MPI_Win w)
+{
+    pthread_mutex_lock(&wins_mu);
+    int rc = am_attach(w);
+    pthread_mutex_unlock(&wins_mu);
+    return rc;
+}
+
+static void am_detach(MPI_Win w)
+{
+    for (int i = 0; i < nwins; i++)
+        if (wins[i] == w) {
+            wins[i] = wins[--nwins];
+            break;
+        }
+    if (!nwins && hook_on) {
+        ump_progress_unregister(hook, NULL);
+        hook_on = false;
+        free(wins);
+        wins = NULL;
+        cwins = 0;
+    }
+}
+
+void ump_win_am_detach(MPI_Win w)
+{
+    pthread_mutex_lock(&wins_mu);
+    am_detach(w);
+    pthread_mutex_unlock(&wins_mu);
+}
