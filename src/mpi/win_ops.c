@@ -148,7 +148,7 @@ static int check(MPI_Win w, const rma_args_t *a, MPI_Datatype *basic)
                                  dt_name(a->odt ? a->odt : a->tdt), dt_name(a->tdt));
         if (a->op != UMP_WIN_CAS && a->redop != MPI_REPLACE && a->redop != MPI_NO_OP) {
             ump_coll_red_t r;
-            if (ump_coll_red_prepare(&r, a->redop, tb) != MPI_SUCCESS)
+            if (ump_coll_red_prepare(&r, a->redop->uop, tb) != UMP_OK)
                 return ump_win_error(w, MPI_ERR_OP, call, "%s does not apply to datatype %s",
                                      a->redop->name, dt_name(tb));
         }
