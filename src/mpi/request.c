@@ -95,6 +95,9 @@ int ump_mpi_raise_status(MPI_Comm comm, const char *call, int cls, const ump_sta
                              u->msg_len, ump_mpi_comm_rank_of(comm, u->source), u->tag, u->count);
     if (u->error == UMP_OK)
         return ump_mpi_error(comm, cls, call, "unpacking the received message failed");
+    if (u->source >= 0)
+        return ump_mpi_error(comm, cls, call, "operation failed: %s (peer rank %d)",
+                             ump_strerror(u->error), ump_mpi_comm_rank_of(comm, u->source));
     return ump_mpi_error(comm, cls, call, "operation failed: %s", ump_strerror(u->error));
 }
 
