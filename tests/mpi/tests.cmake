@@ -174,3 +174,23 @@ foreach(run "4;shm;64 500" "4;tcp;64 500" "6;shm;45 300")
                                 $<TARGET_FILE:mpi_example_stencil> ${MPI_UMPRUN} ${n} ${args})
   set_tests_properties(${name} PROPERTIES TIMEOUT 240 LABELS mpi ENVIRONMENT UMP_TRANSPORTS=${xp})
 endforeach()
+
+# MPI 3.1 completion (attributes, handles, info, errors, generalized
+# requests, external32, the remaining nonblocking collectives): each
+# program on 1-4 ranks over each transport, and as a singleton.
+set(MPI31_PROGS coll_nb31)
+foreach(prog ${MPI31_PROGS})
+  ump_mpi_program(mpi_${prog} ${MPI_TEST_DIR}/${prog}.c ${CMAKE_BINARY_DIR}/tests/mpi ${prog})
+  foreach(n 1 2 3 4)
+    foreach(xp shm tcp)
+      set(name mpi.${prog}.n${n}.${xp})
+      add_test(NAME ${name}
+               COMMAND ${MPI_UMPRUN} -n ${n} --timeout 120 -x UMP_TRANSPORTS=${xp}
+                       $<TARGET_FILE:mpi_${prog}>)
+      set_tests_properties(${name} PROPERTIES TIMEOUT 180 LABELS mpi
+                                              ENVIRONMENT UMP_TRANSPORTS=${xp})
+    endforeach()
+  endforeach()
+  add_test(NAME mpi.${prog}.singleton COMMAND $<TARGET_FILE:mpi_${prog}>)
+  set_tests_properties(mpi.${prog}.singleton PROPERTIES TIMEOUT 60 LABELS mpi)
+endforeach()
