@@ -6,6 +6,7 @@
  * use it, even after MPI_Comm_free_keyval, as MPI 3.1 6.7.2 requires.
  * Attributes are a short list per communicator.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +32,23 @@ static int attr_tag_ub = UMP_TAG_UB;
 static int attr_host = MPI_PROC_NULL;
 static int attr_io = MPI_ANY_SOURCE; /* every rank can do I/O */
 static int attr_wtime_global = 0;
+static int attr_universe_size, attr_appnum;
+
+/* MPI_UNIVERSE_SIZE: the slots umprun was given (UMP_JOB_UNIVERSE_SIZE),
+ * never fewer than the job's ranks; a job started otherwise (a singleton,
+ * another launcher) has a universe of its own size. ump starts one
+ * program per job, so MPI_APPNUM is 0. */
+static int *universe_size(void)
+{
+    if (!attr_universe_size) {
+        const char *e = getenv("UMP_JOB_UNIVERSE_SIZE");
+        char *end;
+        long v = e ? strtol(e, &end, 10) : 0;
+        if (!e || *end || v < ump_size() || v > INT_MAX) v = ump_size();
+        attr_universe_size = (int)v;
+    }
+    return &attr_universe_size;
+}
 
 int ump_mpi_comm_null_copy_fn(MPI_Comm c, int k, void *extra, void *in, void *out, int *flag)
 {
@@ -52,7 +70,7 @@ int ump_mpi_comm_null_delete_fn(MPI_Comm c, int k, void *val, void *extra)
 
 static bool predefined_key(int k)
 {
-    return k >= MPI_TAG_UB && k <= MPI_WTIME_IS_GLOBAL;
+    return k >= MPI_TAG_UB && k <= MPI_APPNUM;
 }
 
 /* The keyval of a user handle, or NULL. Call with the lock held. */
@@ -211,6 +229,15 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int 
         break;
     case MPI_WTIME_IS_GLOBAL:
         pre = &attr_wtime_global;
+        break;
+    case MPI_UNIVERSE_SIZE:
+        pre = universe_size();
+        break;
+    case MPI_LASTUSEDCODE:
+        pre = &ump_mpi_lastusedcode;
+        break;
+    case MPI_APPNUM:
+        pre = &attr_appnum;
         break;
     }
     if (pre) {

@@ -73,6 +73,7 @@ struct ump_mpi_comm {
     int refcount;     /* handle + pending frees; freed at zero */
     /* Process topology (topo.h), or NULL. */
     struct ump_mpi_topo *topo;
+    MPI_Info info; /* hints set by the program (comm_info.c), or NULL */
 };
 
 /* Translations between communicator ranks and core (world) ranks. */
@@ -184,6 +185,13 @@ int ump_mpi_error(MPI_Comm comm, int errclass, const char *call, const char *fmt
  * UMP_ERR_OP -> MPI_ERR_OP, ...): the one place codes become classes. */
 int ump_mpi_class_of(int ump_status);
 
+/* The largest error code in use: MPI_ERR_LASTCODE until MPI_Add_error_class
+ * or _code adds one (errclass.c); the value of attribute MPI_LASTUSEDCODE. */
+extern int ump_mpi_lastusedcode;
+/* Whether code was added at run time; if so its class and its string ("" when
+ * none was added) are stored through the non-NULL pointers. */
+bool ump_mpi_errcode_added(int code, int *cls, char *text, size_t len);
+
 /* Validity checks shared by every file (return true when valid). */
 bool ump_mpi_comm_ok(MPI_Comm c);
 bool ump_mpi_group_ok(MPI_Group g);
@@ -222,6 +230,9 @@ static inline void ump_mpi_group_ref(MPI_Group g)
 int ump_mpi_attr_copy_all(MPI_Comm oldc, MPI_Comm newc);
 int ump_mpi_attr_delete_all(MPI_Comm c);
 void ump_mpi_comm_unref(MPI_Comm c);
+/* Info hints (comm_info.c): copied by MPI_Comm_dup, freed with the object. */
+int ump_mpi_comm_info_copy(MPI_Comm oldc, MPI_Comm newc);
+void ump_mpi_comm_info_free(MPI_Comm c);
 /* Topologies (topo_common.c): copied by MPI_Comm_dup (collective over the
  * new communicator), freed with the communicator object. */
 int ump_mpi_topo_dup(const char *call, MPI_Comm oldc, MPI_Comm newc);
