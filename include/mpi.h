@@ -354,6 +354,29 @@ int ump_mpi_comm_null_delete_fn(MPI_Comm, int, void *, void *);
 #define MPI_COMM_DUP_FN         ump_mpi_comm_dup_fn
 #define MPI_COMM_NULL_DELETE_FN ump_mpi_comm_null_delete_fn
 
+typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval, void *extra_state,
+                                        void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int type_keyval,
+                                          void *attribute_val, void *extra_state);
+int ump_mpi_type_null_copy_fn(MPI_Datatype, int, void *, void *, void *, int *);
+int ump_mpi_type_dup_fn(MPI_Datatype, int, void *, void *, void *, int *);
+int ump_mpi_type_null_delete_fn(MPI_Datatype, int, void *, void *);
+#define MPI_TYPE_NULL_COPY_FN   ump_mpi_type_null_copy_fn
+#define MPI_TYPE_DUP_FN         ump_mpi_type_dup_fn
+#define MPI_TYPE_NULL_DELETE_FN ump_mpi_type_null_delete_fn
+
+/* The deprecated MPI-1 attribute callbacks: the communicator ones. */
+typedef MPI_Comm_copy_attr_function MPI_Copy_function;
+typedef MPI_Comm_delete_attr_function MPI_Delete_function;
+#define MPI_NULL_COPY_FN   ump_mpi_comm_null_copy_fn
+#define MPI_DUP_FN         ump_mpi_comm_dup_fn
+#define MPI_NULL_DELETE_FN ump_mpi_comm_null_delete_fn
+
+/* Generalized requests (MPI 3.1 12.2). */
+typedef int MPI_Grequest_query_function(void *extra_state, MPI_Status *status);
+typedef int MPI_Grequest_free_function(void *extra_state);
+typedef int MPI_Grequest_cancel_function(void *extra_state, int complete);
+
 /* --- functions ----------------------------------------------------------- */
 /* environment */
 int MPI_Init(int *argc, char ***argv);
@@ -1024,6 +1047,19 @@ int MPI_Pcontrol(const int level, ...);
 int MPI_Add_error_class(int *errorclass);
 int MPI_Add_error_code(int errorclass, int *errorcode);
 int MPI_Add_error_string(int errorcode, const char *string);
+int MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
+                           MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval,
+                           void *extra_state);
+int MPI_Type_free_keyval(int *type_keyval);
+int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val);
+int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag);
+int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval);
+int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
+                      void *extra_state);
+int MPI_Keyval_free(int *keyval);
+int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val);
+int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
+int MPI_Attr_delete(MPI_Comm comm, int keyval);
 /* --- end of MPI functions (mpi31) --- */
 int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
                     const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
@@ -1049,6 +1085,19 @@ int PMPI_Pcontrol(const int level, ...);
 int PMPI_Add_error_class(int *errorclass);
 int PMPI_Add_error_code(int errorclass, int *errorcode);
 int PMPI_Add_error_string(int errorcode, const char *string);
+int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
+                            MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval,
+                            void *extra_state);
+int PMPI_Type_free_keyval(int *type_keyval);
+int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val);
+int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag);
+int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval);
+int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
+                       void *extra_state);
+int PMPI_Keyval_free(int *keyval);
+int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val);
+int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
+int PMPI_Attr_delete(MPI_Comm comm, int keyval);
 /* --- end of PMPI functions (mpi31) --- */
 
 #ifdef __cplusplus

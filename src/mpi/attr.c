@@ -319,3 +319,36 @@ int ump_mpi_attr_delete_all(MPI_Comm c)
     }
     return MPI_SUCCESS;
 }
+
+/* --- the deprecated MPI-1 names (still in MPI 3.1, 15.2) ------------------ */
+
+#pragma weak MPI_Keyval_create = PMPI_Keyval_create
+int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
+                       void *extra_state)
+{
+    return PMPI_Comm_create_keyval(copy_fn, delete_fn, keyval, extra_state);
+}
+
+#pragma weak MPI_Keyval_free = PMPI_Keyval_free
+int PMPI_Keyval_free(int *keyval)
+{
+    return PMPI_Comm_free_keyval(keyval);
+}
+
+#pragma weak MPI_Attr_put = PMPI_Attr_put
+int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
+{
+    return PMPI_Comm_set_attr(comm, keyval, attribute_val);
+}
+
+#pragma weak MPI_Attr_get = PMPI_Attr_get
+int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
+{
+    return PMPI_Comm_get_attr(comm, keyval, attribute_val, flag);
+}
+
+#pragma weak MPI_Attr_delete = PMPI_Attr_delete
+int PMPI_Attr_delete(MPI_Comm comm, int keyval)
+{
+    return PMPI_Comm_delete_attr(comm, keyval);
+}

@@ -229,6 +229,10 @@ static inline void ump_mpi_group_ref(MPI_Group g)
 /* Attributes (attr.c): copy callbacks on dup, delete callbacks on free. */
 int ump_mpi_attr_copy_all(MPI_Comm oldc, MPI_Comm newc);
 int ump_mpi_attr_delete_all(MPI_Comm c);
+/* Datatype attributes (keyval_type.c): copied by MPI_Type_dup, deleted by
+ * MPI_Type_free; MPI class. */
+int ump_mpi_type_attr_copy(MPI_Datatype oldt, MPI_Datatype newt);
+int ump_mpi_type_attr_delete_all(MPI_Datatype dt);
 void ump_mpi_comm_unref(MPI_Comm c);
 /* Info hints (comm_info.c): copied by MPI_Comm_dup, freed with the object. */
 int ump_mpi_comm_info_copy(MPI_Comm oldc, MPI_Comm newc);
