@@ -1060,6 +1060,10 @@ int MPI_Keyval_free(int *keyval);
 int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val);
 int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
 int MPI_Attr_delete(MPI_Comm comm, int keyval);
+int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+                       MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
+                       MPI_Request *request);
+int MPI_Grequest_complete(MPI_Request request);
 /* --- end of MPI functions (mpi31) --- */
 int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
                     const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
@@ -1098,6 +1102,10 @@ int PMPI_Keyval_free(int *keyval);
 int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val);
 int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
 int PMPI_Attr_delete(MPI_Comm comm, int keyval);
+int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+                        MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
+                        MPI_Request *request);
+int PMPI_Grequest_complete(MPI_Request request);
 /* --- end of PMPI functions (mpi31) --- */
 
 #ifdef __cplusplus

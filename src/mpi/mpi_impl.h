@@ -112,6 +112,7 @@ typedef enum {
     UMP_MPI_REQ_SEND = 1,
     UMP_MPI_REQ_RECV,
     UMP_MPI_REQ_COLL, /* nonblocking collective (a core generalized request) */
+    UMP_MPI_REQ_GREQ, /* MPI_Grequest_start (grequest.c); free_arg is its state */
 } ump_mpi_req_kind_t;
 
 struct ump_mpi_request {
@@ -149,6 +150,12 @@ struct ump_mpi_request {
 MPI_Request ump_mpi_req_new(int kind, MPI_Comm comm);
 /* Releases a request object (calls free_fn, drops the comm reference). */
 void ump_mpi_req_release(MPI_Request r);
+/* Generalized requests (grequest.c): completion runs the query callback
+ * (fills *st when not NULL, returns the request's error); MPI_Cancel runs
+ * the cancel callback. */
+int ump_mpi_greq_finish(MPI_Request r, MPI_Status *st);
+int ump_mpi_greq_query(MPI_Request r, MPI_Status *st); /* the query only */
+int ump_mpi_greq_cancel(MPI_Request r);
 
 /* Core contexts of MPI communicators: id n uses base + 2n (point-to-point)
  * and base + 2n + 1 (collectives); core contexts below the base stay free

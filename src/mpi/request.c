@@ -104,6 +104,7 @@ static int finish(MPI_Request r, const ump_status_t *u, MPI_Status *st)
 {
     r->core = UMP_REQ_NULL;
     r->core_status = *u;
+    if (r->kind == UMP_MPI_REQ_GREQ) return ump_mpi_greq_finish(r, st);
     int cls = ump_mpi_class_of(u->error);
     if (r->kind == UMP_MPI_REQ_RECV && r->packbuf) {
         int rc = ump_mpi_unpack_recv(r, u->count);
@@ -503,6 +504,7 @@ int PMPI_Cancel(MPI_Request *request)
     if (inactive(r))
         return ump_mpi_error(r->comm, MPI_ERR_REQUEST, call,
                              "persistent request is not active (MPI_Start it first)");
+    if (r->kind == UMP_MPI_REQ_GREQ) return ump_mpi_greq_cancel(r);
     r->cancelled = true;
     /* Receives not yet matched are cancelled by the core. Sends in ump are
      * never cancelled: they complete normally and MPI_Test_cancelled says
@@ -629,7 +631,10 @@ int PMPI_Request_get_status(MPI_Request r, int *flag, MPI_Status *status)
     if (*flag) {
         /* The data must be in the user's buffer once the request reads as complete. */
         if (r->kind == UMP_MPI_REQ_RECV && r->packbuf) ump_mpi_unpack_recv(r, u.count);
-        if (r->kind == UMP_MPI_REQ_SEND && status) {
+        if (r->kind == UMP_MPI_REQ_GREQ) {
+            /* The query callback gives the status (the request stays). */
+            ump_mpi_greq_query(r, status);
+        } else if (r->kind == UMP_MPI_REQ_SEND && status) {
             status->MPI_SOURCE = r->peer;
             status->MPI_TAG = r->tag;
             status->ump_count = (MPI_Count)u.count;
