@@ -112,7 +112,27 @@ extern struct ump_mpi_request ump_mpi_request_null;
     X(MPI_LONG_INT, long_int)                                                                      \
     X(MPI_2INT, 2int)                                                                              \
     X(MPI_SHORT_INT, short_int)                                                                    \
-    X(MPI_LONG_DOUBLE_INT, long_double_int)
+    X(MPI_LONG_DOUBLE_INT, long_double_int)                                                        \
+    X(MPI_INTEGER, integer)                                                                        \
+    X(MPI_REAL, real)                                                                              \
+    X(MPI_DOUBLE_PRECISION, double_precision)                                                      \
+    X(MPI_COMPLEX, complex)                                                                        \
+    X(MPI_DOUBLE_COMPLEX, double_complex)                                                          \
+    X(MPI_LOGICAL, logical)                                                                        \
+    X(MPI_CHARACTER, character)                                                                    \
+    X(MPI_INTEGER1, integer1)                                                                      \
+    X(MPI_INTEGER2, integer2)                                                                      \
+    X(MPI_INTEGER4, integer4)                                                                      \
+    X(MPI_INTEGER8, integer8)                                                                      \
+    X(MPI_REAL4, real4)                                                                            \
+    X(MPI_REAL8, real8)                                                                            \
+    X(MPI_COMPLEX8, complex8)                                                                      \
+    X(MPI_COMPLEX16, complex16)                                                                    \
+    X(MPI_2INTEGER, 2integer)                                                                      \
+    X(MPI_CXX_BOOL, cxx_bool)                                                                      \
+    X(MPI_CXX_FLOAT_COMPLEX, cxx_float_complex)                                                    \
+    X(MPI_CXX_DOUBLE_COMPLEX, cxx_double_complex)                                                  \
+    X(MPI_CXX_LONG_DOUBLE_COMPLEX, cxx_long_double_complex)
 
 #define UMP_MPI_X_DT_DECL(mpi, name) extern struct ump_dt ump_dt_##name;
 UMP_MPI_FOREACH_DATATYPE(UMP_MPI_X_DT_DECL)
@@ -158,6 +178,28 @@ UMP_MPI_FOREACH_DATATYPE(UMP_MPI_X_DT_DECL)
 #define MPI_2INT                  (&ump_dt_2int)
 #define MPI_SHORT_INT             (&ump_dt_short_int)
 #define MPI_LONG_DOUBLE_INT       (&ump_dt_long_double_int)
+/* Fortran and C++ types (MPI 3.1 17.2.5). MPI_2REAL, MPI_2DOUBLE_PRECISION,
+ * MPI_REAL2, MPI_REAL16 and MPI_COMPLEX32 are not provided. */
+#define MPI_INTEGER                 (&ump_dt_integer)
+#define MPI_REAL                    (&ump_dt_real)
+#define MPI_DOUBLE_PRECISION        (&ump_dt_double_precision)
+#define MPI_COMPLEX                 (&ump_dt_complex)
+#define MPI_DOUBLE_COMPLEX          (&ump_dt_double_complex)
+#define MPI_LOGICAL                 (&ump_dt_logical)
+#define MPI_CHARACTER               (&ump_dt_character)
+#define MPI_INTEGER1                (&ump_dt_integer1)
+#define MPI_INTEGER2                (&ump_dt_integer2)
+#define MPI_INTEGER4                (&ump_dt_integer4)
+#define MPI_INTEGER8                (&ump_dt_integer8)
+#define MPI_REAL4                   (&ump_dt_real4)
+#define MPI_REAL8                   (&ump_dt_real8)
+#define MPI_COMPLEX8                (&ump_dt_complex8)
+#define MPI_COMPLEX16               (&ump_dt_complex16)
+#define MPI_2INTEGER                (&ump_dt_2integer)
+#define MPI_CXX_BOOL                (&ump_dt_cxx_bool)
+#define MPI_CXX_FLOAT_COMPLEX       (&ump_dt_cxx_float_complex)
+#define MPI_CXX_DOUBLE_COMPLEX      (&ump_dt_cxx_double_complex)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX (&ump_dt_cxx_long_double_complex)
 
 /* Predefined reduction operations (src/coll). */
 #define UMP_MPI_FOREACH_OP(X)                                                                      \
@@ -299,6 +341,12 @@ UMP_MPI_FOREACH_OP(UMP_MPI_X_OP_DECL)
 #define MPI_APPNUM          7
 
 #define MPI_COMM_TYPE_SHARED 1
+
+/* A status as Fortran integers (MPI_Status_c2f / f2c). */
+#define MPI_F_STATUS_SIZE 6
+#define MPI_F_SOURCE      0
+#define MPI_F_TAG         1
+#define MPI_F_ERROR       2
 
 /* Topology kinds (MPI_Topo_test) and distributed-graph weights. The two
  * weight markers are real (library) objects rather than small integers
@@ -1064,6 +1112,27 @@ int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_
                        MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
                        MPI_Request *request);
 int MPI_Grequest_complete(MPI_Request request);
+MPI_Fint MPI_Comm_c2f(MPI_Comm comm);
+MPI_Comm MPI_Comm_f2c(MPI_Fint comm);
+MPI_Fint MPI_Type_c2f(MPI_Datatype datatype);
+MPI_Datatype MPI_Type_f2c(MPI_Fint datatype);
+MPI_Fint MPI_Group_c2f(MPI_Group group);
+MPI_Group MPI_Group_f2c(MPI_Fint group);
+MPI_Fint MPI_Request_c2f(MPI_Request request);
+MPI_Request MPI_Request_f2c(MPI_Fint request);
+MPI_Fint MPI_Op_c2f(MPI_Op op);
+MPI_Op MPI_Op_f2c(MPI_Fint op);
+MPI_Fint MPI_Info_c2f(MPI_Info info);
+MPI_Info MPI_Info_f2c(MPI_Fint info);
+MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler errhandler);
+MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint errhandler);
+MPI_Fint MPI_Message_c2f(MPI_Message message);
+MPI_Message MPI_Message_f2c(MPI_Fint message);
+int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
+int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
+int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
 /* --- end of MPI functions (mpi31) --- */
 int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
                     const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
@@ -1106,6 +1175,27 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free
                         MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
                         MPI_Request *request);
 int PMPI_Grequest_complete(MPI_Request request);
+MPI_Fint PMPI_Comm_c2f(MPI_Comm comm);
+MPI_Comm PMPI_Comm_f2c(MPI_Fint comm);
+MPI_Fint PMPI_Type_c2f(MPI_Datatype datatype);
+MPI_Datatype PMPI_Type_f2c(MPI_Fint datatype);
+MPI_Fint PMPI_Group_c2f(MPI_Group group);
+MPI_Group PMPI_Group_f2c(MPI_Fint group);
+MPI_Fint PMPI_Request_c2f(MPI_Request request);
+MPI_Request PMPI_Request_f2c(MPI_Fint request);
+MPI_Fint PMPI_Op_c2f(MPI_Op op);
+MPI_Op PMPI_Op_f2c(MPI_Fint op);
+MPI_Fint PMPI_Info_c2f(MPI_Info info);
+MPI_Info PMPI_Info_f2c(MPI_Fint info);
+MPI_Fint PMPI_Errhandler_c2f(MPI_Errhandler errhandler);
+MPI_Errhandler PMPI_Errhandler_f2c(MPI_Fint errhandler);
+MPI_Fint PMPI_Message_c2f(MPI_Message message);
+MPI_Message PMPI_Message_f2c(MPI_Fint message);
+int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
+int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
+int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
+int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
+int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
 /* --- end of PMPI functions (mpi31) --- */
 
 #ifdef __cplusplus
