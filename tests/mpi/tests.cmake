@@ -178,7 +178,7 @@ endforeach()
 # MPI 3.1 completion (attributes, handles, info, errors, generalized
 # requests, external32, the remaining nonblocking collectives): each
 # program on 1-4 ranks over each transport, and as a singleton.
-set(MPI31_PROGS coll_nb31 comm31 attr31 grequest types31)
+set(MPI31_PROGS coll_nb31 comm31 attr31 grequest types31 pack_ext)
 foreach(prog ${MPI31_PROGS})
   ump_mpi_program(mpi_${prog} ${MPI_TEST_DIR}/${prog}.c ${CMAKE_BINARY_DIR}/tests/mpi ${prog})
   foreach(n 1 2 3 4)
