@@ -2,7 +2,8 @@
 /*
  * mpi.h - ump's MPI interface for C (MPI 3.1 point-to-point, communicators,
  * groups, datatypes, info, collectives, process topologies and
- * neighbourhood collectives; see docs/mpi.md for what is not there yet:
+ * neighbourhood collectives, attributes, generalized requests, external32;
+ * see docs/mpi.md for what is not there yet:
  * intercommunicators, dynamic processes, one-sided, I/O, Fortran).
  *
  * Handles are pointers to library objects, so a handle of the wrong kind is
