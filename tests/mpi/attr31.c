@@ -189,6 +189,12 @@ static void test_deprecated(void)
     int tk;
     CALL(MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, &tk, NULL));
     EXPECT_CLASS(MPI_Attr_put(MPI_COMM_WORLD, tk, NULL), MPI_ERR_KEYVAL);
+    char s[MPI_MAX_ERROR_STRING];
+    int len;
+    MPI_Error_string(MPI_Attr_put(MPI_COMM_WORLD, tk, NULL), s, &len);
+    CHECK(strstr(s, "MPI_Attr_put") != NULL, "message does not name MPI_Attr_put: %s", s);
+    MPI_Error_string(MPI_Keyval_free(&(int){12345}), s, &len);
+    CHECK(strstr(s, "MPI_Keyval_free") != NULL, "message does not name MPI_Keyval_free: %s", s);
     CALL(MPI_Type_free_keyval(&tk));
     CALL(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
     int *tagub;
