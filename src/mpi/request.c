@@ -98,6 +98,17 @@ int ump_mpi_raise_status(MPI_Comm comm, const char *call, int cls, const ump_sta
     return ump_mpi_error(comm, cls, call, "operation failed: %s", ump_strerror(u->error));
 }
 
+/* The error of a completed request: a generalized request's is what its
+ * query callback returned. */
+static int raise_done(MPI_Comm comm, const char *call, int cls, const ump_status_t *u, bool greq)
+{
+    if (greq)
+        return ump_mpi_error(comm, cls, call,
+                             "the query callback of the generalized request returned error %d",
+                             cls);
+    return ump_mpi_raise_status(comm, call, cls, u);
+}
+
 /* Finishes r whose core part completed with *u: unpacks a non-contiguous
  * receive, fills *st, makes r inactive. Returns the MPI error class. */
 static int finish(MPI_Request r, const ump_status_t *u, MPI_Status *st)
@@ -225,9 +236,10 @@ int ump_mpi_complete(const char *call, MPI_Request *request, bool block, int *fl
     MPI_Comm comm = r->comm;
     ump_mpi_comm_ref(comm);
     ump_status_t u = r->core_status;
+    bool greq = r->kind == UMP_MPI_REQ_GREQ;
     settle(request);
     int rc = MPI_SUCCESS;
-    if (cls != MPI_SUCCESS) rc = ump_mpi_raise_status(comm, call, cls, &u);
+    if (cls != MPI_SUCCESS) rc = raise_done(comm, call, cls, &u, greq);
     ump_mpi_comm_unref(comm);
     return rc;
 }
@@ -390,9 +402,10 @@ static int any(const char *call, int count, MPI_Request reqs[], int *index, bool
     MPI_Comm comm = reqs[i]->comm;
     ump_mpi_comm_ref(comm);
     ump_status_t u = reqs[i]->core_status;
+    bool greq = reqs[i]->kind == UMP_MPI_REQ_GREQ;
     settle(&reqs[i]);
     int rc = MPI_SUCCESS;
-    if (cls != MPI_SUCCESS) rc = ump_mpi_raise_status(comm, call, cls, &u);
+    if (cls != MPI_SUCCESS) rc = raise_done(comm, call, cls, &u, greq);
     ump_mpi_comm_unref(comm);
     return rc;
 }
