@@ -11,12 +11,17 @@
  */
 #include "mt.h"
 
+/* --expect-universe=N: the launcher was given N slots. */
+static int expect_universe = -1;
+
 static void test_attrs(void)
 {
     int *v, flag = 0;
     CALL(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &v, &flag));
     CHECK(flag && *v >= mt_size, "MPI_UNIVERSE_SIZE: flag %d value %d (size %d)", flag,
           flag ? *v : -1, mt_size);
+    if (expect_universe >= 0)
+        CHECK(*v == expect_universe, "MPI_UNIVERSE_SIZE is %d, want %d", *v, expect_universe);
     CALL(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &v, &flag));
     CHECK(flag && *v == 0, "MPI_APPNUM: flag %d value %d", flag, flag ? *v : -1);
     CALL(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &v, &flag));
@@ -289,6 +294,8 @@ static void test_comm_null(void)
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv, "comm31");
+    for (int i = 1; i < argc; i++)
+        if (!strncmp(argv[i], "--expect-universe=", 18)) expect_universe = atoi(argv[i] + 18);
     test_attrs();
     test_create_group();
     test_info_dup();

@@ -194,3 +194,13 @@ foreach(prog ${MPI31_PROGS})
   add_test(NAME mpi.${prog}.singleton COMMAND $<TARGET_FILE:mpi_${prog}>)
   set_tests_properties(mpi.${prog}.singleton PROPERTIES TIMEOUT 60 LABELS mpi)
 endforeach()
+
+# MPI_UNIVERSE_SIZE is the slots umprun was given (6 here, for 2 ranks);
+# a singleton's is its own size.
+add_test(NAME mpi.comm31.universe
+         COMMAND ${MPI_UMPRUN} -n 2 --host localhost:6 --timeout 60 $<TARGET_FILE:mpi_comm31>
+                 --expect-universe=6)
+set_tests_properties(mpi.comm31.universe PROPERTIES TIMEOUT 90 LABELS mpi)
+add_test(NAME mpi.comm31.universe_singleton COMMAND $<TARGET_FILE:mpi_comm31>
+                                                    --expect-universe=1)
+set_tests_properties(mpi.comm31.universe_singleton PROPERTIES TIMEOUT 60 LABELS mpi)
