@@ -2,8 +2,9 @@
 /*
  * mpi.h - ump's MPI interface for C (MPI 3.1 point-to-point, communicators,
  * groups, datatypes, info, collectives, process topologies and
- * neighbourhood collectives, one-sided; see docs/mpi.md for what is not
- * there yet: intercommunicators, dynamic processes, I/O, Fortran).
+ * neighbourhood collectives, one-sided, attributes, generalized requests,
+ * external32; see docs/mpi.md for what is not there yet:
+ * intercommunicators, dynamic processes, I/O, Fortran).
  *
  * Handles are pointers to library objects, so a handle of the wrong kind is
  * a compile-time warning and a stale one is caught by the object's magic
@@ -112,7 +113,27 @@ extern struct ump_mpi_request ump_mpi_request_null;
     X(MPI_LONG_INT, long_int)                                                                      \
     X(MPI_2INT, 2int)                                                                              \
     X(MPI_SHORT_INT, short_int)                                                                    \
-    X(MPI_LONG_DOUBLE_INT, long_double_int)
+    X(MPI_LONG_DOUBLE_INT, long_double_int)                                                        \
+    X(MPI_INTEGER, integer)                                                                        \
+    X(MPI_REAL, real)                                                                              \
+    X(MPI_DOUBLE_PRECISION, double_precision)                                                      \
+    X(MPI_COMPLEX, complex)                                                                        \
+    X(MPI_DOUBLE_COMPLEX, double_complex)                                                          \
+    X(MPI_LOGICAL, logical)                                                                        \
+    X(MPI_CHARACTER, character)                                                                    \
+    X(MPI_INTEGER1, integer1)                                                                      \
+    X(MPI_INTEGER2, integer2)                                                                      \
+    X(MPI_INTEGER4, integer4)                                                                      \
+    X(MPI_INTEGER8, integer8)                                                                      \
+    X(MPI_REAL4, real4)                                                                            \
+    X(MPI_REAL8, real8)                                                                            \
+    X(MPI_COMPLEX8, complex8)                                                                      \
+    X(MPI_COMPLEX16, complex16)                                                                    \
+    X(MPI_2INTEGER, 2integer)                                                                      \
+    X(MPI_CXX_BOOL, cxx_bool)                                                                      \
+    X(MPI_CXX_FLOAT_COMPLEX, cxx_float_complex)                                                    \
+    X(MPI_CXX_DOUBLE_COMPLEX, cxx_double_complex)                                                  \
+    X(MPI_CXX_LONG_DOUBLE_COMPLEX, cxx_long_double_complex)
 
 #define UMP_MPI_X_DT_DECL(mpi, name) extern struct ump_dt ump_dt_##name;
 UMP_MPI_FOREACH_DATATYPE(UMP_MPI_X_DT_DECL)
@@ -158,6 +179,28 @@ UMP_MPI_FOREACH_DATATYPE(UMP_MPI_X_DT_DECL)
 #define MPI_2INT                  (&ump_dt_2int)
 #define MPI_SHORT_INT             (&ump_dt_short_int)
 #define MPI_LONG_DOUBLE_INT       (&ump_dt_long_double_int)
+/* Fortran and C++ types (MPI 3.1 17.2.5). MPI_2REAL, MPI_2DOUBLE_PRECISION,
+ * MPI_REAL2, MPI_REAL16 and MPI_COMPLEX32 are not provided. */
+#define MPI_INTEGER                 (&ump_dt_integer)
+#define MPI_REAL                    (&ump_dt_real)
+#define MPI_DOUBLE_PRECISION        (&ump_dt_double_precision)
+#define MPI_COMPLEX                 (&ump_dt_complex)
+#define MPI_DOUBLE_COMPLEX          (&ump_dt_double_complex)
+#define MPI_LOGICAL                 (&ump_dt_logical)
+#define MPI_CHARACTER               (&ump_dt_character)
+#define MPI_INTEGER1                (&ump_dt_integer1)
+#define MPI_INTEGER2                (&ump_dt_integer2)
+#define MPI_INTEGER4                (&ump_dt_integer4)
+#define MPI_INTEGER8                (&ump_dt_integer8)
+#define MPI_REAL4                   (&ump_dt_real4)
+#define MPI_REAL8                   (&ump_dt_real8)
+#define MPI_COMPLEX8                (&ump_dt_complex8)
+#define MPI_COMPLEX16               (&ump_dt_complex16)
+#define MPI_2INTEGER                (&ump_dt_2integer)
+#define MPI_CXX_BOOL                (&ump_dt_cxx_bool)
+#define MPI_CXX_FLOAT_COMPLEX       (&ump_dt_cxx_float_complex)
+#define MPI_CXX_DOUBLE_COMPLEX      (&ump_dt_cxx_double_complex)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX (&ump_dt_cxx_long_double_complex)
 
 /* Predefined reduction operations (src/coll). */
 #define UMP_MPI_FOREACH_OP(X)                                                                      \
@@ -294,8 +337,17 @@ UMP_MPI_FOREACH_OP(UMP_MPI_X_OP_DECL)
 #define MPI_HOST            2
 #define MPI_IO              3
 #define MPI_WTIME_IS_GLOBAL 4
+#define MPI_UNIVERSE_SIZE   5
+#define MPI_LASTUSEDCODE    6
+#define MPI_APPNUM          7
 
 #define MPI_COMM_TYPE_SHARED 1
+
+/* A status as Fortran integers (MPI_Status_c2f / f2c). */
+#define MPI_F_STATUS_SIZE 6
+#define MPI_F_SOURCE      0
+#define MPI_F_TAG         1
+#define MPI_F_ERROR       2
 
 /* Topology kinds (MPI_Topo_test) and distributed-graph weights. The two
  * weight markers are real (library) objects rather than small integers
@@ -350,6 +402,29 @@ int ump_mpi_comm_null_delete_fn(MPI_Comm, int, void *, void *);
 #define MPI_COMM_NULL_COPY_FN   ump_mpi_comm_null_copy_fn
 #define MPI_COMM_DUP_FN         ump_mpi_comm_dup_fn
 #define MPI_COMM_NULL_DELETE_FN ump_mpi_comm_null_delete_fn
+
+typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval, void *extra_state,
+                                        void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int type_keyval,
+                                          void *attribute_val, void *extra_state);
+int ump_mpi_type_null_copy_fn(MPI_Datatype, int, void *, void *, void *, int *);
+int ump_mpi_type_dup_fn(MPI_Datatype, int, void *, void *, void *, int *);
+int ump_mpi_type_null_delete_fn(MPI_Datatype, int, void *, void *);
+#define MPI_TYPE_NULL_COPY_FN   ump_mpi_type_null_copy_fn
+#define MPI_TYPE_DUP_FN         ump_mpi_type_dup_fn
+#define MPI_TYPE_NULL_DELETE_FN ump_mpi_type_null_delete_fn
+
+/* The deprecated MPI-1 attribute callbacks: the communicator ones. */
+typedef MPI_Comm_copy_attr_function MPI_Copy_function;
+typedef MPI_Comm_delete_attr_function MPI_Delete_function;
+#define MPI_NULL_COPY_FN   ump_mpi_comm_null_copy_fn
+#define MPI_DUP_FN         ump_mpi_comm_dup_fn
+#define MPI_NULL_DELETE_FN ump_mpi_comm_null_delete_fn
+
+/* Generalized requests (MPI 3.1 12.2). */
+typedef int MPI_Grequest_query_function(void *extra_state, MPI_Status *status);
+typedef int MPI_Grequest_free_function(void *extra_state);
+typedef int MPI_Grequest_cancel_function(void *extra_state, int complete);
 
 /* --- functions ----------------------------------------------------------- */
 /* environment */
@@ -1100,6 +1175,147 @@ typedef void MPI_Win_errhandler_function(MPI_Win *win, int *error_code, ...);
 UMP_MPI_WIN_PROTOS(MPI_)
 UMP_MPI_WIN_PROTOS(PMPI_)
 #undef UMP_MPI_WIN_PROTOS
+
+/* --- MPI 3.1 completion: attributes, handles, info, errors, generalized
+ * requests, external32, more nonblocking collectives --- */
+int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                   MPI_Request *request);
+int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request);
+int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                              MPI_Request *request);
+int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm, MPI_Request *request);
+int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm, MPI_Request *request);
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm);
+int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
+int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
+int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
+int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
+int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
+int MPI_Free_mem(void *base);
+int MPI_Pcontrol(const int level, ...);
+int MPI_Add_error_class(int *errorclass);
+int MPI_Add_error_code(int errorclass, int *errorcode);
+int MPI_Add_error_string(int errorcode, const char *string);
+int MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
+                           MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval,
+                           void *extra_state);
+int MPI_Type_free_keyval(int *type_keyval);
+int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val);
+int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag);
+int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval);
+int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
+                      void *extra_state);
+int MPI_Keyval_free(int *keyval);
+int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val);
+int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
+int MPI_Attr_delete(MPI_Comm comm, int keyval);
+int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+                       MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
+                       MPI_Request *request);
+int MPI_Grequest_complete(MPI_Request request);
+MPI_Fint MPI_Comm_c2f(MPI_Comm comm);
+MPI_Comm MPI_Comm_f2c(MPI_Fint comm);
+MPI_Fint MPI_Type_c2f(MPI_Datatype datatype);
+MPI_Datatype MPI_Type_f2c(MPI_Fint datatype);
+MPI_Fint MPI_Group_c2f(MPI_Group group);
+MPI_Group MPI_Group_f2c(MPI_Fint group);
+MPI_Fint MPI_Request_c2f(MPI_Request request);
+MPI_Request MPI_Request_f2c(MPI_Fint request);
+MPI_Fint MPI_Op_c2f(MPI_Op op);
+MPI_Op MPI_Op_f2c(MPI_Fint op);
+MPI_Fint MPI_Info_c2f(MPI_Info info);
+MPI_Info MPI_Info_f2c(MPI_Fint info);
+MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler errhandler);
+MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint errhandler);
+MPI_Fint MPI_Message_c2f(MPI_Message message);
+MPI_Message MPI_Message_f2c(MPI_Fint message);
+int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
+int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
+int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
+int MPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype,
+                      void *outbuf, MPI_Aint outsize, MPI_Aint *position);
+int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize,
+                        MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype);
+int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype,
+                           MPI_Aint *size);
+/* PMPI_ forms of the calls above. */
+int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                    MPI_Request *request);
+int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request);
+int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                               MPI_Request *request);
+int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               MPI_Comm comm, MPI_Request *request);
+int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                 MPI_Comm comm, MPI_Request *request);
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm);
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request);
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm);
+int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
+int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
+int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
+int PMPI_Free_mem(void *base);
+int PMPI_Pcontrol(const int level, ...);
+int PMPI_Add_error_class(int *errorclass);
+int PMPI_Add_error_code(int errorclass, int *errorcode);
+int PMPI_Add_error_string(int errorcode, const char *string);
+int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
+                            MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval,
+                            void *extra_state);
+int PMPI_Type_free_keyval(int *type_keyval);
+int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val);
+int PMPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag);
+int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval);
+int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
+                       void *extra_state);
+int PMPI_Keyval_free(int *keyval);
+int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val);
+int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
+int PMPI_Attr_delete(MPI_Comm comm, int keyval);
+int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+                        MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
+                        MPI_Request *request);
+int PMPI_Grequest_complete(MPI_Request request);
+MPI_Fint PMPI_Comm_c2f(MPI_Comm comm);
+MPI_Comm PMPI_Comm_f2c(MPI_Fint comm);
+MPI_Fint PMPI_Type_c2f(MPI_Datatype datatype);
+MPI_Datatype PMPI_Type_f2c(MPI_Fint datatype);
+MPI_Fint PMPI_Group_c2f(MPI_Group group);
+MPI_Group PMPI_Group_f2c(MPI_Fint group);
+MPI_Fint PMPI_Request_c2f(MPI_Request request);
+MPI_Request PMPI_Request_f2c(MPI_Fint request);
+MPI_Fint PMPI_Op_c2f(MPI_Op op);
+MPI_Op PMPI_Op_f2c(MPI_Fint op);
+MPI_Fint PMPI_Info_c2f(MPI_Info info);
+MPI_Info PMPI_Info_f2c(MPI_Fint info);
+MPI_Fint PMPI_Errhandler_c2f(MPI_Errhandler errhandler);
+MPI_Errhandler PMPI_Errhandler_f2c(MPI_Fint errhandler);
+MPI_Fint PMPI_Message_c2f(MPI_Message message);
+MPI_Message PMPI_Message_f2c(MPI_Fint message);
+int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
+int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
+int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
+int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
+int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
+int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype,
+                       void *outbuf, MPI_Aint outsize, MPI_Aint *position);
+int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize,
+                         MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype);
+int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype,
+                            MPI_Aint *size);
+
 
 #ifdef __cplusplus
 }

@@ -235,6 +235,10 @@ int ump_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, ump_dt_
                        ump_redop_t op, ump_comm_t comm);
 int ump_reduce_scatter_block(const void *sbuf, void *rbuf, size_t rcount, ump_dt_t dt,
                              ump_redop_t op, ump_comm_t comm);
+int ump_ireduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, ump_dt_t dt,
+                        ump_redop_t op, ump_comm_t comm, ump_req_t *req);
+int ump_ireduce_scatter_block(const void *sbuf, void *rbuf, size_t rcount, ump_dt_t dt,
+                              ump_redop_t op, ump_comm_t comm, ump_req_t *req);
 
 /* Prefix reductions: member i receives sbuf of 0 (op) ... (op) sbuf of i;
  * exscan stops at i - 1 (rbuf of member 0 is left as it is). */
@@ -242,6 +246,10 @@ int ump_scan(const void *sbuf, void *rbuf, size_t count, ump_dt_t dt, ump_redop_
              ump_comm_t comm);
 int ump_exscan(const void *sbuf, void *rbuf, size_t count, ump_dt_t dt, ump_redop_t op,
                ump_comm_t comm);
+int ump_iscan(const void *sbuf, void *rbuf, size_t count, ump_dt_t dt, ump_redop_t op,
+              ump_comm_t comm, ump_req_t *req);
+int ump_iexscan(const void *sbuf, void *rbuf, size_t count, ump_dt_t dt, ump_redop_t op,
+                ump_comm_t comm, ump_req_t *req);
 
 #ifdef __cplusplus
 }

@@ -413,46 +413,76 @@ int ump_ialltoallw(const void *sbuf, const int *scounts, const int *sdispls, con
 /* --- reduce_scatter, scan -------------------------------------------------------------- */
 
 static int redscat(const char *call, const void *sbuf, void *rbuf, const int *rcounts,
-                   size_t rcount, ump_dt_t dt, ump_redop_t op, ump_comm_t comm)
+                   size_t rcount, ump_dt_t dt, ump_redop_t op, ump_comm_t comm, ump_req_t *req)
 {
     CHECK_COMM(call, comm);
     if (rcounts) CHECK(check_array(call, "rcounts", rcounts, comm->size));
     CHECK(check_dt(call, "datatype", dt, rcounts ? 0 : rcount));
     CHECK(check_op(call, op));
-    return result(call, ump_coll_reduce_scatter(sbuf, rbuf, rcounts, rcount, dt, op, comm), op, dt);
+    return result(call, ump_coll_reduce_scatter(sbuf, rbuf, rcounts, rcount, dt, op, comm, req), op,
+                  dt);
 }
 
 int ump_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, ump_dt_t dt,
                        ump_redop_t op, ump_comm_t comm)
 {
     if (!rcounts) return check_array("ump_reduce_scatter", "rcounts", NULL, 0);
-    return redscat("ump_reduce_scatter", sbuf, rbuf, rcounts, 0, dt, op, comm);
+    return redscat("ump_reduce_scatter", sbuf, rbuf, rcounts, 0, dt, op, comm, NULL);
+}
+
+int ump_ireduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, ump_dt_t dt,
+                        ump_redop_t op, ump_comm_t comm, ump_req_t *req)
+{
+    if (!rcounts) return check_array("ump_ireduce_scatter", "rcounts", NULL, 0);
+    CHECK(check_req("ump_ireduce_scatter", req));
+    return redscat("ump_ireduce_scatter", sbuf, rbuf, rcounts, 0, dt, op, comm, req);
 }
 
 int ump_reduce_scatter_block(const void *sbuf, void *rbuf, size_t rcount, ump_dt_t dt,
                              ump_redop_t op, ump_comm_t comm)
 {
-    return redscat("ump_reduce_scatter_block", sbuf, rbuf, NULL, rcount, dt, op, comm);
+    return redscat("ump_reduce_scatter_block", sbuf, rbuf, NULL, rcount, dt, op, comm, NULL);
+}
+
+int ump_ireduce_scatter_block(const void *sbuf, void *rbuf, size_t rcount, ump_dt_t dt,
+                              ump_redop_t op, ump_comm_t comm, ump_req_t *req)
+{
+    CHECK(check_req("ump_ireduce_scatter_block", req));
+    return redscat("ump_ireduce_scatter_block", sbuf, rbuf, NULL, rcount, dt, op, comm, req);
 }
 
 static int scan(const char *call, const void *sbuf, void *rbuf, size_t count, ump_dt_t dt,
-                ump_redop_t op, bool exclusive, ump_comm_t comm)
+                ump_redop_t op, bool exclusive, ump_comm_t comm, ump_req_t *req)
 {
     CHECK_COMM(call, comm);
     CHECK(check_dt(call, "datatype", dt, count));
     CHECK(check_op(call, op));
-    if (!count) return result(call, ump_redop_check(op, dt), op, dt);
-    return result(call, ump_coll_scan(sbuf, rbuf, count, dt, op, exclusive, comm), op, dt);
+    if (!req && !count) return result(call, ump_redop_check(op, dt), op, dt);
+    return result(call, ump_coll_scan(sbuf, rbuf, count, dt, op, exclusive, comm, req), op, dt);
 }
 
 int ump_scan(const void *sbuf, void *rbuf, size_t count, ump_dt_t dt, ump_redop_t op,
              ump_comm_t comm)
 {
-    return scan("ump_scan", sbuf, rbuf, count, dt, op, false, comm);
+    return scan("ump_scan", sbuf, rbuf, count, dt, op, false, comm, NULL);
+}
+
+int ump_iscan(const void *sbuf, void *rbuf, size_t count, ump_dt_t dt, ump_redop_t op,
+              ump_comm_t comm, ump_req_t *req)
+{
+    CHECK(check_req("ump_iscan", req));
+    return scan("ump_iscan", sbuf, rbuf, count, dt, op, false, comm, req);
 }
 
 int ump_exscan(const void *sbuf, void *rbuf, size_t count, ump_dt_t dt, ump_redop_t op,
                ump_comm_t comm)
 {
-    return scan("ump_exscan", sbuf, rbuf, count, dt, op, true, comm);
+    return scan("ump_exscan", sbuf, rbuf, count, dt, op, true, comm, NULL);
+}
+
+int ump_iexscan(const void *sbuf, void *rbuf, size_t count, ump_dt_t dt, ump_redop_t op,
+                ump_comm_t comm, ump_req_t *req)
+{
+    CHECK(check_req("ump_iexscan", req));
+    return scan("ump_iexscan", sbuf, rbuf, count, dt, op, true, comm, req);
 }

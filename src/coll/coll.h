@@ -256,8 +256,8 @@ int ump_coll_alltoallw(const void *sbuf, const int *scounts, const int *sdispls,
                        const ump_dt_t *rdts, bool bytes_displ, size_t scount, ump_dt_t sdt,
                        size_t rcount, ump_dt_t rdt, ump_comm_t comm, ump_req_t *greq);
 int ump_coll_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, size_t rcount,
-                            ump_dt_t dt, ump_redop_t op, ump_comm_t comm);
+                            ump_dt_t dt, ump_redop_t op, ump_comm_t comm, ump_req_t *greq);
 int ump_coll_scan(const void *sbuf, void *rbuf, size_t count, ump_dt_t dt, ump_redop_t op,
-                  bool exclusive, ump_comm_t comm);
+                  bool exclusive, ump_comm_t comm, ump_req_t *greq);
 
 #endif /* UMP_SRC_COLL_H */

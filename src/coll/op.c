@@ -28,9 +28,10 @@ static const unsigned op_classes[UMP_OPK_COUNT_] = {
     [UMP_OPK_MIN] = CLS_CINT | CLS_MULTI | CLS_FLOAT,
     [UMP_OPK_SUM] = CLS_CINT | CLS_MULTI | CLS_FLOAT | CLS_COMPLEX,
     [UMP_OPK_PROD] = CLS_CINT | CLS_MULTI | CLS_FLOAT | CLS_COMPLEX,
-    [UMP_OPK_LAND] = CLS_CINT | CLS_LOGICAL,
-    [UMP_OPK_LOR] = CLS_CINT | CLS_LOGICAL,
-    [UMP_OPK_LXOR] = CLS_CINT | CLS_LOGICAL,
+    /* MPI_AINT, MPI_OFFSET and MPI_COUNT are C integers too. */
+    [UMP_OPK_LAND] = CLS_CINT | CLS_MULTI | CLS_LOGICAL,
+    [UMP_OPK_LOR] = CLS_CINT | CLS_MULTI | CLS_LOGICAL,
+    [UMP_OPK_LXOR] = CLS_CINT | CLS_MULTI | CLS_LOGICAL,
     [UMP_OPK_BAND] = CLS_CINT | CLS_MULTI | CLS_BYTE,
     [UMP_OPK_BOR] = CLS_CINT | CLS_MULTI | CLS_BYTE,
     [UMP_OPK_BXOR] = CLS_CINT | CLS_MULTI | CLS_BYTE,
@@ -56,6 +57,12 @@ static const unsigned op_classes[UMP_OPK_COUNT_] = {
  * all); their C types are the MPI interface's address type (intptr_t) and
  * its count and offset types (long long). */
 extern struct ump_dt ump_dt_aint, ump_dt_count, ump_dt_offset, ump_dt_packed;
+/* The Fortran and C++ types MPI C programs may name (src/dt/dt_predef.c). */
+extern struct ump_dt ump_dt_integer, ump_dt_real, ump_dt_double_precision, ump_dt_complex,
+    ump_dt_double_complex, ump_dt_logical, ump_dt_character, ump_dt_integer1, ump_dt_integer2,
+    ump_dt_integer4, ump_dt_integer8, ump_dt_real4, ump_dt_real8, ump_dt_complex8, ump_dt_complex16,
+    ump_dt_cxx_bool, ump_dt_cxx_float_complex, ump_dt_cxx_double_complex,
+    ump_dt_cxx_long_double_complex, ump_dt_2integer;
 
 static const struct basic {
     ump_dt_t dt;
@@ -97,6 +104,28 @@ static const struct basic {
     {UMP_2INT, UMP_KIND_2INT, CLS_PAIR},
     {UMP_SHORT_INT, UMP_KIND_SHORT_INT, CLS_PAIR},
     {UMP_LONG_DOUBLE_INT, UMP_KIND_LDOUBLE_INT, CLS_PAIR},
+    /* After the C types of the same representation, which derived types
+     * of them match first. Fortran integers take the C integer ops. */
+    {&ump_dt_integer, SKIND(int), CLS_CINT},
+    {&ump_dt_integer1, UMP_KIND_I8, CLS_CINT},
+    {&ump_dt_integer2, UMP_KIND_I16, CLS_CINT},
+    {&ump_dt_integer4, UMP_KIND_I32, CLS_CINT},
+    {&ump_dt_integer8, UMP_KIND_I64, CLS_CINT},
+    {&ump_dt_real, UMP_KIND_FLOAT, CLS_FLOAT},
+    {&ump_dt_real4, UMP_KIND_FLOAT, CLS_FLOAT},
+    {&ump_dt_double_precision, UMP_KIND_DOUBLE, CLS_FLOAT},
+    {&ump_dt_real8, UMP_KIND_DOUBLE, CLS_FLOAT},
+    {&ump_dt_complex, UMP_KIND_CFLOAT, CLS_COMPLEX},
+    {&ump_dt_complex8, UMP_KIND_CFLOAT, CLS_COMPLEX},
+    {&ump_dt_cxx_float_complex, UMP_KIND_CFLOAT, CLS_COMPLEX},
+    {&ump_dt_double_complex, UMP_KIND_CDOUBLE, CLS_COMPLEX},
+    {&ump_dt_complex16, UMP_KIND_CDOUBLE, CLS_COMPLEX},
+    {&ump_dt_cxx_double_complex, UMP_KIND_CDOUBLE, CLS_COMPLEX},
+    {&ump_dt_cxx_long_double_complex, UMP_KIND_CLDOUBLE, CLS_COMPLEX},
+    {&ump_dt_logical, SKIND(int), CLS_LOGICAL},
+    {&ump_dt_cxx_bool, UMP_KIND_BOOL, CLS_LOGICAL},
+    {&ump_dt_2integer, UMP_KIND_2INT, CLS_PAIR},
+    {&ump_dt_character, CHAR_MIN < 0 ? SKIND(char) : UKIND(char), CLS_OTHER},
     /* Last: a derived type of ints must match UMP_INT, not UMP_WCHAR of the
      * same representation. */
     {UMP_CHAR, CHAR_MIN < 0 ? SKIND(char) : UKIND(char), CLS_OTHER},

@@ -14,7 +14,7 @@ UMP_CFG(ump_coll_redscat_long, "UMP_COLL_REDUCE_SCATTER_LONG", UMP_CFG_SIZE, "64
         "reduce_scatters of at least this many bytes in total use the ring");
 
 int ump_coll_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, size_t rcount,
-                            ump_dt_t dt, ump_redop_t op, ump_comm_t comm)
+                            ump_dt_t dt, ump_redop_t op, ump_comm_t comm, ump_req_t *greq)
 {
     ump_sched_t s;
     ump_sched_init(&s, comm);
@@ -71,5 +71,5 @@ int ump_coll_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, si
     else
         ump_sched_unpack(&s, rbuf, acc + eoff[me] * esz, mycnt, dt);
 out:
-    return ump_sched_run(&s);
+    return greq ? ump_sched_start(&s, greq) : ump_sched_run(&s);
 }

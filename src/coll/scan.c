@@ -11,7 +11,7 @@ UMP_CFG_ENUM_(ump_coll_scan_algo, "UMP_COLL_SCAN_ALGO", "auto", "auto|recdbl|lin
               "scan/exscan algorithm (auto: recursive doubling)");
 
 int ump_coll_scan(const void *sbuf, void *rbuf, size_t count, ump_dt_t dt, ump_redop_t op,
-                  bool exclusive, ump_comm_t comm)
+                  bool exclusive, ump_comm_t comm, ump_req_t *greq)
 {
     ump_sched_t s;
     ump_sched_init(&s, comm);
@@ -72,5 +72,5 @@ int ump_coll_scan(const void *sbuf, void *rbuf, size_t count, ump_dt_t dt, ump_r
     }
     if (!contig && have) ump_sched_unpack(&s, rbuf, res, cnt, dt);
 out:
-    return ump_sched_run(&s);
+    return greq ? ump_sched_start(&s, greq) : ump_sched_run(&s);
 }

@@ -151,6 +151,33 @@ PAIR(short_int, "UMP_SHORT_INT", short, UMP_DT_SHORT_INT, SKIND(short))
 PAIR(long_double_int, "UMP_LONG_DOUBLE_INT", long double, UMP_DT_LONG_DOUBLE_INT,
      UMP_DT_LONG_DOUBLE)
 
+/* The Fortran and C++ types a C program may name (MPI 3.1 3.2.2, 17.2):
+ * objects of their own, named apart, with the representation of the C
+ * type gfortran and g++ use for them (INTEGER and LOGICAL: int; REAL:
+ * float; DOUBLE PRECISION: double; CHARACTER: char; bool: _Bool). Only the
+ * MPI interface names them. */
+BASIC(integer, "UMP_INTEGER", int, SKIND(int))
+BASIC(real, "UMP_REAL", float, UMP_DT_FLOAT)
+BASIC(double_precision, "UMP_DOUBLE_PRECISION", double, UMP_DT_DOUBLE)
+BASIC(complex, "UMP_COMPLEX", float _Complex, UMP_DT_C_FLOAT_COMPLEX)
+BASIC(double_complex, "UMP_DOUBLE_COMPLEX", double _Complex, UMP_DT_C_DOUBLE_COMPLEX)
+BASIC(logical, "UMP_LOGICAL", int, SKIND(int))
+BASIC(character, "UMP_CHARACTER", char, UMP_DT_CHAR)
+BASIC(integer1, "UMP_INTEGER1", int8_t, UMP_DT_INT8)
+BASIC(integer2, "UMP_INTEGER2", int16_t, UMP_DT_INT16)
+BASIC(integer4, "UMP_INTEGER4", int32_t, UMP_DT_INT32)
+BASIC(integer8, "UMP_INTEGER8", int64_t, UMP_DT_INT64)
+BASIC(real4, "UMP_REAL4", float, UMP_DT_FLOAT)
+BASIC(real8, "UMP_REAL8", double, UMP_DT_DOUBLE)
+BASIC(complex8, "UMP_COMPLEX8", float _Complex, UMP_DT_C_FLOAT_COMPLEX)
+BASIC(complex16, "UMP_COMPLEX16", double _Complex, UMP_DT_C_DOUBLE_COMPLEX)
+BASIC(cxx_bool, "UMP_CXX_BOOL", _Bool, UMP_DT_C_BOOL)
+BASIC(cxx_float_complex, "UMP_CXX_FLOAT_COMPLEX", float _Complex, UMP_DT_C_FLOAT_COMPLEX)
+BASIC(cxx_double_complex, "UMP_CXX_DOUBLE_COMPLEX", double _Complex, UMP_DT_C_DOUBLE_COMPLEX)
+BASIC(cxx_long_double_complex, "UMP_CXX_LONG_DOUBLE_COMPLEX", long double _Complex,
+      UMP_DT_C_LONG_DOUBLE_COMPLEX)
+PAIR(2integer, "UMP_2INTEGER", int, UMP_DT_2INT, SKIND(int))
+
 size_t ump_dt_kind_size(ump_dt_kind_t kind)
 {
     static const size_t sizes[UMP_DT_NKINDS] = {

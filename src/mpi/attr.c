@@ -6,6 +6,7 @@
  * use it, even after MPI_Comm_free_keyval, as MPI 3.1 6.7.2 requires.
  * Attributes are a short list per communicator.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +32,23 @@ static int attr_tag_ub = UMP_TAG_UB;
 static int attr_host = MPI_PROC_NULL;
 static int attr_io = MPI_ANY_SOURCE; /* every rank can do I/O */
 static int attr_wtime_global = 0;
+static int attr_universe_size, attr_appnum;
+
+/* MPI_UNIVERSE_SIZE: the slots umprun was given (UMP_JOB_UNIVERSE_SIZE),
+ * never fewer than the job's ranks; a job started otherwise (a singleton,
+ * another launcher) has a universe of its own size. ump starts one
+ * program per job, so MPI_APPNUM is 0. */
+static int *universe_size(void)
+{
+    if (!attr_universe_size) {
+        const char *e = getenv("UMP_JOB_UNIVERSE_SIZE");
+        char *end;
+        long v = e ? strtol(e, &end, 10) : 0;
+        if (!e || *end || v < ump_size() || v > INT_MAX) v = ump_size();
+        attr_universe_size = (int)v;
+    }
+    return &attr_universe_size;
+}
 
 int ump_mpi_comm_null_copy_fn(MPI_Comm c, int k, void *extra, void *in, void *out, int *flag)
 {
@@ -52,7 +70,7 @@ int ump_mpi_comm_null_delete_fn(MPI_Comm c, int k, void *val, void *extra)
 
 static bool predefined_key(int k)
 {
-    return k >= MPI_TAG_UB && k <= MPI_WTIME_IS_GLOBAL;
+    return k >= MPI_TAG_UB && k <= MPI_APPNUM;
 }
 
 /* The keyval of a user handle, or NULL. Call with the lock held. */
@@ -69,12 +87,11 @@ static void kv_unref(int k)
     if (kv) kv->refcount--;
 }
 
-#pragma weak MPI_Comm_create_keyval = PMPI_Comm_create_keyval
-int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn,
-                            MPI_Comm_delete_attr_function *delete_fn, int *comm_keyval,
-                            void *extra_state)
+/* The body of MPI_Comm_create_keyval, which the deprecated form shares under its own name. */
+static int create_keyval(const char *call, MPI_Comm_copy_attr_function *copy_fn,
+                         MPI_Comm_delete_attr_function *delete_fn, int *comm_keyval,
+                         void *extra_state)
 {
-    static const char call[] = "MPI_Comm_create_keyval";
     UMP_MPI_CHECK_INIT(call);
     if (!comm_keyval)
         return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "comm_keyval pointer is NULL");
@@ -100,10 +117,17 @@ int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn,
     return MPI_SUCCESS;
 }
 
-#pragma weak MPI_Comm_free_keyval = PMPI_Comm_free_keyval
-int PMPI_Comm_free_keyval(int *comm_keyval)
+#pragma weak MPI_Comm_create_keyval = PMPI_Comm_create_keyval
+int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn,
+                            MPI_Comm_delete_attr_function *delete_fn, int *comm_keyval,
+                            void *extra_state)
 {
-    static const char call[] = "MPI_Comm_free_keyval";
+    return create_keyval("MPI_Comm_create_keyval", copy_fn, delete_fn, comm_keyval, extra_state);
+}
+
+/* The body of MPI_Comm_free_keyval, which the deprecated form shares under its own name. */
+static int free_keyval(const char *call, int *comm_keyval)
+{
     UMP_MPI_CHECK_INIT(call);
     if (!comm_keyval)
         return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "comm_keyval pointer is NULL");
@@ -122,6 +146,12 @@ int PMPI_Comm_free_keyval(int *comm_keyval)
     ump_mpi_unlock();
     *comm_keyval = MPI_KEYVAL_INVALID;
     return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_free_keyval = PMPI_Comm_free_keyval
+int PMPI_Comm_free_keyval(int *comm_keyval)
+{
+    return free_keyval("MPI_Comm_free_keyval", comm_keyval);
 }
 
 static ump_mpi_attr_t *find(MPI_Comm c, int k, ump_mpi_attr_t ***prevp)
@@ -160,10 +190,9 @@ static int check_user_key(const char *call, MPI_Comm comm, int k, bool for_set)
     return MPI_SUCCESS;
 }
 
-#pragma weak MPI_Comm_set_attr = PMPI_Comm_set_attr
-int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
+/* The body of MPI_Comm_set_attr, which the deprecated form shares under its own name. */
+static int set_attr(const char *call, MPI_Comm comm, int comm_keyval, void *attribute_val)
 {
-    static const char call[] = "MPI_Comm_set_attr";
     UMP_MPI_CHECK_INIT(call);
     UMP_MPI_CHECK_COMM(call, comm);
     int rc = check_user_key(call, comm, comm_keyval, true);
@@ -190,10 +219,16 @@ int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
     return MPI_SUCCESS;
 }
 
-#pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr
-int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
+#pragma weak MPI_Comm_set_attr = PMPI_Comm_set_attr
+int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 {
-    static const char call[] = "MPI_Comm_get_attr";
+    return set_attr("MPI_Comm_set_attr", comm, comm_keyval, attribute_val);
+}
+
+/* The body of MPI_Comm_get_attr, which the deprecated form shares under its own name. */
+static int get_attr(const char *call, MPI_Comm comm, int comm_keyval, void *attribute_val,
+                    int *flag)
+{
     UMP_MPI_CHECK_INIT(call);
     UMP_MPI_CHECK_COMM(call, comm);
     if (!attribute_val || !flag)
@@ -212,6 +247,15 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int 
     case MPI_WTIME_IS_GLOBAL:
         pre = &attr_wtime_global;
         break;
+    case MPI_UNIVERSE_SIZE:
+        pre = universe_size();
+        break;
+    case MPI_LASTUSEDCODE:
+        pre = &ump_mpi_lastusedcode;
+        break;
+    case MPI_APPNUM:
+        pre = &attr_appnum;
+        break;
     }
     if (pre) {
         /* Predefined attributes are set on every communicator (copied by dup). */
@@ -227,10 +271,15 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int 
     return MPI_SUCCESS;
 }
 
-#pragma weak MPI_Comm_delete_attr = PMPI_Comm_delete_attr
-int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
+#pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr
+int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
 {
-    static const char call[] = "MPI_Comm_delete_attr";
+    return get_attr("MPI_Comm_get_attr", comm, comm_keyval, attribute_val, flag);
+}
+
+/* The body of MPI_Comm_delete_attr, which the deprecated form shares under its own name. */
+static int delete_attr(const char *call, MPI_Comm comm, int comm_keyval)
+{
     UMP_MPI_CHECK_INIT(call);
     UMP_MPI_CHECK_COMM(call, comm);
     int rc = check_user_key(call, comm, comm_keyval, true);
@@ -249,6 +298,12 @@ int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
     ump_mpi_unlock();
     free(a);
     return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_delete_attr = PMPI_Comm_delete_attr
+int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
+{
+    return delete_attr("MPI_Comm_delete_attr", comm, comm_keyval);
 }
 
 int ump_mpi_attr_copy_all(MPI_Comm oldc, MPI_Comm newc)
@@ -291,4 +346,37 @@ int ump_mpi_attr_delete_all(MPI_Comm c)
         free(a);
     }
     return MPI_SUCCESS;
+}
+
+/* --- the deprecated MPI-1 names (still in MPI 3.1, 15.2) ------------------ */
+
+#pragma weak MPI_Keyval_create = PMPI_Keyval_create
+int PMPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
+                       void *extra_state)
+{
+    return create_keyval("MPI_Keyval_create", copy_fn, delete_fn, keyval, extra_state);
+}
+
+#pragma weak MPI_Keyval_free = PMPI_Keyval_free
+int PMPI_Keyval_free(int *keyval)
+{
+    return free_keyval("MPI_Keyval_free", keyval);
+}
+
+#pragma weak MPI_Attr_put = PMPI_Attr_put
+int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
+{
+    return set_attr("MPI_Attr_put", comm, keyval, attribute_val);
+}
+
+#pragma weak MPI_Attr_get = PMPI_Attr_get
+int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
+{
+    return get_attr("MPI_Attr_get", comm, keyval, attribute_val, flag);
+}
+
+#pragma weak MPI_Attr_delete = PMPI_Attr_delete
+int PMPI_Attr_delete(MPI_Comm comm, int keyval)
+{
+    return delete_attr("MPI_Attr_delete", comm, keyval);
 }

@@ -604,6 +604,23 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
                               recvcounts, rdispls, (const ump_dt_t *)recvtypes, comm->ucomm));
 }
 
+#pragma weak MPI_Ialltoallw = PMPI_Ialltoallw
+int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                    MPI_Request *request)
+{
+    static const char call[] = "MPI_Ialltoallw";
+    int rc = alltoall_check(call, sendbuf, sendcounts, sdispls, sendtypes, 0, MPI_DATATYPE_NULL,
+                            recvbuf, recvcounts, rdispls, recvtypes, 0, MPI_DATATYPE_NULL, 2, comm);
+    if (rc != MPI_SUCCESS) return rc;
+    CHECK_REQ(call, comm, request);
+    ump_req_t g = UMP_REQ_NULL;
+    rc = ump_ialltoallw(sendbuf, sendcounts, sdispls, (const ump_dt_t *)sendtypes, recvbuf,
+                        recvcounts, rdispls, (const ump_dt_t *)recvtypes, comm->ucomm, &g);
+    return ireq(comm, call, rc, g, request);
+}
+
 /* --- reduce_scatter / scan ------------------------------------------------------ */
 
 static int redscat_check(const char *call, const void *sbuf, void *rbuf, const int *rcounts,
@@ -652,8 +669,38 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                                          comm->ucomm));
 }
 
+#pragma weak MPI_Ireduce_scatter = PMPI_Ireduce_scatter
+int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    static const char call[] = "MPI_Ireduce_scatter";
+    if (!recvcounts) return ump_mpi_error(comm, MPI_ERR_ARG, call, "recvcounts is NULL");
+    int rc = redscat_check(call, sendbuf, recvbuf, recvcounts, 0, datatype, op, comm);
+    if (rc != MPI_SUCCESS) return rc;
+    CHECK_REQ(call, comm, request);
+    ump_req_t g = UMP_REQ_NULL;
+    rc = ump_ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op->uop, comm->ucomm, &g);
+    return ireq(comm, call, rc, g, request);
+}
+
+#pragma weak MPI_Ireduce_scatter_block = PMPI_Ireduce_scatter_block
+int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                               MPI_Request *request)
+{
+    static const char call[] = "MPI_Ireduce_scatter_block";
+    int rc = redscat_check(call, sendbuf, recvbuf, NULL, recvcount, datatype, op, comm);
+    if (rc != MPI_SUCCESS) return rc;
+    CHECK_REQ(call, comm, request);
+    ump_req_t g = UMP_REQ_NULL;
+    rc = ump_ireduce_scatter_block(sendbuf, recvbuf, (size_t)recvcount, datatype, op->uop,
+                                   comm->ucomm, &g);
+    return ireq(comm, call, rc, g, request);
+}
+
+/* Scan and Exscan, blocking (request NULL) or not. */
 static int scan_common(const char *call, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
-                       MPI_Op op, bool exclusive, MPI_Comm comm)
+                       MPI_Op op, bool exclusive, MPI_Comm comm, MPI_Request *request)
 {
     UMP_MPI_CHECK_INIT(call);
     UMP_MPI_CHECK_COMM(call, comm);
@@ -668,6 +715,12 @@ static int scan_common(const char *call, const void *sbuf, void *rbuf, int count
     if (rc != UMP_OK)
         return ump_mpi_error(comm, ump_mpi_class_of(rc), call, "%s does not apply to datatype %s",
                              op->name, dt->name ? dt->name : "(derived)");
+    if (request) {
+        ump_req_t g = UMP_REQ_NULL;
+        rc = (exclusive ? ump_iexscan : ump_iscan)(sbuf, rbuf, (size_t)count, dt, op->uop,
+                                                   comm->ucomm, &g);
+        return ireq(comm, call, rc, g, request);
+    }
     if (!count) return MPI_SUCCESS;
     return done(
         comm, call,
@@ -678,12 +731,30 @@ static int scan_common(const char *call, const void *sbuf, void *rbuf, int count
 int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
               MPI_Comm comm)
 {
-    return scan_common("MPI_Scan", sendbuf, recvbuf, count, datatype, op, false, comm);
+    return scan_common("MPI_Scan", sendbuf, recvbuf, count, datatype, op, false, comm, NULL);
 }
 
 #pragma weak MPI_Exscan = PMPI_Exscan
 int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 MPI_Comm comm)
 {
-    return scan_common("MPI_Exscan", sendbuf, recvbuf, count, datatype, op, true, comm);
+    return scan_common("MPI_Exscan", sendbuf, recvbuf, count, datatype, op, true, comm, NULL);
+}
+
+#pragma weak MPI_Iscan = PMPI_Iscan
+int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               MPI_Comm comm, MPI_Request *request)
+{
+    if (!request)
+        return ump_mpi_error(comm, MPI_ERR_REQUEST, "MPI_Iscan", "request pointer is NULL");
+    return scan_common("MPI_Iscan", sendbuf, recvbuf, count, datatype, op, false, comm, request);
+}
+
+#pragma weak MPI_Iexscan = PMPI_Iexscan
+int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                 MPI_Comm comm, MPI_Request *request)
+{
+    if (!request)
+        return ump_mpi_error(comm, MPI_ERR_REQUEST, "MPI_Iexscan", "request pointer is NULL");
+    return scan_common("MPI_Iexscan", sendbuf, recvbuf, count, datatype, op, true, comm, request);
 }

@@ -130,6 +130,7 @@ void ump_mpi_comm_fini(void)
         ump_mpi_attr_delete_all(cs[i]);
     for (int i = 0; i < 2; i++) {
         ump_comm_free(&cs[i]->ucomm);
+        ump_mpi_comm_info_free(cs[i]);
         ump_mpi_errh_unref(cs[i]->errh);
         cs[i]->errh = NULL;
         ump_mpi_group_unref(cs[i]->group);
@@ -147,6 +148,7 @@ void ump_mpi_comm_unref(MPI_Comm c)
     c->magic = UMP_MPI_MAGIC_DEAD;
     if (c->ucomm) ump_comm_free(&c->ucomm);
     if (c->topo) ump_mpi_topo_free(c);
+    ump_mpi_comm_info_free(c);
     ump_mpi_group_unref(c->group);
     ump_mpi_errh_unref(c->errh);
     free(c);
@@ -318,6 +320,11 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
         ump_mpi_comm_unref(c);
         return rc;
     }
+    rc = ump_mpi_comm_info_copy(comm, c);
+    if (rc != MPI_SUCCESS) {
+        ump_mpi_comm_unref(c);
+        return rc;
+    }
     rc = ump_mpi_attr_copy_all(comm, c);
     if (rc != MPI_SUCCESS) {
         ump_mpi_attr_delete_all(c);
@@ -446,6 +453,53 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
         *newcomm = MPI_COMM_NULL;
         return MPI_SUCCESS;
     }
+    ump_mpi_group_ref(group);
+    MPI_Comm c = comm_new(group, id, comm);
+    if (!c) {
+        ump_mpi_group_unref(group);
+        ctx_mark(id, false);
+        return ump_mpi_error(comm, MPI_ERR_NO_MEM, call, "out of memory");
+    }
+    *newcomm = c;
+    return MPI_SUCCESS;
+}
+
+/* MPI_Comm_create_group: collective over the members of `group` only, so
+ * the context id is agreed on a stand-in communicator of the group that
+ * speaks on the parent's collective context. The agreement exchanges
+ * receive from named members only and a process makes communicators one
+ * at a time, so `tag` (which MPI 3.1 6.4.2 provides for creations by
+ * several threads at once, not supported here) is checked, not needed. */
+#pragma weak MPI_Comm_create_group = PMPI_Comm_create_group
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+{
+    static const char call[] = "MPI_Comm_create_group";
+    UMP_MPI_CHECK_INIT(call);
+    UMP_MPI_CHECK_COMM(call, comm);
+    if (!newcomm) return ump_mpi_error(comm, MPI_ERR_ARG, call, "newcomm pointer is NULL");
+    if (!ump_mpi_group_ok(group)) return ump_mpi_error(comm, MPI_ERR_GROUP, call, "invalid group");
+    if (tag < 0 || tag > UMP_TAG_UB)
+        return ump_mpi_error(comm, MPI_ERR_TAG, call, "tag %d is outside [0, MPI_TAG_UB]", tag);
+    for (int i = 0; i < group->size; i++)
+        if (ump_mpi_comm_rank_of(comm, group->world[i]) == MPI_UNDEFINED)
+            return ump_mpi_error(comm, MPI_ERR_GROUP, call,
+                                 "group rank %d (world rank %d) is not in the communicator", i,
+                                 group->world[i]);
+    if (group->rank == MPI_UNDEFINED) {
+        *newcomm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    struct ump_mpi_comm stand_in = {.magic = UMP_MPI_MAGIC_COMM,
+                                    .predefined = true,
+                                    .rank = group->rank,
+                                    .size = group->size,
+                                    .group = group,
+                                    .ctx_coll = comm->ctx_coll,
+                                    .errh = comm->errh};
+    snprintf(stand_in.name, sizeof(stand_in.name), "(group of %d for MPI_Comm_create_group)",
+             group->size);
+    int id, rc = agree_ctx_id(call, &stand_in, true, &id);
+    if (rc != MPI_SUCCESS) return rc;
     ump_mpi_group_ref(group);
     MPI_Comm c = comm_new(group, id, comm);
     if (!c) {

@@ -199,6 +199,11 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
     if (!string || !resultlen)
         return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "string or resultlen is NULL");
     const char *text = class_text(errorcode);
+    if (!text && ump_mpi_errcode_added(errorcode, NULL, string, MPI_MAX_ERROR_STRING)) {
+        /* An added code: its string, "" when the program set none (MPI 3.1 8.5). */
+        *resultlen = (int)strlen(string);
+        return MPI_SUCCESS;
+    }
     if (!text)
         return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "error code %d is not defined",
                              errorcode);
@@ -216,6 +221,8 @@ int PMPI_Error_class(int errorcode, int *errorclass)
 {
     static const char call[] = "MPI_Error_class";
     if (!errorclass) return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "errorclass is NULL");
+    if (!class_text(errorcode) && ump_mpi_errcode_added(errorcode, errorclass, NULL, 0))
+        return MPI_SUCCESS;
     if (!class_text(errorcode))
         return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "error code %d is not defined",
                              errorcode);

@@ -73,6 +73,7 @@ struct ump_mpi_comm {
     int refcount;     /* handle + pending frees; freed at zero */
     /* Process topology (topo.h), or NULL. */
     struct ump_mpi_topo *topo;
+    MPI_Info info; /* hints set by the program (comm_info.c), or NULL */
 };
 
 /* Translations between communicator ranks and core (world) ranks. */
@@ -111,6 +112,7 @@ typedef enum {
     UMP_MPI_REQ_SEND = 1,
     UMP_MPI_REQ_RECV,
     UMP_MPI_REQ_COLL, /* nonblocking collective (a core generalized request) */
+    UMP_MPI_REQ_GREQ, /* MPI_Grequest_start (grequest.c); free_arg is its state */
 } ump_mpi_req_kind_t;
 
 struct ump_mpi_request {
@@ -148,6 +150,12 @@ struct ump_mpi_request {
 MPI_Request ump_mpi_req_new(int kind, MPI_Comm comm);
 /* Releases a request object (calls free_fn, drops the comm reference). */
 void ump_mpi_req_release(MPI_Request r);
+/* Generalized requests (grequest.c): completion runs the query callback
+ * (fills *st when not NULL, returns the request's error); MPI_Cancel runs
+ * the cancel callback. */
+int ump_mpi_greq_finish(MPI_Request r, MPI_Status *st);
+int ump_mpi_greq_query(MPI_Request r, MPI_Status *st); /* the query only */
+int ump_mpi_greq_cancel(MPI_Request r);
 
 /* Core contexts of MPI communicators: id n uses base + 2n (point-to-point)
  * and base + 2n + 1 (collectives); core contexts below the base stay free
@@ -183,6 +191,13 @@ int ump_mpi_error(MPI_Comm comm, int errclass, const char *call, const char *fmt
 /* MPI error class for a core status code (UMP_ERR_TRUNCATE -> MPI_ERR_TRUNCATE,
  * UMP_ERR_OP -> MPI_ERR_OP, ...): the one place codes become classes. */
 int ump_mpi_class_of(int ump_status);
+
+/* The largest error code in use: MPI_ERR_LASTCODE until MPI_Add_error_class
+ * or _code adds one (errclass.c); the value of attribute MPI_LASTUSEDCODE. */
+extern int ump_mpi_lastusedcode;
+/* Whether code was added at run time; if so its class and its string ("" when
+ * none was added) are stored through the non-NULL pointers. */
+bool ump_mpi_errcode_added(int code, int *cls, char *text, size_t len);
 
 /* Validity checks shared by every file (return true when valid). */
 bool ump_mpi_comm_ok(MPI_Comm c);
@@ -221,7 +236,14 @@ static inline void ump_mpi_group_ref(MPI_Group g)
 /* Attributes (attr.c): copy callbacks on dup, delete callbacks on free. */
 int ump_mpi_attr_copy_all(MPI_Comm oldc, MPI_Comm newc);
 int ump_mpi_attr_delete_all(MPI_Comm c);
+/* Datatype attributes (keyval_type.c): copied by MPI_Type_dup, deleted by
+ * MPI_Type_free; MPI class. */
+int ump_mpi_type_attr_copy(MPI_Datatype oldt, MPI_Datatype newt);
+int ump_mpi_type_attr_delete_all(MPI_Datatype dt);
 void ump_mpi_comm_unref(MPI_Comm c);
+/* Info hints (comm_info.c): copied by MPI_Comm_dup, freed with the object. */
+int ump_mpi_comm_info_copy(MPI_Comm oldc, MPI_Comm newc);
+void ump_mpi_comm_info_free(MPI_Comm c);
 /* Topologies (topo_common.c): copied by MPI_Comm_dup (collective over the
  * new communicator), freed with the communicator object. */
 int ump_mpi_topo_dup(const char *call, MPI_Comm oldc, MPI_Comm newc);

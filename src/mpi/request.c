@@ -101,12 +101,24 @@ int ump_mpi_raise_status(MPI_Comm comm, const char *call, int cls, const ump_sta
     return ump_mpi_error(comm, cls, call, "operation failed: %s", ump_strerror(u->error));
 }
 
+/* The error of a completed request: a generalized request's is what its
+ * query callback returned. */
+static int raise_done(MPI_Comm comm, const char *call, int cls, const ump_status_t *u, bool greq)
+{
+    if (greq)
+        return ump_mpi_error(comm, cls, call,
+                             "the query callback of the generalized request returned error %d",
+                             cls);
+    return ump_mpi_raise_status(comm, call, cls, u);
+}
+
 /* Finishes r whose core part completed with *u: unpacks a non-contiguous
  * receive, fills *st, makes r inactive. Returns the MPI error class. */
 static int finish(MPI_Request r, const ump_status_t *u, MPI_Status *st)
 {
     r->core = UMP_REQ_NULL;
     r->core_status = *u;
+    if (r->kind == UMP_MPI_REQ_GREQ) return ump_mpi_greq_finish(r, st);
     int cls = ump_mpi_class_of(u->error);
     if (r->kind == UMP_MPI_REQ_RECV && r->packbuf) {
         int rc = ump_mpi_unpack_recv(r, u->count);
@@ -227,9 +239,10 @@ int ump_mpi_complete(const char *call, MPI_Request *request, bool block, int *fl
     MPI_Comm comm = r->comm;
     ump_mpi_comm_ref(comm);
     ump_status_t u = r->core_status;
+    bool greq = r->kind == UMP_MPI_REQ_GREQ;
     settle(request);
     int rc = MPI_SUCCESS;
-    if (cls != MPI_SUCCESS) rc = ump_mpi_raise_status(comm, call, cls, &u);
+    if (cls != MPI_SUCCESS) rc = raise_done(comm, call, cls, &u, greq);
     ump_mpi_comm_unref(comm);
     return rc;
 }
@@ -392,9 +405,10 @@ static int any(const char *call, int count, MPI_Request reqs[], int *index, bool
     MPI_Comm comm = reqs[i]->comm;
     ump_mpi_comm_ref(comm);
     ump_status_t u = reqs[i]->core_status;
+    bool greq = reqs[i]->kind == UMP_MPI_REQ_GREQ;
     settle(&reqs[i]);
     int rc = MPI_SUCCESS;
-    if (cls != MPI_SUCCESS) rc = ump_mpi_raise_status(comm, call, cls, &u);
+    if (cls != MPI_SUCCESS) rc = raise_done(comm, call, cls, &u, greq);
     ump_mpi_comm_unref(comm);
     return rc;
 }
@@ -506,6 +520,7 @@ int PMPI_Cancel(MPI_Request *request)
     if (inactive(r))
         return ump_mpi_error(r->comm, MPI_ERR_REQUEST, call,
                              "persistent request is not active (MPI_Start it first)");
+    if (r->kind == UMP_MPI_REQ_GREQ) return ump_mpi_greq_cancel(r);
     r->cancelled = true;
     /* Receives not yet matched are cancelled by the core. Sends in ump are
      * never cancelled: they complete normally and MPI_Test_cancelled says
@@ -632,7 +647,10 @@ int PMPI_Request_get_status(MPI_Request r, int *flag, MPI_Status *status)
     if (*flag) {
         /* The data must be in the user's buffer once the request reads as complete. */
         if (r->kind == UMP_MPI_REQ_RECV && r->packbuf) ump_mpi_unpack_recv(r, u.count);
-        if (r->kind == UMP_MPI_REQ_SEND && status) {
+        if (r->kind == UMP_MPI_REQ_GREQ) {
+            /* The query callback gives the status (the request stays). */
+            ump_mpi_greq_query(r, status);
+        } else if (r->kind == UMP_MPI_REQ_SEND && status) {
             status->MPI_SOURCE = r->peer;
             status->MPI_TAG = r->tag;
             status->ump_count = (MPI_Count)u.count;

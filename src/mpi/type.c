@@ -329,7 +329,14 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
     CHECK_OLD(call, oldtype);
     CHECK_PTR(call, newtype, "newtype");
     int rc = ump_dt_dup(oldtype, newtype);
-    return rc == UMP_OK ? MPI_SUCCESS : dt_fail(rc, call);
+    if (rc != UMP_OK) return dt_fail(rc, call);
+    rc = ump_mpi_type_attr_copy(oldtype, *newtype);
+    if (rc != MPI_SUCCESS) {
+        ump_mpi_type_attr_delete_all(*newtype);
+        ump_dt_free(newtype);
+        return ump_mpi_error(MPI_COMM_NULL, rc, call, "an attribute copy callback failed (%d)", rc);
+    }
+    return MPI_SUCCESS;
 }
 #pragma weak MPI_Type_dup = PMPI_Type_dup
 
@@ -353,7 +360,11 @@ int PMPI_Type_free(MPI_Datatype *datatype)
     if ((*datatype)->predefined)
         return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_TYPE, call,
                              "cannot free the predefined datatype %s", ump_mpi_dt_name(*datatype));
-    int rc = ump_dt_free(datatype);
+    int rc = ump_mpi_type_attr_delete_all(*datatype);
+    if (rc != MPI_SUCCESS)
+        return ump_mpi_error(MPI_COMM_NULL, rc, call, "an attribute delete callback failed (%d)",
+                             rc);
+    rc = ump_dt_free(datatype);
     return rc == UMP_OK ? MPI_SUCCESS : dt_fail(rc, call);
 }
 #pragma weak MPI_Type_free = PMPI_Type_free

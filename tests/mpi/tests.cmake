@@ -225,3 +225,33 @@ foreach(run "2;shm" "3;tcp")
                    $<TARGET_FILE:mpi_rma_err> --fatal-dynamic)
   set_tests_properties(${name} PROPERTIES TIMEOUT 60 LABELS mpi ENVIRONMENT UMP_TRANSPORTS=${xp})
 endforeach()
+
+# MPI 3.1 completion (attributes, handles, info, errors, generalized
+# requests, external32, the remaining nonblocking collectives): each
+# program on 1-4 ranks over each transport, and as a singleton.
+set(MPI31_PROGS coll_nb31 comm31 attr31 grequest types31 pack_ext)
+foreach(prog ${MPI31_PROGS})
+  ump_mpi_program(mpi_${prog} ${MPI_TEST_DIR}/${prog}.c ${CMAKE_BINARY_DIR}/tests/mpi ${prog})
+  foreach(n 1 2 3 4)
+    foreach(xp shm tcp)
+      set(name mpi.${prog}.n${n}.${xp})
+      add_test(NAME ${name}
+               COMMAND ${MPI_UMPRUN} -n ${n} --timeout 120 -x UMP_TRANSPORTS=${xp}
+                       $<TARGET_FILE:mpi_${prog}>)
+      set_tests_properties(${name} PROPERTIES TIMEOUT 180 LABELS mpi
+                                              ENVIRONMENT UMP_TRANSPORTS=${xp})
+    endforeach()
+  endforeach()
+  add_test(NAME mpi.${prog}.singleton COMMAND $<TARGET_FILE:mpi_${prog}>)
+  set_tests_properties(mpi.${prog}.singleton PROPERTIES TIMEOUT 60 LABELS mpi)
+endforeach()
+
+# MPI_UNIVERSE_SIZE is the slots umprun was given (6 here, for 2 ranks);
+# a singleton's is its own size.
+add_test(NAME mpi.comm31.universe
+         COMMAND ${MPI_UMPRUN} -n 2 --host localhost:6 --timeout 60 $<TARGET_FILE:mpi_comm31>
+                 --expect-universe=6)
+set_tests_properties(mpi.comm31.universe PROPERTIES TIMEOUT 90 LABELS mpi)
+add_test(NAME mpi.comm31.universe_singleton COMMAND $<TARGET_FILE:mpi_comm31>
+                                                    --expect-universe=1)
+set_tests_properties(mpi.comm31.universe_singleton PROPERTIES TIMEOUT 60 LABELS mpi)

@@ -64,10 +64,11 @@ static void test_table(void **state)
     assert_true(applies(UMP_OP_BAND, UMP_BYTE) && applies(UMP_OP_BXOR, UMP_BYTE));
     assert_false(applies(UMP_OP_SUM, UMP_BYTE) || applies(UMP_OP_MAX, UMP_BYTE) ||
                  applies(UMP_OP_LAND, UMP_BYTE));
-    /* Multi-language types: not the logical ops. */
+    /* Multi-language types: C integers, the logical ops included. */
     assert_true(applies(UMP_OP_SUM, &ump_dt_aint) && applies(UMP_OP_BOR, &ump_dt_offset) &&
                 applies(UMP_OP_MIN, &ump_dt_count));
-    assert_false(applies(UMP_OP_LAND, &ump_dt_aint));
+    assert_true(applies(UMP_OP_LAND, &ump_dt_aint) && applies(UMP_OP_LOR, &ump_dt_offset) &&
+                applies(UMP_OP_LXOR, &ump_dt_count));
     /* Characters: no arithmetic. */
     assert_false(applies(UMP_OP_SUM, UMP_CHAR) || applies(UMP_OP_MAX, UMP_WCHAR));
     assert_true(applies(UMP_OP_REPLACE, UMP_CHAR));

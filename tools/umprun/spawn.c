@@ -88,6 +88,11 @@ static void job_env(const struct rank *r, struct strv *env)
     sv_push(env, xasprintf("UMP_JOB_LOCAL_SIZE=%d", r->local_size));
     sv_push(env, xasprintf("UMP_JOB_NODE_ID=%d", r->node));
     sv_push(env, xasprintf("UMP_JOB_NUM_NODES=%d", job.nhosts));
+    /* MPI_UNIVERSE_SIZE: the slots of the hosts, at least the job's ranks. */
+    long universe = 0;
+    for (int h = 0; h < job.nhosts; h++)
+        universe += job.hosts[h].slots;
+    sv_push(env, xasprintf("UMP_JOB_UNIVERSE_SIZE=%ld", universe > job.n ? universe : job.n));
     sv_push(env, xasprintf("UMP_JOB_HOST=%s", r->host->name));
     for (int i = 0; i < job.nxvars; i++) {
         const char *x = job.xvars[i];

@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * types31.c - the Fortran and C++ predefined datatypes a C program names
+ * (names, sizes, point-to-point and reductions on them: SUM on MPI_REAL
+ * and MPI_DOUBLE_COMPLEX, LAND on MPI_LOGICAL, MAXLOC on MPI_2INTEGER,
+ * LOR on MPI_CXX_BOOL); MPI_LAND / LOR / LXOR on MPI_AINT, MPI_OFFSET and
+ * MPI_COUNT; MPI_Type_create_f90_integer / real / complex and
+ * MPI_Type_match_size; and the handle conversions MPI_*_c2f / f2c of every
+ * kind (a handle converted and back is the same handle, null is null)
+ * with MPI_Status_c2f / f2c.
+ */
+#include "mt.h"
+
+#include <complex.h>
+#include <stdbool.h>
+
+static void check_name(MPI_Datatype t, const char *want, int size)
+{
+    char name[MPI_MAX_OBJECT_NAME];
+    int len, sz;
+    CALL(MPI_Type_get_name(t, name, &len));
+    CHECK(!strcmp(name, want), "name '%s', want '%s'", name, want);
+    CALL(MPI_Type_size(t, &sz));
+    CHECK(sz == size, "%s has size %d, want %d", want, sz, size);
+}
+
+static void test_names(void)
+{
+    check_name(MPI_INTEGER, "MPI_INTEGER", 4);
+    check_name(MPI_REAL, "MPI_REAL", 4);
+    check_name(MPI_DOUBLE_PRECISION, "MPI_DOUBLE_PRECISION", 8);
+    check_name(MPI_COMPLEX, "MPI_COMPLEX", 8);
+    check_name(MPI_DOUBLE_COMPLEX, "MPI_DOUBLE_COMPLEX", 16);
+    check_name(MPI_LOGICAL, "MPI_LOGICAL", 4);
+    check_name(MPI_CHARACTER, "MPI_CHARACTER", 1);
+    check_name(MPI_INTEGER1, "MPI_INTEGER1", 1);
+    check_name(MPI_INTEGER2, "MPI_INTEGER2", 2);
+    check_name(MPI_INTEGER4, "MPI_INTEGER4", 4);
+    check_name(MPI_INTEGER8, "MPI_INTEGER8", 8);
+    check_name(MPI_REAL4, "MPI_REAL4", 4);
+    check_name(MPI_REAL8, "MPI_REAL8", 8);
+    check_name(MPI_COMPLEX8, "MPI_COMPLEX8", 8);
+    check_name(MPI_COMPLEX16, "MPI_COMPLEX16", 16);
+    check_name(MPI_2INTEGER, "MPI_2INTEGER", 8);
+    check_name(MPI_CXX_BOOL, "MPI_CXX_BOOL", (int)sizeof(bool));
+    check_name(MPI_CXX_FLOAT_COMPLEX, "MPI_CXX_FLOAT_COMPLEX", 8);
+    check_name(MPI_CXX_DOUBLE_COMPLEX, "MPI_CXX_DOUBLE_COMPLEX", 16);
+    check_name(MPI_CXX_LONG_DOUBLE_COMPLEX, "MPI_CXX_LONG_DOUBLE_COMPLEX",
+               (int)sizeof(long double _Complex));
+    check_name(MPI_C_BOOL, "MPI_C_BOOL", (int)sizeof(bool));
+}
+
+static void test_reductions(void)
+{
+    float r[3] = {1.5f * (float)mt_rank, 2.0f, -0.25f}, rs[3];
+    CALL(MPI_Allreduce(r, rs, 3, MPI_REAL, MPI_SUM, MPI_COMM_WORLD));
+    float tri = 1.5f * (float)(mt_size * (mt_size - 1) / 2);
+    CHECK(rs[0] == tri && rs[1] == 2.0f * (float)mt_size && rs[2] == -0.25f * (float)mt_size,
+          "SUM on MPI_REAL: %g %g %g", rs[0], rs[1], rs[2]);
+    double _Complex z = (double)mt_rank + 2.0 * I, zs;
+    CALL(MPI_Allreduce(&z, &zs, 1, MPI_DOUBLE_COMPLEX, MPI_SUM, MPI_COMM_WORLD));
+    CHECK(creal(zs) == (double)(mt_size * (mt_size - 1) / 2) && cimag(zs) == 2.0 * mt_size,
+          "SUM on MPI_DOUBLE_COMPLEX: %g%+gi", creal(zs), cimag(zs));
+    int lg[2] = {1, mt_rank != 0}, lgr[2];
+    CALL(MPI_Allreduce(lg, lgr, 2, MPI_LOGICAL, MPI_LAND, MPI_COMM_WORLD));
+    CHECK(lgr[0] && lgr[1] == (mt_size == 1 ? 0 : 0), "LAND on MPI_LOGICAL: %d %d", lgr[0], lgr[1]);
+    int pair[2] = {(mt_rank * 5) % 7, mt_rank}, best[2];
+    CALL(MPI_Allreduce(pair, best, 1, MPI_2INTEGER, MPI_MAXLOC, MPI_COMM_WORLD));
+    int bv = -1, bi = -1;
+    for (int k = 0; k < mt_size; k++)
+        if ((k * 5) % 7 > bv) bv = (k * 5) % 7, bi = k;
+    CHECK(best[0] == bv && best[1] == bi, "MAXLOC on MPI_2INTEGER: %d at %d, want %d at %d",
+          best[0], best[1], bv, bi);
+    bool b = mt_rank == mt_size - 1, bo;
+    CALL(MPI_Allreduce(&b, &bo, 1, MPI_CXX_BOOL, MPI_LOR, MPI_COMM_WORLD));
+    CHECK(bo, "LOR on MPI_CXX_BOOL");
+    /* Point to point on a Fortran type, checked byte for byte. */
+    double dp[100], dq[100];
+    for (int i = 0; i < 100; i++)
+        dp[i] = mt_rank * 1000.0 + i + 0.125;
+    int to = (mt_rank + 1) % mt_size, from = (mt_rank + mt_size - 1) % mt_size;
+    CALL(MPI_Sendrecv(dp, 100, MPI_DOUBLE_PRECISION, to, 1, dq, 100, MPI_REAL8, from, 1,
+                      MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    for (int i = 0; i < 100; i++)
+        CHECK(dq[i] == from * 1000.0 + i + 0.125, "DOUBLE_PRECISION element %d: %g", i, dq[i]);
+    /* The logical ops on the multi-language integers. */
+    MPI_Aint a = mt_rank + 1, ar;
+    MPI_Offset o = mt_rank % 2, orr;
+    MPI_Count c = 1, cr;
+    CALL(MPI_Allreduce(&a, &ar, 1, MPI_AINT, MPI_LAND, MPI_COMM_WORLD));
+    CHECK(ar == 1, "LAND on MPI_AINT: %ld", (long)ar);
+    CALL(MPI_Allreduce(&o, &orr, 1, MPI_OFFSET, MPI_LOR, MPI_COMM_WORLD));
+    CHECK(orr == (mt_size > 1), "LOR on MPI_OFFSET: %lld", (long long)orr);
+    CALL(MPI_Allreduce(&c, &cr, 1, MPI_COUNT, MPI_LXOR, MPI_COMM_WORLD));
+    CHECK(cr == (mt_size % 2), "LXOR on MPI_COUNT: %lld", (long long)cr);
+    CALL(MPI_Reduce_local(&a, &ar, 1, MPI_AINT, MPI_LOR));
+    CHECK(ar == 1, "Reduce_local LOR on MPI_AINT");
+    /* Still refused: arithmetic on characters. */
+    CALL(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    char ch = 'a', chr;
+    EXPECT_CLASS(MPI_Allreduce(&ch, &chr, 1, MPI_CHARACTER, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_OP);
+    CALL(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+}
+
+static void test_f90(void)
+{
+    MPI_Datatype t;
+    static const struct {
+        int r;
+        MPI_Datatype want;
+    } ints[] = {{1, MPI_INTEGER1},
+                {2, MPI_INTEGER1},
+                {3, MPI_INTEGER2},
+                {9, MPI_INTEGER4},
+                {10, MPI_INTEGER8},
+                {18, MPI_INTEGER8},
+                {MPI_UNDEFINED, MPI_INTEGER1}};
+    for (size_t k = 0; k < sizeof(ints) / sizeof(ints[0]); k++) {
+        CALL(MPI_Type_create_f90_integer(ints[k].r, &t));
+        CHECK(t == ints[k].want, "f90_integer(%d) gave the wrong type", ints[k].r);
+    }
+    CALL(MPI_Type_create_f90_real(6, 37, &t));
+    CHECK(t == MPI_REAL4, "f90_real(6, 37)");
+    CALL(MPI_Type_create_f90_real(7, MPI_UNDEFINED, &t));
+    CHECK(t == MPI_REAL8, "f90_real(7, undefined)");
+    CALL(MPI_Type_create_f90_real(MPI_UNDEFINED, 300, &t));
+    CHECK(t == MPI_REAL8, "f90_real(undefined, 300)");
+    CALL(MPI_Type_create_f90_complex(15, 307, &t));
+    CHECK(t == MPI_COMPLEX16, "f90_complex(15, 307)");
+    CALL(MPI_Type_create_f90_complex(3, MPI_UNDEFINED, &t));
+    CHECK(t == MPI_COMPLEX8, "f90_complex(3, undefined)");
+    int sz;
+    CALL(MPI_Type_size(t, &sz));
+    CHECK(sz == 8, "COMPLEX8 size %d", sz);
+    CALL(MPI_Type_match_size(MPI_TYPECLASS_REAL, 8, &t));
+    CALL(MPI_Type_size(t, &sz));
+    CHECK(sz == 8, "match_size(REAL, 8) has size %d", sz);
+    CALL(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    EXPECT_CLASS(MPI_Type_create_f90_integer(19, &t), MPI_ERR_ARG);
+    EXPECT_CLASS(MPI_Type_create_f90_real(16, 10, &t), MPI_ERR_ARG);
+    EXPECT_CLASS(MPI_Type_create_f90_complex(6, 400, &t), MPI_ERR_ARG);
+    EXPECT_CLASS(MPI_Type_create_f90_real(6, 10, NULL), MPI_ERR_ARG);
+    EXPECT_CLASS(MPI_Type_free(&(MPI_Datatype){MPI_REAL8}), MPI_ERR_TYPE);
+    char s[MPI_MAX_ERROR_STRING];
+    int len;
+    MPI_Error_string(MPI_Type_create_f90_integer(40, &t), s, &len);
+    CHECK(strstr(s, "MPI_Type_create_f90_integer") != NULL, "message: %s", s);
+    CALL(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+}
+
+static void user_op(void *in, void *io, int *len, MPI_Datatype *dt)
+{
+    (void)in, (void)io, (void)len, (void)dt;
+}
+
+static void test_handles(void)
+{
+    MPI_Comm dup;
+    CALL(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    MPI_Comm comms[] = {MPI_COMM_WORLD, MPI_COMM_SELF, dup, MPI_COMM_NULL};
+    MPI_Fint seen[4];
+    for (int i = 0; i < 4; i++) {
+        MPI_Fint f = MPI_Comm_c2f(comms[i]);
+        seen[i] = f;
+        CHECK(MPI_Comm_f2c(f) == comms[i], "Comm %d: c2f then f2c is another handle", i);
+        CHECK(MPI_Comm_c2f(comms[i]) == f, "Comm %d: a second c2f differs", i);
+        for (int j = 0; j < i; j++)
+            CHECK(seen[j] != f, "Comms %d and %d share Fortran handle %d", j, i, (int)f);
+    }
+    int flag;
+    CALL(MPI_Comm_test_inter(MPI_Comm_f2c(MPI_Comm_c2f(dup)), &flag)); /* usable */
+    MPI_Datatype vec;
+    CALL(MPI_Type_vector(2, 1, 3, MPI_INT, &vec));
+    MPI_Datatype types[] = {MPI_INT, MPI_DOUBLE, MPI_INTEGER, vec, MPI_DATATYPE_NULL};
+    for (int i = 0; i < 5; i++)
+        CHECK(MPI_Type_f2c(MPI_Type_c2f(types[i])) == types[i], "Type %d round trip", i);
+    MPI_Group g;
+    CALL(MPI_Comm_group(dup, &g));
+    CHECK(MPI_Group_f2c(MPI_Group_c2f(g)) == g, "Group round trip");
+    CHECK(MPI_Group_f2c(MPI_Group_c2f(MPI_GROUP_EMPTY)) == MPI_GROUP_EMPTY, "GROUP_EMPTY");
+    CHECK(MPI_Group_f2c(MPI_Group_c2f(MPI_GROUP_NULL)) == MPI_GROUP_NULL, "GROUP_NULL");
+    MPI_Op op;
+    CALL(MPI_Op_create(user_op, 1, &op));
+    CHECK(MPI_Op_f2c(MPI_Op_c2f(op)) == op && MPI_Op_f2c(MPI_Op_c2f(MPI_SUM)) == MPI_SUM &&
+              MPI_Op_f2c(MPI_Op_c2f(MPI_OP_NULL)) == MPI_OP_NULL,
+          "Op round trips");
+    MPI_Info info;
+    CALL(MPI_Info_create(&info));
+    CHECK(MPI_Info_f2c(MPI_Info_c2f(info)) == info &&
+              MPI_Info_f2c(MPI_Info_c2f(MPI_INFO_NULL)) == MPI_INFO_NULL &&
+              MPI_Info_f2c(MPI_Info_c2f(MPI_INFO_ENV)) == MPI_INFO_ENV,
+          "Info round trips");
+    CHECK(MPI_Errhandler_f2c(MPI_Errhandler_c2f(MPI_ERRORS_RETURN)) == MPI_ERRORS_RETURN &&
+              MPI_Errhandler_f2c(MPI_Errhandler_c2f(MPI_ERRORS_ARE_FATAL)) ==
+                  MPI_ERRORS_ARE_FATAL &&
+              MPI_Errhandler_f2c(MPI_Errhandler_c2f(MPI_ERRHANDLER_NULL)) == MPI_ERRHANDLER_NULL,
+          "Errhandler round trips");
+    /* A request through Fortran and back is waited for as itself. */
+    int x = mt_rank, y = -1;
+    MPI_Request q;
+    CALL(MPI_Irecv(&y, 1, MPI_INT, 0, 3, MPI_COMM_SELF, &q));
+    MPI_Fint fq = MPI_Request_c2f(q);
+    CALL(MPI_Send(&x, 1, MPI_INT, 0, 3, MPI_COMM_SELF));
+    MPI_Request q2 = MPI_Request_f2c(fq);
+    CHECK(q2 == q, "Request round trip");
+    MPI_Status st;
+    CALL(MPI_Wait(&q2, &st));
+    CHECK(y == mt_rank, "request waited through its Fortran handle: %d", y);
+    CHECK(MPI_Request_f2c(MPI_Request_c2f(MPI_REQUEST_NULL)) == MPI_REQUEST_NULL, "REQUEST_NULL");
+    /* A message. */
+    MPI_Message m;
+    CALL(MPI_Send(&x, 1, MPI_INT, 0, 4, MPI_COMM_SELF));
+    CALL(MPI_Mprobe(0, 4, MPI_COMM_SELF, &m, MPI_STATUS_IGNORE));
+    MPI_Message m2 = MPI_Message_f2c(MPI_Message_c2f(m));
+    CHECK(m2 == m, "Message round trip");
+    y = -1;
+    CALL(MPI_Mrecv(&y, 1, MPI_INT, &m2, MPI_STATUS_IGNORE));
+    CHECK(y == mt_rank && m2 == MPI_MESSAGE_NULL, "Mrecv through the converted message");
+    CHECK(MPI_Message_f2c(MPI_Message_c2f(MPI_MESSAGE_NULL)) == MPI_MESSAGE_NULL &&
+              MPI_Message_f2c(MPI_Message_c2f(MPI_MESSAGE_NO_PROC)) == MPI_MESSAGE_NO_PROC,
+          "MESSAGE_NULL / NO_PROC");
+    /* Status. */
+    MPI_Fint fs[MPI_F_STATUS_SIZE];
+    MPI_Status back;
+    CALL(MPI_Status_c2f(&st, fs));
+    CHECK(fs[MPI_F_SOURCE] == 0 && fs[MPI_F_TAG] == 3, "Fortran status source %d tag %d",
+          (int)fs[MPI_F_SOURCE], (int)fs[MPI_F_TAG]);
+    CALL(MPI_Status_f2c(fs, &back));
+    int n1, n2;
+    CALL(MPI_Get_count(&st, MPI_INT, &n1));
+    CALL(MPI_Get_count(&back, MPI_INT, &n2));
+    CHECK(back.MPI_SOURCE == st.MPI_SOURCE && back.MPI_TAG == st.MPI_TAG && n1 == n2 && n1 == 1,
+          "status round trip: count %d vs %d", n1, n2);
+    /* Integers no conversion gave out are null. */
+    CHECK(MPI_Comm_f2c(0) == MPI_COMM_NULL && MPI_Comm_f2c(-7) == MPI_COMM_NULL &&
+              MPI_Comm_f2c(1 << 30) == MPI_COMM_NULL,
+          "unknown Fortran handles are not null");
+    CALL(MPI_Info_free(&info));
+    CALL(MPI_Op_free(&op));
+    CALL(MPI_Group_free(&g));
+    CALL(MPI_Type_free(&vec));
+    CALL(MPI_Comm_free(&dup));
+}
+
+int main(int argc, char **argv)
+{
+    mt_init(&argc, &argv, "types31");
+    test_names();
+    test_reductions();
+    test_f90();
+    test_handles();
+    return mt_done();
+}
