@@ -166,14 +166,14 @@ static void gen_kvs(void)
 
 static void gen_tcp(void)
 {
-    static const uint8_t secret[UMP_RT_SECRET_LEN] = "fuzz-job-secret";
+    static const uint8_t nonce[UMP_AUTH_NONCE_LEN] = "fuzz-nonce-of-the-connector";
     uint8_t buf[8192];
     for (int variant = 0; variant < 3; variant++) {
         size_t n = 0;
         buf[n++] = 4; /* max_am 65536 */
         buf[n++] = 3; /* job of 4 */
         ump_tcp_hello_t h;
-        ump_tcp_hello_encode(&h, 2, 4, secret);
+        ump_tcp_hello_encode(&h, 2, 4, nonce);
         memcpy(buf + n, &h, sizeof(h));
         n += sizeof(h);
         /* Frames of sizes around the 8-byte padding, and a BYE. */
