@@ -390,8 +390,8 @@ int main(void)
     alarm(50); /* a hang fails the test instead of waiting for ctest */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_split_reads),    cmocka_unit_test(test_bad_frames),
-        cmocka_unit_test(test_partial_writes), cmocka_unit_test(test_hello), cmocka_unit_test(test_proof),
-        cmocka_unit_test(test_addr),
+        cmocka_unit_test(test_partial_writes), cmocka_unit_test(test_hello),
+        cmocka_unit_test(test_proof),          cmocka_unit_test(test_addr),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

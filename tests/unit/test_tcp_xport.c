@@ -700,11 +700,11 @@ int main(int argc, char **argv)
     /* The in-process cases are singleton jobs, whatever started us. */
     unsetenv("UMP_JOB_KVS");
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_self_stream), cmocka_unit_test(test_self_pressure),
-        cmocka_unit_test(test_handshake),   cmocka_unit_test(test_fake_acceptor),
-        cmocka_unit_test(test_connect_refused),
-        cmocka_unit_test(test_sleep),       cmocka_unit_test(test_bad_args),
-        cmocka_unit_test(test_two_ranks),   cmocka_unit_test(test_two_ranks_pressure),
+        cmocka_unit_test(test_self_stream),        cmocka_unit_test(test_self_pressure),
+        cmocka_unit_test(test_handshake),          cmocka_unit_test(test_fake_acceptor),
+        cmocka_unit_test(test_connect_refused),    cmocka_unit_test(test_sleep),
+        cmocka_unit_test(test_bad_args),           cmocka_unit_test(test_two_ranks),
+        cmocka_unit_test(test_two_ranks_pressure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

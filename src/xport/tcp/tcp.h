@@ -51,14 +51,14 @@
 /* --- wire format --------------------------------------------------------- */
 
 #define UMP_TCP_MAGIC       0x544d5055u /* "UMPT" little-endian */
-#define UMP_TCP_VERSION     2 /* 2: challenge and response instead of the secret */
+#define UMP_TCP_VERSION     2           /* 2: challenge and response instead of the secret */
 #define UMP_TCP_FRAME_HDR   8
 #define UMP_TCP_FRAME_ALIGN 8
 #define UMP_TCP_FLAG_BYE    0x01 /* sender closes cleanly; no AM bytes */
 #define UMP_TCP_MAX_IOV     64   /* caps.max_iov */
 
-#define UMP_TCP_AUTH_LABEL  "ump-tcp"
-#define UMP_TCP_PROOF_LEN   UMP_AUTH_MAC_LEN
+#define UMP_TCP_AUTH_LABEL "ump-tcp"
+#define UMP_TCP_PROOF_LEN  UMP_AUTH_MAC_LEN
 
 /* The first bytes a connector writes; all integers little-endian. */
 typedef struct ump_tcp_hello {
@@ -178,7 +178,7 @@ typedef enum {
 typedef struct ump_tcp_conn {
     LIST_ENTRY(ump_tcp_conn) link; /* xp->conns or xp->zombies */
     int fd;
-    int peer; /* -1 until an incoming connection's proof checks out */
+    int peer;       /* -1 until an incoming connection's proof checks out */
     int hello_rank; /* incoming: the rank its hello claims */
     uint8_t nonce_c[UMP_AUTH_NONCE_LEN], nonce_a[UMP_AUTH_NONCE_LEN];
     bool outgoing;

@@ -41,8 +41,8 @@ ump_auth_ctx_t ump_tcp_auth_ctx(const uint8_t *secret, const uint8_t *nonce_c,
 {
     uint32_t v[3] = {htole32((uint32_t)from), htole32((uint32_t)to), htole32((uint32_t)size)};
     memcpy(extra, v, sizeof(v));
-    return (ump_auth_ctx_t){UMP_TCP_AUTH_LABEL, secret, UMP_RT_SECRET_LEN, nonce_c, nonce_a,
-                            extra, 12};
+    return (ump_auth_ctx_t){
+        UMP_TCP_AUTH_LABEL, secret, UMP_RT_SECRET_LEN, nonce_c, nonce_a, extra, 12};
 }
 
 /* --- frames -------------------------------------------------------------- */
