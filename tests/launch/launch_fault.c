@@ -291,10 +291,26 @@ int main(int argc, char **argv)
         }
         wait_forever(wait, rt);
     }
+    /* Every rank's value, after the refusals: the job's data is intact. */
+    char val[64], got[64];
+    snprintf(val, sizeof(val), "value of rank %d", me);
+    if ((rc = ump_rt_put(rt, "test.val", val, strlen(val) + 1))) {
+        fprintf(stderr, "put: %s\n", ump_strerror(rc));
+        return 1;
+    }
     rc = ump_rt_fence(rt);
     if (rc) {
         fprintf(stderr, "fence: %s\n", ump_strerror(rc));
         return 1;
+    }
+    for (int r = 0; r < ump_rt_info(rt)->size; r++) {
+        size_t len = sizeof(got);
+        snprintf(val, sizeof(val), "value of rank %d", r);
+        if (ump_rt_get(rt, r, "test.val", got, &len) || len != strlen(val) + 1 ||
+            strcmp(got, val)) {
+            fprintf(stderr, "rank %d: wrong value from rank %d\n", me, r);
+            return 1;
+        }
     }
     printf("rank %d done\n", me);
     ump_rt_fini(rt);
