@@ -9,7 +9,10 @@
  * (`umprun -n 2 test_udp --rank`): rank 0 first forges, from a raw socket,
  * rel datagrams claiming to be rank 0 (with the job's tag) and a handshake
  * claiming rank 0 made with a wrong secret; rank 1 must drop and count
- * them all and refuse the handshake; then both ranks exchange checked AMs.
+ * them all and refuse the handshake; then rank 0 sends rank 1 one AM (so
+ * rank 0 runs the handshake as initiator) and replays that handshake's
+ * HELLO and PROOF from the raw socket: rank 1 must refuse the replayed
+ * proof; then both ranks exchange checked AMs.
  */
 #include <arpa/inet.h>
 #include <endian.h>
@@ -195,6 +198,25 @@ static void forge(ump_rt_t *rt, ump_udp_xp_t *xp)
     close(fd);
 }
 
+/* Rank 0 replays its own genuine HELLO and PROOF to rank 1 from a raw
+ * socket, back to back, while rank 1 is not progressing. */
+static void replay(ump_rt_t *rt, ump_udp_xp_t *xp)
+{
+    ump_udp_peer_t *p = &xp->peers[1];
+    CHECK(p->auth == UMP_UDP_AUTH_DONE && p->last.type == UMP_UDP_AUTH_PROOF);
+    ump_udp_auth_msg_t hello = p->last;
+    hello.type = UMP_UDP_AUTH_HELLO;
+    memset(hello.ports_a, 0, sizeof(hello.ports_a));
+    memset(hello.nonce_a, 0, sizeof(hello.nonce_a));
+    memset(hello.proof, 0, sizeof(hello.proof));
+    CHECK(memcmp(hello.nonce_c, p->nonce_mine, sizeof(hello.nonce_c)) == 0);
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    CHECK(fd >= 0);
+    send_to(fd, &p->sa, &hello, sizeof(hello));
+    send_to(fd, &p->sa, &p->last, sizeof(p->last));
+    close(fd);
+}
+
 static void pump(ump_xp_t *base, int ms)
 {
     for (int i = 0; i < ms; i++) {
@@ -229,12 +251,40 @@ static int rank_main(void)
                 (unsigned long long)xp->auth_refused);
         CHECK(xp->auth_refused == 1); /* the challenge to a hello it never sent */
     }
-    /* The job goes on: AMs of sizes around a datagram both ways. */
     int peer = 1 - c.rank;
     uint8_t *b = malloc(base->caps.max_am);
     CHECK(b != NULL);
     static const size_t lens[] = {4, 5, 100, 900, 1400, 1500, 4000, 9000, 60000};
     unsigned sent = 0;
+
+    /* Rank 0 sends first (it alone initiates the handshake), then replays
+     * it. Rank 1 refuses the replayed proof (its CHALLENGE to the replayed
+     * HELLO is new); rank 0 answers that CHALLENGE genuinely, as it fits
+     * its own hello, so it refuses nothing more. */
+    if (c.rank == 0) {
+        memcpy(b, &sent, sizeof(sent));
+        struct iovec v = {b, sizeof(sent)};
+        CHECK(ump_xp_udp_ops.am_send(base, 1, 5, NULL, 0, &v, 1) == UMP_OK);
+        sent++;
+        pump(base, 500);
+    } else {
+        time_t t1 = time(NULL);
+        while (c.got < 1) {
+            CHECK(ump_xp_udp_ops.progress(base) >= 0);
+            CHECK(time(NULL) - t1 < 20);
+        }
+        pump(base, 300);
+    }
+    CHECK(ump_rt_fence(rt) == UMP_OK);
+    if (c.rank == 0) replay(rt, xp);
+    CHECK(ump_rt_fence(rt) == UMP_OK);
+    pump(base, 200);
+    CHECK(ump_rt_fence(rt) == UMP_OK);
+    fprintf(stderr, "rank %d after the replay: unauth=%llu auth_refused=%llu\n", c.rank,
+            (unsigned long long)xp->unauth, (unsigned long long)xp->auth_refused);
+    CHECK(xp->auth_refused == (c.rank == 1 ? 2 : 1));
+
+    /* The job goes on: AMs of sizes around a datagram both ways. */
     time_t t0 = time(NULL);
     while (c.got < NAMS || sent < NAMS) {
         if (sent < NAMS) {
