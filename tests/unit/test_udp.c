@@ -203,8 +203,8 @@ static void forge(ump_rt_t *rt, ump_udp_xp_t *xp)
 static void replay(ump_rt_t *rt, ump_udp_xp_t *xp)
 {
     ump_udp_peer_t *p = &xp->peers[1];
-    CHECK(p->auth == UMP_UDP_AUTH_DONE && p->last.type == UMP_UDP_AUTH_PROOF);
-    ump_udp_auth_msg_t hello = p->last;
+    CHECK(p->auth == UMP_UDP_AUTH_DONE && p->proof.type == UMP_UDP_AUTH_PROOF);
+    ump_udp_auth_msg_t hello = p->proof;
     hello.type = UMP_UDP_AUTH_HELLO;
     memset(hello.ports_a, 0, sizeof(hello.ports_a));
     memset(hello.nonce_a, 0, sizeof(hello.nonce_a));
@@ -213,7 +213,7 @@ static void replay(ump_rt_t *rt, ump_udp_xp_t *xp)
     int fd = socket(AF_INET, SOCK_DGRAM, 0);
     CHECK(fd >= 0);
     send_to(fd, &p->sa, &hello, sizeof(hello));
-    send_to(fd, &p->sa, &p->last, sizeof(p->last));
+    send_to(fd, &p->sa, &p->proof, sizeof(p->proof));
     close(fd);
 }
 

@@ -106,7 +106,8 @@ typedef struct ump_udp_peer {
     uint8_t nonce_peer[UMP_AUTH_NONCE_LEN]; /* as responder: the peer's HELLO's */
     uint8_t nonce_a[UMP_AUTH_NONCE_LEN];    /* as responder: our CHALLENGE's */
     uint64_t resent_at;                     /* last HELLO or CHALLENGE repeat */
-    ump_udp_auth_msg_t last;                /* our last CHALLENGE or PROOF, to repeat */
+    ump_udp_auth_msg_t challenge;           /* as responder: ours, to repeat */
+    ump_udp_auth_msg_t proof;               /* as initiator: ours, to repeat */
 } ump_udp_peer_t;
 
 typedef struct ump_udp_xp {

@@ -98,7 +98,7 @@ static void on_hello(ump_udp_xp_t *xp, int from, const ump_udp_auth_msg_t *m)
         memcpy(p->nonce_peer, m->nonce_c, sizeof(p->nonce_peer));
         if (ump_auth_nonce(p->nonce_a)) return;
         uint8_t extra[76];
-        ump_udp_auth_msg_t *c = &p->last;
+        ump_udp_auth_msg_t *c = &p->challenge;
         msg_init(xp, c, UMP_UDP_AUTH_CHALLENGE, from);
         memcpy(c->nonce_c, p->nonce_peer, sizeof(c->nonce_c));
         memcpy(c->nonce_a, p->nonce_a, sizeof(c->nonce_a));
@@ -107,7 +107,7 @@ static void on_hello(ump_udp_xp_t *xp, int from, const ump_udp_auth_msg_t *m)
         if (ump_auth_mac(c->proof, &ctx, UMP_AUTH_ACCEPTOR)) return;
         p->awaiting = true;
     }
-    msg_send(xp, from, &p->last);
+    msg_send(xp, from, &p->challenge);
 }
 
 /* Initiator: a CHALLENGE. Its proof checked, the peer is admitted and may be
@@ -137,7 +137,7 @@ static void on_challenge(ump_udp_xp_t *xp, int from, const ump_udp_auth_msg_t *m
         xp->auth_refused++;
         return;
     }
-    ump_udp_auth_msg_t *r = &p->last;
+    ump_udp_auth_msg_t *r = &p->proof;
     msg_init(xp, r, UMP_UDP_AUTH_PROOF, from);
     memcpy(r->ports_a, m->ports, sizeof(r->ports_a));
     memcpy(r->nonce_c, p->nonce_mine, sizeof(r->nonce_c));
@@ -226,7 +226,7 @@ bool ump_udp_auth_admit(ump_udp_xp_t *xp, uint32_t rank, const struct sockaddr_i
         uint64_t now = ump_time_ns();
         if (p->awaiting && now - p->resent_at >= RESEND_NS) {
             p->resent_at = now;
-            msg_send(xp, (int)rank, &p->last);
+            msg_send(xp, (int)rank, &p->challenge);
         }
     }
     xp->unauth++;
