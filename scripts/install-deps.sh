@@ -4,7 +4,7 @@
 # Usage: scripts/install-deps.sh [extra Debian packages...]
 set -euo pipefail
 
-need=(gcc g++ make cmake pkg-config libcmocka-dev uthash-dev iproute2 procps libpmix-dev
+need=(gcc g++ make cmake pkg-config libcmocka-dev uthash-dev iproute2 procps libpmix-dev libsodium-dev
       libfabric-dev libfabric-bin pandoc openjdk-17-jdk-headless clang libclang-rt-14-dev "$@")
 missing=()
 for p in "${need[@]}"; do

@@ -5,10 +5,18 @@
  *
  * A connection carries frames: u32 length (big endian, counts the type byte
  * and the payload) then u8 type then the payload. Integers are big endian.
- * A rank opens one connection for its whole life and sends HELLO first; the
- * server refuses (REFUSED, then close) a bad secret, version, or rank.
+ * A rank opens one connection for its whole life and sends HELLO first.
+ * Both sides then prove they know the job secret without sending it
+ * (src/util/auth.h, label "ump-kvs", context: the rank and pid of HELLO as
+ * two big-endian u32): the server answers with its nonce and its proof,
+ * the rank checks the proof (and gives up with UMP_ERR_AUTH if it is
+ * wrong, before sending anything of the job) and sends its own. The server
+ * refuses (REFUSED, then close) a bad proof, version, or rank.
  *
- *   HELLO     c->s  u32 magic, u32 version, secret[16], u32 rank, u32 pid
+ *   HELLO     c->s  u32 magic, u32 version, u32 rank, u32 pid, nonce[32]
+ *                   answer: CHALLENGE or REFUSED
+ *   CHALLENGE s->c  nonce[32], proof[32] (the server's, role acceptor)
+ *   AUTH      c->s  proof[32] (the rank's, role connector)
  *                   answer: OK or REFUSED
  *   PUT       c->s  u32 n, n x { u8 klen, key, u32 vlen, val }   (no answer)
  *   FENCE     c->s  empty. Answer FENCE_DONE once every rank has fenced:
@@ -28,11 +36,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define UMP_KVS_MAGIC     0x554d504bu /* "UMPK" */
-#define UMP_KVS_VERSION   1u
-#define UMP_KVS_MAX_FRAME (256u << 20) /* larger frames are a protocol error */
-#define UMP_KVS_MAX_HELLO 64u          /* the only frame size accepted before HELLO */
-#define UMP_KVS_HDR       4u           /* the length prefix */
+#include "util/auth.h"
+
+#define UMP_KVS_MAGIC      0x554d504bu  /* "UMPK" */
+#define UMP_KVS_VERSION    2u           /* 2: challenge and response instead of the secret */
+#define UMP_KVS_MAX_FRAME  (256u << 20) /* larger frames are a protocol error */
+#define UMP_KVS_MAX_HELLO  64u          /* the largest frame accepted before AUTH succeeds */
+#define UMP_KVS_AUTH_LABEL "ump-kvs"
+#define UMP_KVS_HDR        4u /* the length prefix */
 
 enum ump_kvs_type {
     UMP_KVS_HELLO = 1,
@@ -40,10 +51,12 @@ enum ump_kvs_type {
     UMP_KVS_FENCE = 3,
     UMP_KVS_FINALIZE = 4,
     UMP_KVS_ABORT = 5,
+    UMP_KVS_AUTH = 6,
     UMP_KVS_OK = 0x81,
     UMP_KVS_REFUSED = 0x82,
     UMP_KVS_FENCE_DONE = 0x83,
     UMP_KVS_FENCE_FAIL = 0x84,
+    UMP_KVS_CHALLENGE = 0x85,
 };
 
 /* A growable byte buffer that frames are encoded into. Appends never fail:
@@ -85,6 +98,19 @@ const void *ump_kvs_get_bytes(ump_kvs_rd_t *r, size_t n);
 static inline uint32_t ump_kvs_load_u32(const uint8_t *p)
 {
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* The proof context of one connection: `extra` (8 bytes) receives the rank
+ * and pid of HELLO, as both sides encode them. */
+static inline ump_auth_ctx_t ump_kvs_auth_ctx(const uint8_t *key, size_t keylen,
+                                              const uint8_t *nonce_c, const uint8_t *nonce_a,
+                                              uint32_t rank, uint32_t pid, uint8_t extra[8])
+{
+    for (int i = 0; i < 4; i++) {
+        extra[i] = (uint8_t)(rank >> (24 - 8 * i));
+        extra[4 + i] = (uint8_t)(pid >> (24 - 8 * i));
+    }
+    return (ump_auth_ctx_t){UMP_KVS_AUTH_LABEL, key, keylen, nonce_c, nonce_a, extra, 8};
 }
 
 #endif /* UMP_RT_KVS_PROTO_H */

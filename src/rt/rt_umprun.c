@@ -227,6 +227,74 @@ static void log_refusal(ump_kvs_rd_t *rd)
     ump_error("rt: umprun refused this rank: %.*s", t ? (int)n : 7, t ? t : "unknown");
 }
 
+/* The answer to HELLO or AUTH: UMP_OK with *type and *rd set, or an error
+ * already logged. */
+static int hello_answer(ump_rt_t *rt, ump_kvs_buf_t *b, int tmo, uint8_t want, ump_kvs_rd_t *rd)
+{
+    uint8_t type = 0;
+    int rc = recv_frame(rt->fd, b, tmo, &type, rd);
+    if (rc == UMP_ERR_BOOTSTRAP || rc == UMP_ERR_TIMEOUT) {
+        ump_error("rt: no answer from umprun at %s to this rank's hello", getenv("UMP_JOB_KVS"));
+        return UMP_ERR_BOOTSTRAP;
+    }
+    if (rc) return rc;
+    if (type == UMP_KVS_REFUSED) {
+        log_refusal(rd);
+        return UMP_ERR_AUTH;
+    }
+    if (type != want) {
+        ump_error("rt: unexpected answer %u to hello from %s", type, getenv("UMP_JOB_KVS"));
+        return UMP_ERR_PROTOCOL;
+    }
+    return UMP_OK;
+}
+
+/* HELLO, the server's proof checked, then ours (kvs_proto.h). Nothing of the
+ * job goes to a server that cannot prove it knows the secret. */
+static int kvs_handshake(ump_rt_t *rt, int tmo)
+{
+    uint8_t nc[UMP_AUTH_NONCE_LEN], extra[8], mac[UMP_AUTH_MAC_LEN];
+    uint32_t rank = (uint32_t)rt->info.rank, pid = (uint32_t)getpid();
+    if (ump_auth_nonce(nc)) return UMP_ERR_BOOTSTRAP;
+    ump_kvs_buf_t b = {0};
+    ump_kvs_rd_t rd;
+    size_t f = ump_kvs_frame_begin(&b, UMP_KVS_HELLO);
+    ump_kvs_put_u32(&b, UMP_KVS_MAGIC);
+    ump_kvs_put_u32(&b, UMP_KVS_VERSION);
+    ump_kvs_put_u32(&b, rank);
+    ump_kvs_put_u32(&b, pid);
+    ump_kvs_put_bytes(&b, nc, sizeof(nc));
+    ump_kvs_frame_end(&b, f);
+    int rc = b.oom ? UMP_ERR_NO_MEMORY : send_all(rt->fd, b.p, b.len);
+    if (!rc) rc = hello_answer(rt, &b, tmo, UMP_KVS_CHALLENGE, &rd);
+    if (rc) goto out;
+    const uint8_t *na = ump_kvs_get_bytes(&rd, UMP_AUTH_NONCE_LEN);
+    const uint8_t *proof = ump_kvs_get_bytes(&rd, UMP_AUTH_MAC_LEN);
+    ump_auth_ctx_t ctx = {0};
+    if (!rd.bad)
+        ctx = ump_kvs_auth_ctx(rt->info.secret, UMP_RT_SECRET_LEN, nc, na, rank, pid, extra);
+    if (rd.bad || !ump_auth_check(proof, &ctx, UMP_AUTH_ACCEPTOR)) {
+        ump_error("rt: refused the key-value server at %s: it failed authentication (it does "
+                  "not know the job secret)",
+                  getenv("UMP_JOB_KVS"));
+        rc = UMP_ERR_AUTH;
+        goto out;
+    }
+    if (ump_auth_mac(mac, &ctx, UMP_AUTH_CONNECTOR)) {
+        rc = UMP_ERR_BOOTSTRAP;
+        goto out;
+    }
+    b.len = b.off = 0;
+    f = ump_kvs_frame_begin(&b, UMP_KVS_AUTH);
+    ump_kvs_put_bytes(&b, mac, sizeof(mac));
+    ump_kvs_frame_end(&b, f);
+    rc = b.oom ? UMP_ERR_NO_MEMORY : send_all(rt->fd, b.p, b.len);
+    if (!rc) rc = hello_answer(rt, &b, tmo, UMP_KVS_OK, &rd);
+out:
+    ump_kvs_buf_free(&b);
+    return rc;
+}
+
 int ump_rt_umprun_init(ump_rt_t *rt)
 {
     int rc = read_env(&rt->info);
@@ -235,29 +303,7 @@ int ump_rt_umprun_init(ump_rt_t *rt)
     int tmo = (int)UMP_MAX(1, UMP_MIN(rt_connect_timeout.v.i, 3600)) * 1000;
     if ((rc = kvs_connect(getenv("UMP_JOB_KVS"), tmo, &rt->fd))) return rc;
 
-    ump_kvs_buf_t b = {0};
-    size_t f = ump_kvs_frame_begin(&b, UMP_KVS_HELLO);
-    ump_kvs_put_u32(&b, UMP_KVS_MAGIC);
-    ump_kvs_put_u32(&b, UMP_KVS_VERSION);
-    ump_kvs_put_bytes(&b, rt->info.secret, UMP_RT_SECRET_LEN);
-    ump_kvs_put_u32(&b, (uint32_t)rt->info.rank);
-    ump_kvs_put_u32(&b, (uint32_t)getpid());
-    ump_kvs_frame_end(&b, f);
-    uint8_t type = 0;
-    ump_kvs_rd_t rd;
-    rc = b.oom ? UMP_ERR_NO_MEMORY : send_all(rt->fd, b.p, b.len);
-    if (!rc) rc = recv_frame(rt->fd, &b, tmo, &type, &rd);
-    if (rc == UMP_ERR_BOOTSTRAP || rc == UMP_ERR_TIMEOUT) {
-        ump_error("rt: no answer from umprun at %s to this rank's hello", getenv("UMP_JOB_KVS"));
-        rc = UMP_ERR_BOOTSTRAP;
-    } else if (!rc && type == UMP_KVS_REFUSED) {
-        log_refusal(&rd);
-        rc = UMP_ERR_AUTH;
-    } else if (!rc && type != UMP_KVS_OK) {
-        ump_error("rt: unexpected answer %u to hello", type);
-        rc = UMP_ERR_PROTOCOL;
-    }
-    ump_kvs_buf_free(&b);
+    rc = kvs_handshake(rt, tmo);
     if (rc) goto err_close;
 
     /* Every rank publishes its node so node_of() works after the first fence. */

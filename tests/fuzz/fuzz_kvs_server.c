@@ -2,12 +2,15 @@
 /*
  * umprun's key-value server (tools/umprun/kvs.c) reading what clients send:
  * four connections of a four-rank job, each a socketpair whose far end the
- * input writes to, read by kvs_conn_io() as the event loop would. The job
- * secret is fixed, so the seed corpus holds real HELLO frames and the
- * fuzzer gets past authentication into PUT, FENCE, FINALIZE and ABORT.
+ * input writes to, read by kvs_conn_io() as the event loop would. The
+ * server's nonces are fresh, so no input can hold a valid proof: a record
+ * may ask the harness to run a genuine handshake first (bit 6), so the
+ * fuzzer gets past authentication into PUT, FENCE, FINALIZE and ABORT,
+ * while records without it fuzz HELLO and AUTH themselves.
  *
- * Input: records { u8 connection (low 2 bits; bit 7: close the far end
- * afterwards), u16 length, bytes }.
+ * Input: records { u8 connection (low 2 bits; bits 4-5: the rank to
+ * authenticate as when bit 6 is set; bit 7: close the far end afterwards),
+ * u16 length, bytes }.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +32,39 @@ static void drain(int fd)
     char buf[4096];
     while (recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
         ;
+}
+
+/* The rank's side of kvs_proto.h's handshake, on the far end of c. */
+static void handshake(int far, struct conn *c, uint32_t rank)
+{
+    uint8_t nc[UMP_AUTH_NONCE_LEN] = {1, 2, 3}, extra[8], mac[UMP_AUTH_MAC_LEN];
+    ump_kvs_buf_t b = {0};
+    size_t f = ump_kvs_frame_begin(&b, UMP_KVS_HELLO);
+    ump_kvs_put_u32(&b, UMP_KVS_MAGIC);
+    ump_kvs_put_u32(&b, UMP_KVS_VERSION);
+    ump_kvs_put_u32(&b, rank);
+    ump_kvs_put_u32(&b, 1000 + rank);
+    ump_kvs_put_bytes(&b, nc, sizeof(nc));
+    ump_kvs_frame_end(&b, f);
+    if (send(far, b.p, b.len, MSG_DONTWAIT | MSG_NOSIGNAL) != (ssize_t)b.len) goto out;
+    kvs_conn_io(c, POLLIN);
+    uint8_t ch[4 + 1 + UMP_AUTH_NONCE_LEN + UMP_AUTH_MAC_LEN];
+    if (c->dead || recv(far, ch, sizeof(ch), MSG_DONTWAIT) != (ssize_t)sizeof(ch) ||
+        ch[4] != UMP_KVS_CHALLENGE)
+        goto out; /* refused, or the input had spoiled the stream */
+    ump_auth_ctx_t ctx =
+        ump_kvs_auth_ctx(job.secret, UMP_RT_SECRET_LEN, nc, ch + 5, rank, 1000 + rank, extra);
+    if (!ump_auth_check(ch + 5 + UMP_AUTH_NONCE_LEN, &ctx, UMP_AUTH_ACCEPTOR))
+        fuzz_fail("the server's proof does not check out");
+    ump_auth_mac(mac, &ctx, UMP_AUTH_CONNECTOR);
+    b.len = 0;
+    f = ump_kvs_frame_begin(&b, UMP_KVS_AUTH);
+    ump_kvs_put_bytes(&b, mac, sizeof(mac));
+    ump_kvs_frame_end(&b, f);
+    if (send(far, b.p, b.len, MSG_DONTWAIT | MSG_NOSIGNAL) != (ssize_t)b.len) goto out;
+    kvs_conn_io(c, POLLIN);
+out:
+    ump_kvs_buf_free(&b);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -68,6 +104,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t n;
         const uint8_t *p = fuzz_bytes(&in, fuzz_u16(&in), &n);
         if (far[i] < 0) continue;
+        if ((sel & 0x40) && conn[i] && !conn[i]->dead) {
+            handshake(far[i], conn[i], (uint32_t)(sel >> 4) & 3);
+            drain(far[i]);
+        }
         /* A socket takes at least a few hundred KiB, more than max_len. */
         /* EPIPE: the server closed the connection, as it may. */
         if (n && send(far[i], p, n, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 && errno != EAGAIN &&

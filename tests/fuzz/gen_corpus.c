@@ -41,16 +41,24 @@ static void rec(ump_kvs_buf_t *out, uint8_t conn, const ump_kvs_buf_t *frame)
     ump_kvs_put_bytes(out, frame->p, frame->len);
 }
 
-static void kvs_hello(ump_kvs_buf_t *f, uint32_t rank, int bad_secret)
+/* A HELLO frame as a rank writes it (its nonce fixed here). */
+static void kvs_hello(ump_kvs_buf_t *f, uint32_t rank)
 {
     size_t s = ump_kvs_frame_begin(f, UMP_KVS_HELLO);
     ump_kvs_put_u32(f, UMP_KVS_MAGIC);
     ump_kvs_put_u32(f, UMP_KVS_VERSION);
-    for (int i = 0; i < UMP_RT_SECRET_LEN; i++) /* fuzz_kvs_server.c's secret */
-        ump_kvs_put_u8(f, (uint8_t)(0xa0 + i + bad_secret));
     ump_kvs_put_u32(f, rank);
     ump_kvs_put_u32(f, 1000 + rank);
+    for (int i = 0; i < UMP_AUTH_NONCE_LEN; i++)
+        ump_kvs_put_u8(f, (uint8_t)(rank * 32 + i));
     ump_kvs_frame_end(f, s);
+}
+
+/* The connection byte of a record whose connection first completes a
+ * genuine handshake as `rank` (fuzz_kvs_server.c). */
+static uint8_t authed(uint32_t conn, uint32_t rank)
+{
+    return (uint8_t)(conn | 0x40 | rank << 4);
 }
 
 static void kvs_put(ump_kvs_buf_t *f, uint32_t rank)
@@ -95,8 +103,7 @@ static void gen_kvs(void)
     /* A whole job's life: hello, put, fence, fence again, finalize. */
     for (uint32_t r = 0; r < 4; r++) {
         f.len = 0;
-        kvs_hello(&f, r, 0);
-        rec(&out, (uint8_t)r, &f);
+        rec(&out, authed(r, r), &f);
     }
     for (uint32_t r = 0; r < 4; r++) {
         f.len = 0;
@@ -116,12 +123,11 @@ static void gen_kvs(void)
     out.len = 0;
     for (uint32_t r = 0; r < 4; r++) {
         f.len = 0;
-        kvs_hello(&f, r, 0);
         if (r == 3)
             kvs_abort(&f);
         else
             kvs_simple(&f, UMP_KVS_FENCE);
-        rec(&out, (uint8_t)r, &f);
+        rec(&out, authed(r, r), &f);
     }
     emit("kvs_server", "abort", out.p, out.len);
 
@@ -129,30 +135,32 @@ static void gen_kvs(void)
     out.len = 0;
     for (uint32_t r = 0; r < 4; r++) {
         f.len = 0;
-        kvs_hello(&f, r, 0);
         kvs_simple(&f, r == 2 ? UMP_KVS_FINALIZE : UMP_KVS_FENCE);
-        rec(&out, (uint8_t)(r | (r == 2 ? 0x80 : 0)), &f);
+        rec(&out, (uint8_t)(authed(r, r) | (r == 2 ? 0x80 : 0)), &f);
     }
     emit("kvs_server", "fence_fail", out.p, out.len);
 
-    /* Refusals: wrong secret, rank out of range, the same rank twice. */
+    /* Refusals: a wrong proof, rank out of range, the same rank twice. */
     out.len = 0;
     f.len = 0;
-    kvs_hello(&f, 0, 1);
+    kvs_hello(&f, 0);
+    size_t a0 = ump_kvs_frame_begin(&f, UMP_KVS_AUTH);
+    for (int i = 0; i < UMP_AUTH_MAC_LEN; i++)
+        ump_kvs_put_u8(&f, (uint8_t)i);
+    ump_kvs_frame_end(&f, a0);
     rec(&out, 0, &f);
     f.len = 0;
-    kvs_hello(&f, 9, 0);
+    kvs_hello(&f, 9);
     rec(&out, 1, &f);
     f.len = 0;
-    kvs_hello(&f, 2, 0);
-    rec(&out, 2, &f);
-    rec(&out, 3, &f);
+    rec(&out, authed(2, 2), &f);
+    rec(&out, authed(3, 2), &f);
     emit("kvs_server", "refusals", out.p, out.len);
 
     /* A hello split over two reads. */
     out.len = 0;
     f.len = 0;
-    kvs_hello(&f, 1, 0);
+    kvs_hello(&f, 1);
     size_t half = f.len / 2;
     ump_kvs_buf_t a = {.p = f.p, .len = half}, b = {.p = f.p + half, .len = f.len - half};
     rec(&out, 1, &a);
@@ -166,14 +174,14 @@ static void gen_kvs(void)
 
 static void gen_tcp(void)
 {
-    static const uint8_t secret[UMP_RT_SECRET_LEN] = "fuzz-job-secret";
+    static const uint8_t nonce[UMP_AUTH_NONCE_LEN] = "fuzz-nonce-of-the-connector";
     uint8_t buf[8192];
     for (int variant = 0; variant < 3; variant++) {
         size_t n = 0;
         buf[n++] = 4; /* max_am 65536 */
         buf[n++] = 3; /* job of 4 */
         ump_tcp_hello_t h;
-        ump_tcp_hello_encode(&h, 2, 4, secret);
+        ump_tcp_hello_encode(&h, 2, 4, nonce);
         memcpy(buf + n, &h, sizeof(h));
         n += sizeof(h);
         /* Frames of sizes around the 8-byte padding, and a BYE. */

@@ -4,7 +4,7 @@
 set(LAUNCH_DIR ${CMAKE_CURRENT_LIST_DIR})
 foreach(prog launch_kvs launch_fault)
   add_executable(${prog} ${LAUNCH_DIR}/${prog}.c)
-  target_link_libraries(${prog} PRIVATE ump_static)
+  target_link_libraries(${prog} PRIVATE ump_static Threads::Threads)
   target_compile_options(${prog} PRIVATE ${UMP_WARNINGS})
   set_target_properties(${prog} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
 endforeach()

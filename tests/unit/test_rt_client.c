@@ -120,7 +120,16 @@ static void test_bad_env(void **state)
 
 /* --- a scripted fake server ---------------------------------------------- */
 
-enum script { ACCEPT_ALL, REFUSE, VANISH_IN_FENCE };
+/* WRONG_KEY: the server does not know the secret (its proof is made with
+ * another key); REPLAY: it answers with the challenge and proof recorded
+ * from an earlier, genuine handshake. The rank must refuse both and send
+ * nothing after its hello. */
+enum script { ACCEPT_ALL, REFUSE, VANISH_IN_FENCE, WRONG_KEY, REPLAY };
+
+static const uint8_t job_key[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+/* The last genuine CHALLENGE frame sent, for REPLAY. */
+static uint8_t recorded[128];
+static size_t recorded_len;
 
 struct fake {
     int lfd, port;
@@ -128,7 +137,8 @@ struct fake {
     pthread_t thr;
     /* what the server saw */
     uint32_t rank, pid;
-    uint8_t secret[16];
+    bool proof_ok;     /* the rank's AUTH proof checked out */
+    int after_refusal; /* frames received after a refused challenge */
     int puts, finalized;
     char put_key[64];
 };
@@ -159,9 +169,12 @@ static void *fake_main(void *arg)
     if (fd < 0 || read_frame(fd, buf, sizeof(buf), &len) || buf[0] != UMP_KVS_HELLO) goto out;
     ump_kvs_rd_t rd = {.p = buf + 1, .len = len - 1};
     if (ump_kvs_get_u32(&rd) != UMP_KVS_MAGIC || ump_kvs_get_u32(&rd) != UMP_KVS_VERSION) goto out;
-    memcpy(f->secret, ump_kvs_get_bytes(&rd, 16), 16);
     f->rank = ump_kvs_get_u32(&rd);
     f->pid = ump_kvs_get_u32(&rd);
+    const uint8_t *hello_nc = ump_kvs_get_bytes(&rd, UMP_AUTH_NONCE_LEN);
+    if (rd.bad) goto out;
+    uint8_t nc[UMP_AUTH_NONCE_LEN]; /* buf is reused for the next frame */
+    memcpy(nc, hello_nc, sizeof(nc));
     if (f->script == REFUSE) {
         size_t s = ump_kvs_frame_begin(&b, UMP_KVS_REFUSED);
         ump_kvs_put_u32(&b, 5);
@@ -170,6 +183,38 @@ static void *fake_main(void *arg)
         send_buf(fd, &b);
         goto out;
     }
+    uint8_t na[UMP_AUTH_NONCE_LEN], mac[UMP_AUTH_MAC_LEN], key[16], extra[8];
+    memcpy(key, job_key, sizeof(key));
+    if (f->script == WRONG_KEY) key[7] ^= 0x20;
+    assert_int_equal(ump_auth_nonce(na), 0);
+    ump_auth_ctx_t ctx = ump_kvs_auth_ctx(key, sizeof(key), nc, na, f->rank, f->pid, extra);
+    assert_int_equal(ump_auth_mac(mac, &ctx, UMP_AUTH_ACCEPTOR), 0);
+    size_t s = ump_kvs_frame_begin(&b, UMP_KVS_CHALLENGE);
+    ump_kvs_put_bytes(&b, na, sizeof(na));
+    ump_kvs_put_bytes(&b, mac, sizeof(mac));
+    ump_kvs_frame_end(&b, s);
+    if (f->script == REPLAY) {
+        assert_true(recorded_len > 0);
+        memcpy(b.p, recorded, recorded_len);
+        b.len = recorded_len;
+    } else if (f->script == ACCEPT_ALL) {
+        memcpy(recorded, b.p, b.len);
+        recorded_len = b.len;
+    }
+    send_buf(fd, &b);
+    if (f->script == WRONG_KEY || f->script == REPLAY) {
+        /* The rank must close without a proof or any job data. */
+        while (read_frame(fd, buf, sizeof(buf), &len) == 0)
+            f->after_refusal++;
+        goto out;
+    }
+    if (read_frame(fd, buf, sizeof(buf), &len) || buf[0] != UMP_KVS_AUTH) goto out;
+    rd = (ump_kvs_rd_t){.p = buf + 1, .len = len - 1};
+    const uint8_t *proof = ump_kvs_get_bytes(&rd, UMP_AUTH_MAC_LEN);
+    f->proof_ok = !rd.bad && ump_auth_check(proof, &ctx, UMP_AUTH_CONNECTOR);
+    /* A reflected answer (the acceptor's own proof sent back) must not pass. */
+    assert_false(ump_auth_check(mac, &ctx, UMP_AUTH_CONNECTOR));
+    if (!f->proof_ok) goto out;
     ump_kvs_frame_end(&b, ump_kvs_frame_begin(&b, UMP_KVS_OK));
     send_buf(fd, &b);
     while (read_frame(fd, buf, sizeof(buf), &len) == 0) {
@@ -265,7 +310,7 @@ static void test_umprun_ok(void **state)
     fake_stop(&f);
     assert_int_equal(f.rank, 1);
     assert_int_equal(f.pid, (uint32_t)getpid());
-    assert_int_equal(f.secret[15], 0x0f);
+    assert_true(f.proof_ok);
     assert_int_equal(f.puts, 2); /* rt.node + mine */
     assert_string_equal(f.put_key, "rt.node");
     assert_int_equal(f.finalized, 1);
@@ -278,6 +323,29 @@ static void test_umprun_refused(void **state)
     ump_rt_t *rt;
     assert_int_equal(ump_rt_init(&rt), UMP_ERR_AUTH);
     fake_stop(&f);
+}
+
+/* A server that does not know the secret, or replays a genuine server's
+ * answer to a new hello: the rank refuses it (UMP_ERR_AUTH) and sends it
+ * neither a proof nor anything of the job. */
+static void test_umprun_fake_server(void **state)
+{
+    struct fake f;
+    ump_rt_t *rt;
+    fake_start(&f, ACCEPT_ALL); /* a genuine handshake to record */
+    assert_int_equal(ump_rt_init(&rt), UMP_OK);
+    ump_rt_fini(rt);
+    fake_stop(&f);
+    assert_true(f.proof_ok);
+
+    enum script bad[] = {WRONG_KEY, REPLAY};
+    for (int i = 0; i < 2; i++) {
+        fake_start(&f, bad[i]);
+        assert_int_equal(ump_rt_init(&rt), UMP_ERR_AUTH);
+        fake_stop(&f);
+        assert_int_equal(f.after_refusal, 0);
+        assert_int_equal(f.puts, 0);
+    }
 }
 
 static void test_umprun_vanishes(void **state)
@@ -319,9 +387,13 @@ static void test_proto_bounds(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_proto_bounds),   cmocka_unit_test(test_singleton),
-        cmocka_unit_test(test_bad_env),        cmocka_unit_test(test_umprun_ok),
-        cmocka_unit_test(test_umprun_refused), cmocka_unit_test(test_umprun_vanishes),
+        cmocka_unit_test(test_proto_bounds),
+        cmocka_unit_test(test_singleton),
+        cmocka_unit_test(test_bad_env),
+        cmocka_unit_test(test_umprun_ok),
+        cmocka_unit_test(test_umprun_refused),
+        cmocka_unit_test(test_umprun_vanishes),
+        cmocka_unit_test(test_umprun_fake_server),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

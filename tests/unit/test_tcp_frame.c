@@ -288,27 +288,57 @@ static void test_partial_writes(void **state)
 
 static void test_hello(void **state)
 {
-    uint8_t secret[UMP_RT_SECRET_LEN], other[UMP_RT_SECRET_LEN];
-    for (int i = 0; i < UMP_RT_SECRET_LEN; i++) {
-        secret[i] = (uint8_t)i;
-        other[i] = (uint8_t)i;
-    }
-    other[UMP_RT_SECRET_LEN - 1] ^= 0x80;
+    uint8_t nonce[UMP_AUTH_NONCE_LEN];
+    memset(nonce, 0x5a, sizeof(nonce));
     ump_tcp_hello_t h;
     int rank = -1;
-    ump_tcp_hello_encode(&h, 3, 8, secret);
-    assert_int_equal(ump_tcp_hello_check(&h, 8, secret, &rank), UMP_OK);
+    ump_tcp_hello_encode(&h, 3, 8, nonce);
+    assert_int_equal(ump_tcp_hello_check(&h, 8, &rank), UMP_OK);
     assert_int_equal(rank, 3);
-    assert_int_equal(ump_tcp_hello_check(&h, 8, other, &rank), UMP_ERR_AUTH);
-    assert_int_equal(ump_tcp_hello_check(&h, 9, secret, &rank), UMP_ERR_PROTOCOL);
-    ump_tcp_hello_encode(&h, 8, 8, secret);
-    assert_int_equal(ump_tcp_hello_check(&h, 8, secret, &rank), UMP_ERR_PROTOCOL);
-    ump_tcp_hello_encode(&h, 1, 8, secret);
+    assert_memory_equal(h.nonce, nonce, sizeof(nonce));
+    assert_int_equal(ump_tcp_hello_check(&h, 9, &rank), UMP_ERR_PROTOCOL);
+    ump_tcp_hello_encode(&h, 8, 8, nonce);
+    assert_int_equal(ump_tcp_hello_check(&h, 8, &rank), UMP_ERR_PROTOCOL);
+    ump_tcp_hello_encode(&h, 1, 8, nonce);
     h.version++;
-    assert_int_equal(ump_tcp_hello_check(&h, 8, secret, &rank), UMP_ERR_PROTOCOL);
-    ump_tcp_hello_encode(&h, 1, 8, secret);
+    assert_int_equal(ump_tcp_hello_check(&h, 8, &rank), UMP_ERR_PROTOCOL);
+    ump_tcp_hello_encode(&h, 1, 8, nonce);
     h.magic ^= 1;
-    assert_int_equal(ump_tcp_hello_check(&h, 8, secret, &rank), UMP_ERR_PROTOCOL);
+    assert_int_equal(ump_tcp_hello_check(&h, 8, &rank), UMP_ERR_PROTOCOL);
+}
+
+/* The proofs: each checks only with the same secret, nonces, ranks, size
+ * and role. */
+static void test_proof(void **state)
+{
+    uint8_t secret[UMP_RT_SECRET_LEN], other[UMP_RT_SECRET_LEN];
+    for (int i = 0; i < UMP_RT_SECRET_LEN; i++)
+        secret[i] = other[i] = (uint8_t)i;
+    other[UMP_RT_SECRET_LEN - 1] ^= 0x80;
+    uint8_t nc[UMP_AUTH_NONCE_LEN], na[UMP_AUTH_NONCE_LEN], na2[UMP_AUTH_NONCE_LEN];
+    assert_int_equal(ump_auth_nonce(nc), 0);
+    assert_int_equal(ump_auth_nonce(na), 0);
+    assert_int_equal(ump_auth_nonce(na2), 0);
+    assert_memory_not_equal(na, na2, sizeof(na)); /* fresh every time */
+    uint8_t e1[12], e2[12], mac[UMP_AUTH_MAC_LEN];
+    ump_auth_ctx_t ctx = ump_tcp_auth_ctx(secret, nc, na, 2, 5, 8, e1);
+    assert_int_equal(ump_auth_mac(mac, &ctx, UMP_AUTH_CONNECTOR), 0);
+    assert_true(ump_auth_check(mac, &ctx, UMP_AUTH_CONNECTOR));
+    /* Reflected: the connector's proof is no acceptor's proof. */
+    assert_false(ump_auth_check(mac, &ctx, UMP_AUTH_ACCEPTOR));
+    ump_auth_ctx_t wrong = ump_tcp_auth_ctx(other, nc, na, 2, 5, 8, e2);
+    assert_false(ump_auth_check(mac, &wrong, UMP_AUTH_CONNECTOR));
+    /* Replayed against a new acceptor nonce. */
+    wrong = ump_tcp_auth_ctx(secret, nc, na2, 2, 5, 8, e2);
+    assert_false(ump_auth_check(mac, &wrong, UMP_AUTH_CONNECTOR));
+    /* Other ranks or job size. */
+    wrong = ump_tcp_auth_ctx(secret, nc, na, 3, 5, 8, e2);
+    assert_false(ump_auth_check(mac, &wrong, UMP_AUTH_CONNECTOR));
+    wrong = ump_tcp_auth_ctx(secret, nc, na, 2, 5, 9, e2);
+    assert_false(ump_auth_check(mac, &wrong, UMP_AUTH_CONNECTOR));
+    /* One flipped bit of the proof. */
+    mac[17] ^= 4;
+    assert_false(ump_auth_check(mac, &ctx, UMP_AUTH_CONNECTOR));
 }
 
 static void test_addr(void **state)
@@ -361,7 +391,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_split_reads),    cmocka_unit_test(test_bad_frames),
         cmocka_unit_test(test_partial_writes), cmocka_unit_test(test_hello),
-        cmocka_unit_test(test_addr),
+        cmocka_unit_test(test_proof),          cmocka_unit_test(test_addr),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,6 +13,7 @@
  * rank 1 closes cleanly and rank 0 must not take that for a failure.
  */
 #include <arpa/inet.h>
+#include <endian.h>
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
@@ -287,38 +288,89 @@ static int raw_connect(const char *addr, const void *bytes, size_t len)
     return fd;
 }
 
-/* Waits (progressing c) until the raw socket sees the far end close. */
+/* Waits (progressing c) until the raw socket sees the far end close; what
+ * it reads before (a challenge) is dropped. */
 static bool refused(rank_ctx_t *c, int fd)
 {
     struct timeval tv = {0, 10000};
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
     for (int k = 0; k < 300; k++) {
         progress(c);
-        char b;
-        ssize_t n = recv(fd, &b, 1, 0);
+        char b[128];
+        ssize_t n = recv(fd, b, sizeof(b), 0);
         if (n == 0 || (n < 0 && errno == ECONNRESET)) return true;
-        CHECK(n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK));
+        CHECK(n > 0 || errno == EAGAIN || errno == EWOULDBLOCK);
     }
     return false;
 }
 
-/* A hello followed by one DATA frame, as a connector writes them. */
-static size_t hand_stream(uint8_t *out, int rank, int size, const uint8_t *secret)
+/* Reads exactly n bytes from a raw socket, progressing c meanwhile. */
+static bool raw_read(rank_ctx_t *c, int fd, void *buf, size_t n)
 {
-    ump_tcp_hello_t h;
-    ump_tcp_hello_encode(&h, rank, size, secret);
-    memcpy(out, &h, sizeof(h));
+    size_t got = 0;
+    for (int k = 0; k < 3000 && got < n; k++) {
+        if (c) progress(c);
+        ssize_t r = recv(fd, (uint8_t *)buf + got, n - got, MSG_DONTWAIT);
+        if (r == 0) return false;
+        if (r > 0)
+            got += (size_t)r;
+        else if (errno == EAGAIN || errno == EWOULDBLOCK)
+            usleep(1000);
+        else
+            return false;
+    }
+    return got == n;
+}
+
+/* One DATA frame as a connector writes it after the handshake. */
+static size_t data_frame(uint8_t *out)
+{
     msg_hdr_t m = {0, 5};
     struct iovec in = {"hello", 5};
     struct iovec v[4];
     uint8_t fh[UMP_TCP_FRAME_HDR];
-    size_t total, off = sizeof(h);
+    size_t total, off = 0;
     int k = ump_tcp_frame_iov(fh, AM_DATA, 0, &m, sizeof(m), &in, 1, v, &total);
     for (int i = 0; i < k; i++) {
         memcpy(out + off, v[i].iov_base, v[i].iov_len);
         off += v[i].iov_len;
     }
     return off;
+}
+
+/*
+ * A connector's handshake by hand, as rank `rank` of `size` proving with
+ * `key`, to the acceptor rank `to` at addr; then one DATA frame. Every byte
+ * written is kept in rec (*rec_len), the acceptor's challenge in *ch.
+ * `step`: write a byte at a time. Returns the socket.
+ */
+static int raw_handshake(rank_ctx_t *c, const char *addr, int rank, int size, int to,
+                         const uint8_t *key, bool step, uint8_t *rec, size_t *rec_len,
+                         ump_tcp_challenge_t *ch)
+{
+    uint8_t nc[UMP_AUTH_NONCE_LEN], extra[12];
+    CHECK(ump_auth_nonce(nc) == 0);
+    ump_tcp_hello_t h;
+    ump_tcp_hello_encode(&h, rank, size, nc);
+    memcpy(rec, &h, sizeof(h));
+    int fd = raw_connect(addr, rec, step ? 1 : sizeof(h));
+    for (size_t i = 1; step && i < sizeof(h); i++) {
+        progress(c);
+        CHECK(write(fd, rec + i, 1) == 1);
+    }
+    CHECK(raw_read(c, fd, ch, sizeof(*ch)));
+    ump_auth_ctx_t ctx = ump_tcp_auth_ctx(key, nc, ch->nonce, rank, to, size, extra);
+    size_t n = sizeof(h);
+    CHECK(ump_auth_mac(rec + n, &ctx, UMP_AUTH_CONNECTOR) == 0);
+    n += UMP_TCP_PROOF_LEN;
+    n += data_frame(rec + n);
+    for (size_t i = sizeof(h); i < n; i += step ? 1 : n - i) {
+        if (step) progress(c);
+        size_t k = step ? 1 : n - i;
+        CHECK(write(fd, rec + i, k) == (ssize_t)k);
+    }
+    *rec_len = n;
+    return fd;
 }
 
 static void my_addr(rank_ctx_t *c, int rank, char *addr, size_t len)
@@ -328,48 +380,61 @@ static void my_addr(rank_ctx_t *c, int rank, char *addr, size_t len)
     addr[l] = '\0';
 }
 
+/* A genuine challenge of this program's listener, for the fake acceptor. */
+static ump_tcp_challenge_t genuine_challenge;
+
 static void test_handshake(void **state)
 {
     rank_ctx_t c;
     open_rank(&c);
+    ump_tcp_xp_t *t = (ump_tcp_xp_t *)c.xp;
     const uint8_t *secret = ump_rt_info(c.rt)->secret;
     char addr[64];
     my_addr(&c, 0, addr, sizeof(addr));
-    uint8_t s[256];
+    uint8_t s[512], rec[512];
+    size_t l, rec_len;
     uint8_t wrong[UMP_RT_SECRET_LEN];
     memcpy(wrong, secret, sizeof(wrong));
     wrong[3] ^= 1;
+    ump_tcp_challenge_t ch;
 
-    /* Wrong secret: closed, nothing delivered, nobody reported. */
-    size_t l = hand_stream(s, 0, 1, wrong);
-    int fd = raw_connect(addr, s, l);
+    /* Wrong secret: the acceptor's proof does not check with it (it does
+     * with the right one), our proof is refused, the connection closed,
+     * nothing delivered, nobody reported. */
+    int fd = raw_handshake(&c, addr, 0, 1, 0, wrong, false, s, &l, &ch);
+    assert_int_equal(le32toh(ch.rank), 0);
     assert_true(refused(&c, fd));
     close(fd);
-    /* Wrong version. */
-    l = hand_stream(s, 0, 1, secret);
-    ((ump_tcp_hello_t *)s)->version = 99;
-    fd = raw_connect(addr, s, l);
+    assert_int_equal(t->auth_refused, 1);
+    /* Wrong version: closed at the hello, no challenge. */
+    uint8_t nc[UMP_AUTH_NONCE_LEN] = {0};
+    ump_tcp_hello_t h;
+    ump_tcp_hello_encode(&h, 0, 1, nc);
+    h.version = 99;
+    fd = raw_connect(addr, &h, sizeof(h));
     assert_true(refused(&c, fd));
     close(fd);
     /* Wrong job size, and a rank outside the job. */
-    l = hand_stream(s, 0, 2, secret);
-    fd = raw_connect(addr, s, l);
+    ump_tcp_hello_encode(&h, 0, 2, nc);
+    fd = raw_connect(addr, &h, sizeof(h));
     assert_true(refused(&c, fd));
     close(fd);
-    l = hand_stream(s, 1, 1, secret);
-    fd = raw_connect(addr, s, l);
+    ump_tcp_hello_encode(&h, 1, 1, nc);
+    fd = raw_connect(addr, &h, sizeof(h));
     assert_true(refused(&c, fd));
     close(fd);
+    assert_int_equal(t->auth_refused, 1);
     assert_int_equal(c.got[0], 0);
     assert_int_equal(c.failed[0], 0);
 
-    /* The right hello, written a byte at a time: accepted, AM delivered. */
-    l = hand_stream(s, 0, 1, secret);
-    fd = raw_connect(addr, s, 1);
-    for (size_t i = 1; i < l; i++) {
-        progress(&c);
-        assert_int_equal(write(fd, s + i, 1), 1);
-    }
+    /* The right handshake, written a byte at a time: accepted, AM delivered. */
+    fd = raw_handshake(&c, addr, 0, 1, 0, secret, true, rec, &rec_len, &genuine_challenge);
+    uint8_t extra[12];
+    ump_auth_ctx_t ctx = ump_tcp_auth_ctx(secret, rec + offsetof(ump_tcp_hello_t, nonce),
+                                          genuine_challenge.nonce, 0, 0, 1, extra);
+    assert_true(ump_auth_check(genuine_challenge.proof, &ctx, UMP_AUTH_ACCEPTOR));
+    ctx.key = wrong;
+    assert_false(ump_auth_check(genuine_challenge.proof, &ctx, UMP_AUTH_ACCEPTOR));
     for (int k = 0; k < 1000 && !c.got[0]; k++) {
         progress(&c);
         usleep(1000);
@@ -377,11 +442,20 @@ static void test_handshake(void **state)
     assert_int_equal(c.got[0], 1);
     assert_int_equal(c.bad, 1); /* "hello" is not the test pattern: seen as such */
 
-    /* A second connection claiming the same rank is refused. */
-    int fd2 = raw_connect(addr, s, l);
+    /* Its bytes replayed on a new connection: the acceptor's nonce is new,
+     * so the recorded proof fails; nothing delivered. */
+    int fd2 = raw_connect(addr, rec, rec_len);
+    assert_true(refused(&c, fd2));
+    close(fd2);
+    assert_int_equal(t->auth_refused, 2);
+    assert_int_equal(c.got[0], 1);
+
+    /* A second genuine connection claiming the same rank is refused. */
+    fd2 = raw_handshake(&c, addr, 0, 1, 0, secret, false, s, &l, &ch);
     assert_true(refused(&c, fd2));
     close(fd2);
     assert_int_equal(c.got[0], 1);
+    assert_int_equal(t->auth_refused, 2);
 
     /* The first one vanishes without a BYE: a crash, reported once. */
     close(fd);
@@ -396,6 +470,66 @@ static void test_handshake(void **state)
                      UMP_ERR_PEER_DEAD);
     assert_int_equal(c.xp->ops->flush(c.xp), UMP_OK);
     close_rank(&c);
+}
+
+/*
+ * A fake acceptor at rank 0's published address: it reads the hello and
+ * answers with a challenge whose proof is made without the job secret, or
+ * with a genuine challenge recorded from another handshake (a replay). The
+ * connector must refuse it, report the peer, and send it nothing after the
+ * hello: no proof, no AM.
+ */
+static void test_fake_acceptor(void **state)
+{
+    assert_int_not_equal(genuine_challenge.magic, 0); /* test_handshake ran first */
+    for (int variant = 0; variant < 2; variant++) {
+        rank_ctx_t c;
+        open_rank(&c);
+        ump_tcp_xp_t *t = (ump_tcp_xp_t *)c.xp;
+        char addr[64];
+        int lfd = ump_tcp_listen("127.0.0.1", addr, sizeof(addr));
+        assert_true(lfd >= 0);
+        assert_int_equal(ump_rt_put(c.rt, "tcp.addr", addr, strlen(addr) + 1), UMP_OK);
+        assert_int_equal(send_data(&c, 0, 1000), UMP_OK);
+        int fd = -1;
+        for (int k = 0; k < 2000 && fd < 0; k++) {
+            progress(&c);
+            fd = accept(lfd, NULL, NULL); /* non-blocking listener */
+            if (fd < 0) usleep(1000);
+        }
+        assert_true(fd >= 0);
+        ump_tcp_hello_t h;
+        assert_true(raw_read(&c, fd, &h, sizeof(h)));
+        int rank = -1;
+        assert_int_equal(ump_tcp_hello_check(&h, 1, &rank), UMP_OK);
+        ump_tcp_challenge_t ch = genuine_challenge;
+        if (variant == 0) {
+            uint8_t key[UMP_RT_SECRET_LEN] = "not-the-secret!", extra[12];
+            assert_int_equal(ump_auth_nonce(ch.nonce), 0);
+            ump_auth_ctx_t ctx = ump_tcp_auth_ctx(key, h.nonce, ch.nonce, 0, 0, 1, extra);
+            assert_int_equal(ump_auth_mac(ch.proof, &ctx, UMP_AUTH_ACCEPTOR), 0);
+        }
+        assert_int_equal(write(fd, &ch, sizeof(ch)), (ssize_t)sizeof(ch));
+        for (int k = 0; k < 2000 && !c.failed[0]; k++) {
+            progress(&c);
+            usleep(1000);
+        }
+        assert_int_equal(c.failed[0], 1);
+        assert_int_equal(t->auth_refused, 1);
+        /* Closed with nothing more written: EOF right away. */
+        uint8_t b[64];
+        ssize_t n = -1;
+        for (int k = 0; k < 2000; k++) {
+            n = recv(fd, b, sizeof(b), MSG_DONTWAIT);
+            if (n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) break;
+            usleep(1000);
+        }
+        assert_int_equal(n, 0);
+        assert_int_equal(c.got[0], 0);
+        close(fd);
+        close(lfd);
+        close_rank(&c);
+    }
 }
 
 /* Nothing listens at the peer's address: reported, then PEER_DEAD. */
@@ -526,8 +660,9 @@ static int rank_main(const char *mode)
         uint8_t s[256], wrong[UMP_RT_SECRET_LEN];
         memcpy(wrong, ump_rt_info(c.rt)->secret, sizeof(wrong));
         wrong[0] ^= 0x55;
-        size_t l = hand_stream(s, 1, 2, wrong);
-        int fd = raw_connect(addr, s, l);
+        size_t l;
+        ump_tcp_challenge_t ch;
+        int fd = raw_handshake(&c, addr, 1, 2, 0, wrong, false, s, &l, &ch);
         CHECK(refused(&c, fd));
         close(fd);
     }
@@ -565,10 +700,11 @@ int main(int argc, char **argv)
     /* The in-process cases are singleton jobs, whatever started us. */
     unsetenv("UMP_JOB_KVS");
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_self_stream), cmocka_unit_test(test_self_pressure),
-        cmocka_unit_test(test_handshake),   cmocka_unit_test(test_connect_refused),
-        cmocka_unit_test(test_sleep),       cmocka_unit_test(test_bad_args),
-        cmocka_unit_test(test_two_ranks),   cmocka_unit_test(test_two_ranks_pressure),
+        cmocka_unit_test(test_self_stream),        cmocka_unit_test(test_self_pressure),
+        cmocka_unit_test(test_handshake),          cmocka_unit_test(test_fake_acceptor),
+        cmocka_unit_test(test_connect_refused),    cmocka_unit_test(test_sleep),
+        cmocka_unit_test(test_bad_args),           cmocka_unit_test(test_two_ranks),
+        cmocka_unit_test(test_two_ranks_pressure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

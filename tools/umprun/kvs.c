@@ -209,24 +209,51 @@ static void fence_complete(void)
     job.nfenced = 0;
 }
 
+/* HELLO: answered with our nonce and proof; the rank is not taken before
+ * its own proof checks out, so a client without the secret learns nothing
+ * about which ranks have connected. */
 static void handle_hello(struct conn *c, ump_kvs_rd_t *rd)
 {
     uint32_t magic = ump_kvs_get_u32(rd), version = ump_kvs_get_u32(rd);
-    const uint8_t *secret = ump_kvs_get_bytes(rd, UMP_RT_SECRET_LEN);
     uint32_t rank = ump_kvs_get_u32(rd), pid = ump_kvs_get_u32(rd);
-    if (rd->bad || magic != UMP_KVS_MAGIC) return refuse(c, "not an ump hello");
+    const uint8_t *nc = ump_kvs_get_bytes(rd, UMP_AUTH_NONCE_LEN);
+    if (magic != UMP_KVS_MAGIC || (version == UMP_KVS_VERSION && rd->bad))
+        return refuse(c, "not an ump hello");
     if (version != UMP_KVS_VERSION)
         return refuse(c, "protocol version mismatch (ump library and umprun differ)");
-    uint8_t diff = 0; /* constant time: do not leak how much matched */
-    for (int i = 0; i < UMP_RT_SECRET_LEN; i++)
-        diff |= secret[i] ^ job.secret[i];
-    if (diff) return refuse(c, "wrong job secret");
     if (rank >= (uint32_t)job.n) return refuse(c, "rank out of range");
-    struct rank *r = &job.ranks[rank];
+    if (job.ending) return refuse(c, "the job is ending");
+    memcpy(c->nonce_c, nc, UMP_AUTH_NONCE_LEN);
+    c->hello_rank = rank;
+    c->hello_pid = pid;
+    uint8_t extra[8], mac[UMP_AUTH_MAC_LEN];
+    ump_auth_ctx_t ctx =
+        ump_kvs_auth_ctx(job.secret, UMP_RT_SECRET_LEN, c->nonce_c, c->nonce_a, rank, pid, extra);
+    if (ump_auth_nonce(c->nonce_a) || ump_auth_mac(mac, &ctx, UMP_AUTH_ACCEPTOR))
+        return refuse(c, "umprun cannot draw random bytes");
+    c->challenged = true;
+    size_t f = ump_kvs_frame_begin(&c->out, UMP_KVS_CHALLENGE);
+    ump_kvs_put_bytes(&c->out, c->nonce_a, UMP_AUTH_NONCE_LEN);
+    ump_kvs_put_bytes(&c->out, mac, sizeof(mac));
+    ump_kvs_frame_end(&c->out, f);
+    conn_flush(c);
+}
+
+/* AUTH: the rank's proof over both nonces; only now does it get its rank. */
+static void handle_auth(struct conn *c, ump_kvs_rd_t *rd)
+{
+    const uint8_t *proof = ump_kvs_get_bytes(rd, UMP_AUTH_MAC_LEN);
+    if (rd->bad) return refuse(c, "not an ump client (bad proof frame)");
+    uint8_t extra[8];
+    ump_auth_ctx_t ctx = ump_kvs_auth_ctx(job.secret, UMP_RT_SECRET_LEN, c->nonce_c, c->nonce_a,
+                                          c->hello_rank, c->hello_pid, extra);
+    if (!ump_auth_check(proof, &ctx, UMP_AUTH_CONNECTOR))
+        return refuse(c, "wrong job secret (failed authentication)");
+    struct rank *r = &job.ranks[c->hello_rank];
     if (r->hello) return refuse(c, "this rank already connected");
     if (job.ending) return refuse(c, "the job is ending");
     r->hello = true;
-    r->rpid = (pid_t)pid;
+    r->rpid = (pid_t)c->hello_pid;
     r->conn = c;
     c->rank = r;
     send_simple(c, UMP_KVS_OK, NULL);
@@ -259,8 +286,12 @@ static void handle_frame(struct conn *c, uint8_t type, ump_kvs_rd_t *rd)
     char who[160];
     struct rank *r = c->rank;
     if (!r) {
-        if (type != UMP_KVS_HELLO) return refuse(c, "no hello");
-        return handle_hello(c, rd);
+        if (!c->challenged) {
+            if (type != UMP_KVS_HELLO) return refuse(c, "no hello");
+            return handle_hello(c, rd);
+        }
+        if (type != UMP_KVS_AUTH) return refuse(c, "no proof after the challenge");
+        return handle_auth(c, rd);
     }
     switch (type) {
     case UMP_KVS_PUT:

@@ -67,7 +67,11 @@ struct rank {
 struct conn {
     int fd;
     ump_kvs_buf_t in, out;
-    struct rank *rank; /* NULL until HELLO is accepted */
+    struct rank *rank; /* NULL until the handshake succeeds */
+    /* The handshake (kvs_proto.h): set once HELLO was answered. */
+    bool challenged;
+    uint32_t hello_rank, hello_pid;
+    uint8_t nonce_c[UMP_AUTH_NONCE_LEN], nonce_a[UMP_AUTH_NONCE_LEN];
     char peer[64];
     uint64_t hello_deadline;
     bool dead;

@@ -18,7 +18,16 @@
  * both ways. The accepting side writes only a BYE frame at close, so each
  * socket also carries the "closing cleanly" notice back.
  *
- * Wire format, after the connector's 32-byte hello (see ump_tcp_hello_t):
+ * Handshake (src/util/auth.h, label "ump-tcp"): the connector writes its
+ * 48-byte hello (its rank and a fresh nonce); the acceptor answers with a
+ * 72-byte challenge (its rank, its nonce, its proof); the connector checks
+ * that proof before anything of the job leaves it, then writes its own
+ * 32-byte proof, which the acceptor checks before it takes the connection
+ * for that rank. Both proofs cover both nonces, the two ranks and the job
+ * size. A peer that fails is refused with a log line naming its address.
+ *
+ * Wire format, after the hello and the proof (80 bytes, so frames stay
+ * 8-byte aligned; the challenge, 72 bytes, likewise on the way back):
  * frames of an 8-byte header (little-endian u32 length of the AM's bytes,
  * u8 am_id, u8 flags, u16 zero) then the AM's bytes, padded with zeros to a
  * multiple of 8 so that every frame, and so every AM handed to the handler,
@@ -35,17 +44,21 @@
 #include <sys/uio.h>
 
 #include "rt/rt.h"
+#include "util/auth.h"
 #include "util/util.h"
 #include "xport/xport.h"
 
 /* --- wire format --------------------------------------------------------- */
 
 #define UMP_TCP_MAGIC       0x544d5055u /* "UMPT" little-endian */
-#define UMP_TCP_VERSION     1
+#define UMP_TCP_VERSION     2           /* 2: challenge and response instead of the secret */
 #define UMP_TCP_FRAME_HDR   8
 #define UMP_TCP_FRAME_ALIGN 8
 #define UMP_TCP_FLAG_BYE    0x01 /* sender closes cleanly; no AM bytes */
 #define UMP_TCP_MAX_IOV     64   /* caps.max_iov */
+
+#define UMP_TCP_AUTH_LABEL "ump-tcp"
+#define UMP_TCP_PROOF_LEN  UMP_AUTH_MAC_LEN
 
 /* The first bytes a connector writes; all integers little-endian. */
 typedef struct ump_tcp_hello {
@@ -54,14 +67,30 @@ typedef struct ump_tcp_hello {
     uint16_t reserved;
     uint32_t rank; /* the connector's rank */
     uint32_t size; /* the connector's job size, must match */
-    uint8_t secret[UMP_RT_SECRET_LEN];
+    uint8_t nonce[UMP_AUTH_NONCE_LEN];
 } ump_tcp_hello_t;
-_Static_assert(sizeof(ump_tcp_hello_t) == 32, "hello is 32 bytes on the wire");
+_Static_assert(sizeof(ump_tcp_hello_t) == 48, "hello is 48 bytes on the wire");
 
-void ump_tcp_hello_encode(ump_tcp_hello_t *h, int rank, int size, const uint8_t *secret);
-/* UMP_OK with *rank set, UMP_ERR_PROTOCOL (bad magic/version/size/rank) or
- * UMP_ERR_AUTH (wrong secret). */
-int ump_tcp_hello_check(const ump_tcp_hello_t *h, int size, const uint8_t *secret, int *rank);
+/* The acceptor's answer to a hello. */
+typedef struct ump_tcp_challenge {
+    uint32_t magic;
+    uint32_t rank; /* the acceptor's rank */
+    uint8_t nonce[UMP_AUTH_NONCE_LEN];
+    uint8_t proof[UMP_AUTH_MAC_LEN];
+} ump_tcp_challenge_t;
+_Static_assert(sizeof(ump_tcp_challenge_t) == 72, "challenge is 72 bytes on the wire");
+_Static_assert((sizeof(ump_tcp_hello_t) + UMP_TCP_PROOF_LEN) % 8 == 0 &&
+                   sizeof(ump_tcp_challenge_t) % 8 == 0,
+               "frames after the handshake stay 8-byte aligned");
+
+void ump_tcp_hello_encode(ump_tcp_hello_t *h, int rank, int size, const uint8_t *nonce);
+/* UMP_OK with *rank set, or UMP_ERR_PROTOCOL (bad magic/version/size/rank). */
+int ump_tcp_hello_check(const ump_tcp_hello_t *h, int size, int *rank);
+/* The proof context of a connection from rank `from` to rank `to`; extra
+ * receives the ranks and the size. */
+ump_auth_ctx_t ump_tcp_auth_ctx(const uint8_t *secret, const uint8_t *nonce_c,
+                                const uint8_t *nonce_a, int from, int to, int size,
+                                uint8_t extra[12]);
 
 /* Padding that follows `len` AM bytes on the wire. */
 static inline size_t ump_tcp_pad(size_t len)
@@ -139,7 +168,9 @@ ssize_t ump_tcp_tx_drain(ump_tcp_txq_t *q, int fd);
 
 typedef enum {
     UMP_TCP_CONNECTING, /* outgoing, connect() under way */
+    UMP_TCP_AUTH_WAIT,  /* outgoing, hello sent, the acceptor's challenge not read */
     UMP_TCP_HELLO_WAIT, /* incoming, hello not read completely */
+    UMP_TCP_PROOF_WAIT, /* incoming, challenge sent, the connector's proof not read */
     UMP_TCP_OPEN,
     UMP_TCP_CLOSED, /* fd closed; struct freed at the end of progress */
 } ump_tcp_state_t;
@@ -147,7 +178,9 @@ typedef enum {
 typedef struct ump_tcp_conn {
     LIST_ENTRY(ump_tcp_conn) link; /* xp->conns or xp->zombies */
     int fd;
-    int peer; /* -1 until an incoming connection's hello is read */
+    int peer;       /* -1 until an incoming connection's proof checks out */
+    int hello_rank; /* incoming: the rank its hello claims */
+    uint8_t nonce_c[UMP_AUTH_NONCE_LEN], nonce_a[UMP_AUTH_NONCE_LEN];
     bool outgoing;
     bool bye; /* the other side said BYE: its EOF is a clean close */
     ump_tcp_state_t state;
@@ -176,6 +209,9 @@ typedef struct ump_tcp_xp {
     LIST_HEAD(, ump_tcp_conn) conns;
     LIST_HEAD(, ump_tcp_conn) zombies;
     int nreport; /* peers with report set */
+    /* Connections refused because the other end failed authentication
+     * (accepted ones with a bad proof, made ones with a bad challenge). */
+    unsigned long auth_refused;
     size_t queue_max, sndbuf, rcvbuf;
 } ump_tcp_xp_t;
 

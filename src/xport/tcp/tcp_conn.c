@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * tcp_conn.c - TCP connections: the lazy connect with its hello, accepting
- * and checking a hello, reading and delivering frames, and teardown.
+ * tcp_conn.c - TCP connections: the lazy connect, the handshake that proves
+ * both ends know the job secret (tcp.h), reading and delivering frames, and
+ * teardown.
  *
  * A connection is never freed while it may be on the stack: a handler
  * called from conn_read() may call am_send(), which may find the peer dead
@@ -9,6 +10,7 @@
  * the struct to xp->zombies; progress() frees zombies when it returns.
  */
 #include <arpa/inet.h>
+#include <endian.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -41,7 +43,9 @@ static uint32_t conn_want(const ump_tcp_conn_t *c)
     switch (c->state) {
     case UMP_TCP_CONNECTING:
         return EPOLLOUT;
+    case UMP_TCP_AUTH_WAIT:
     case UMP_TCP_HELLO_WAIT:
+    case UMP_TCP_PROOF_WAIT:
         return EPOLLIN;
     case UMP_TCP_OPEN:
         return EPOLLIN | (ump_tcp_txq_len(&c->txq) ? EPOLLOUT : 0);
@@ -113,6 +117,29 @@ void ump_tcp_peer_fail(ump_tcp_xp_t *xp, int peer, bool clean)
     }
 }
 
+/* Writes a handshake message whole. It is the first thing written on a new
+ * socket, so the socket buffer always has room; a short write means the
+ * connection failed. */
+static int send_whole(ump_tcp_conn_t *c, const void *p, size_t n)
+{
+    ssize_t w;
+    do
+        w = send(c->fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+    while (w < 0 && errno == EINTR);
+    if (w == (ssize_t)n) return UMP_OK;
+    ump_warn("tcp: handshake with %s: %s", c->addr, w < 0 ? strerror(errno) : "short write");
+    return UMP_ERR_PEER_DEAD;
+}
+
+/* The connector's hello, once connected. */
+static int send_hello(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
+{
+    ump_tcp_hello_t h;
+    ump_tcp_hello_encode(&h, xp->rank, xp->size, c->nonce_c);
+    c->state = UMP_TCP_AUTH_WAIT;
+    return send_whole(c, &h, sizeof(h));
+}
+
 int ump_tcp_conn_connect(ump_tcp_xp_t *xp, int peer, ump_tcp_conn_t **out)
 {
     char addr[80];
@@ -142,19 +169,24 @@ int ump_tcp_conn_connect(ump_tcp_xp_t *xp, int peer, ump_tcp_conn_t **out)
     }
     c->peer = peer;
     memcpy(c->addr, addr, sizeof(c->addr));
-    /* The hello goes first in the queue, so AMs queued before the connect
-     * completes follow it in order. */
-    ump_tcp_hello_t h;
-    ump_tcp_hello_encode(&h, xp->rank, xp->size, xp->secret);
-    struct iovec hv = {&h, sizeof(h)};
-    rc = ump_tcp_txq_push(&c->txq, &hv, 1, 0);
+    /* Room for our proof first in the queue, so AMs queued before the
+     * handshake ends follow it in order; nothing in the queue leaves before
+     * the acceptor has proved itself (conn_challenge). */
+    static const uint8_t later[UMP_TCP_PROOF_LEN];
+    struct iovec pv = {(void *)later, sizeof(later)};
+    if (ump_auth_nonce(c->nonce_c)) {
+        rc = UMP_ERR_IO;
+        goto err_free;
+    }
+    rc = ump_tcp_txq_push(&c->txq, &pv, 1, 0);
     if (rc) goto err_free;
     int r;
     do /* connect is restartable here: EINTR only interrupts the wait */
         r = connect(fd, (struct sockaddr *)&ss, sl);
     while (r < 0 && errno == EINTR);
     if (r == 0) {
-        c->state = UMP_TCP_OPEN;
+        rc = send_hello(xp, c);
+        if (rc) goto err_free;
     } else if (errno == EINPROGRESS) {
         c->state = UMP_TCP_CONNECTING;
     } else {
@@ -208,29 +240,60 @@ int ump_tcp_conn_accept(ump_tcp_xp_t *xp)
     }
 }
 
-/* Reads and checks the hello of an incoming connection. 1 when done, 0 when
- * more bytes are needed, <0 when the connection was refused and closed. */
+static void conn_lost(ump_tcp_xp_t *xp, ump_tcp_conn_t *c, int err);
+
+static int refuse(ump_tcp_xp_t *xp, ump_tcp_conn_t *c, const char *why)
+{
+    ump_warn("tcp: refused connection from %s: %s", c->addr, why);
+    ump_tcp_conn_close(xp, c);
+    return UMP_ERR_AUTH;
+}
+
+/* Acceptor: reads the hello and answers with the challenge. */
 static int conn_hello(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
 {
     ump_tcp_hello_t h;
     if (ump_tcp_rx_pending(&c->rx) < sizeof(h)) return 0;
     memcpy(&h, c->rx.buf + c->rx.start, sizeof(h));
-    c->rx.start += sizeof(h); /* 32 bytes: frames after it stay aligned */
-    int peer;
-    int rc = ump_tcp_hello_check(&h, xp->size, xp->secret, &peer);
-    if (rc == UMP_ERR_AUTH) {
-        ump_warn("tcp: refused connection from %s: wrong job secret", c->addr);
-    } else if (rc) {
-        ump_warn("tcp: refused connection from %s: bad handshake (magic, version or job size)",
-                 c->addr);
-    } else if (xp->peers[peer].in || xp->peers[peer].dead) {
+    c->rx.start += sizeof(h);
+    if (ump_tcp_hello_check(&h, xp->size, &c->hello_rank))
+        return refuse(xp, c, "bad handshake (magic, version or job size)");
+    memcpy(c->nonce_c, h.nonce, sizeof(c->nonce_c));
+    ump_tcp_challenge_t ch = {.magic = htole32(UMP_TCP_MAGIC), .rank = htole32((uint32_t)xp->rank)};
+    uint8_t extra[12];
+    ump_auth_ctx_t ctx = ump_tcp_auth_ctx(xp->secret, c->nonce_c, c->nonce_a, c->hello_rank,
+                                          xp->rank, xp->size, extra);
+    if (ump_auth_nonce(c->nonce_a) || ump_auth_mac(ch.proof, &ctx, UMP_AUTH_ACCEPTOR))
+        return refuse(xp, c, "cannot draw random bytes");
+    memcpy(ch.nonce, c->nonce_a, sizeof(ch.nonce));
+    c->state = UMP_TCP_PROOF_WAIT;
+    if (send_whole(c, &ch, sizeof(ch))) {
+        ump_tcp_conn_close(xp, c);
+        return UMP_ERR_PEER_DEAD;
+    }
+    return 1;
+}
+
+/* Acceptor: checks the connector's proof; only then is it that rank. */
+static int conn_proof(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
+{
+    if (ump_tcp_rx_pending(&c->rx) < UMP_TCP_PROOF_LEN) return 0;
+    const uint8_t *proof = c->rx.buf + c->rx.start;
+    uint8_t extra[12];
+    ump_auth_ctx_t ctx = ump_tcp_auth_ctx(xp->secret, c->nonce_c, c->nonce_a, c->hello_rank,
+                                          xp->rank, xp->size, extra);
+    bool ok = ump_auth_check(proof, &ctx, UMP_AUTH_CONNECTOR);
+    c->rx.start += UMP_TCP_PROOF_LEN; /* 48 + 32 bytes: frames after it stay aligned */
+    if (!ok) {
+        xp->auth_refused++;
+        return refuse(xp, c, "failed authentication (wrong job secret or a replayed handshake)");
+    }
+    int peer = c->hello_rank;
+    if (xp->peers[peer].in || xp->peers[peer].dead) {
         ump_warn("tcp: refused connection from %s: rank %d is already connected or gone", c->addr,
                  peer);
-        rc = UMP_ERR_PROTOCOL;
-    }
-    if (rc) {
         ump_tcp_conn_close(xp, c);
-        return rc;
+        return UMP_ERR_PROTOCOL;
     }
     c->peer = peer;
     c->state = UMP_TCP_OPEN;
@@ -239,10 +302,67 @@ static int conn_hello(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
     return 1;
 }
 
+/* Connector: checks the acceptor's challenge; only then does the queue, our
+ * proof first, go out. */
+static int conn_challenge(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
+{
+    ump_tcp_challenge_t ch;
+    if (ump_tcp_rx_pending(&c->rx) < sizeof(ch)) return 0;
+    memcpy(&ch, c->rx.buf + c->rx.start, sizeof(ch));
+    c->rx.start += sizeof(ch);
+    uint8_t extra[12];
+    ump_auth_ctx_t ctx =
+        ump_tcp_auth_ctx(xp->secret, c->nonce_c, ch.nonce, xp->rank, c->peer, xp->size, extra);
+    if (le32toh(ch.magic) != UMP_TCP_MAGIC || le32toh(ch.rank) != (uint32_t)c->peer ||
+        !ump_auth_check(ch.proof, &ctx, UMP_AUTH_ACCEPTOR)) {
+        ump_warn("tcp: refused rank %d at %s: it failed authentication (not rank %d of this job, "
+                 "or it does not know the job secret)",
+                 c->peer, c->addr, c->peer);
+        xp->auth_refused++;
+        ump_tcp_peer_fail(xp, c->peer, false);
+        return UMP_ERR_AUTH;
+    }
+    /* The proof slot is still at the head: nothing has been written. */
+    if (ump_auth_mac(c->txq.buf + c->txq.head, &ctx, UMP_AUTH_CONNECTOR)) {
+        ump_tcp_peer_fail(xp, c->peer, false);
+        return UMP_ERR_IO;
+    }
+    c->state = UMP_TCP_OPEN;
+    ump_debug("tcp: connected to rank %d at %s", c->peer, c->addr);
+    if (ump_tcp_tx_drain(&c->txq, c->fd) < 0) {
+        conn_lost(xp, c, errno);
+        return UMP_ERR_PEER_DEAD;
+    }
+    return 1;
+}
+
+/* Runs the handshake as far as the bytes read allow. 1 when open, 0 when
+ * more bytes are needed, <0 when the connection was refused and closed. */
+static int conn_handshake(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
+{
+    for (;;) {
+        int h;
+        switch (c->state) {
+        case UMP_TCP_HELLO_WAIT:
+            h = conn_hello(xp, c);
+            break;
+        case UMP_TCP_PROOF_WAIT:
+            h = conn_proof(xp, c);
+            break;
+        case UMP_TCP_AUTH_WAIT:
+            h = conn_challenge(xp, c);
+            break;
+        default:
+            return 1;
+        }
+        if (h <= 0) return h;
+    }
+}
+
 /* The connection ended (EOF, reset, error). */
 static void conn_lost(ump_tcp_xp_t *xp, ump_tcp_conn_t *c, int err)
 {
-    if (c->peer < 0) { /* before its hello: nobody to tell */
+    if (c->peer < 0) { /* before its proof: nobody to tell */
         ump_debug("tcp: connection from %s closed before its handshake", c->addr);
         ump_tcp_conn_close(xp, c);
         return;
@@ -285,8 +405,8 @@ static int conn_read(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
         /* A short read emptied the socket: skip the recv that would only
          * say EAGAIN. */
         bool drained = (size_t)r < room;
-        if (c->state == UMP_TCP_HELLO_WAIT) {
-            int h = conn_hello(xp, c);
+        if (c->state != UMP_TCP_OPEN) {
+            int h = conn_handshake(xp, c);
             if (h <= 0) return n + (h < 0);
             n++;
         }
@@ -328,7 +448,10 @@ int ump_tcp_conn_event(ump_tcp_xp_t *xp, ump_tcp_conn_t *c, uint32_t ev)
             return 1;
         }
         if (!(ev & EPOLLOUT)) return 0;
-        c->state = UMP_TCP_OPEN;
+        if (send_hello(xp, c)) {
+            ump_tcp_peer_fail(xp, c->peer, false);
+            return 1;
+        }
         n++;
     }
     if ((ev & EPOLLOUT) && c->state == UMP_TCP_OPEN && ump_tcp_txq_len(&c->txq)) {

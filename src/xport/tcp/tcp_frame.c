@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * tcp_frame.c - the TCP transport's wire format: hello, frame headers, the
+ * tcp_frame.c - the TCP transport's wire format: handshake, frame headers, the
  * receive parser and the per-connection send queue. Nothing here knows
  * about epoll or peers, so the unit tests drive it over plain buffers and
  * socketpairs.
@@ -15,29 +15,34 @@
 
 /* --- hello --------------------------------------------------------------- */
 
-void ump_tcp_hello_encode(ump_tcp_hello_t *h, int rank, int size, const uint8_t *secret)
+void ump_tcp_hello_encode(ump_tcp_hello_t *h, int rank, int size, const uint8_t *nonce)
 {
     memset(h, 0, sizeof(*h));
     h->magic = htole32(UMP_TCP_MAGIC);
     h->version = htole16(UMP_TCP_VERSION);
     h->rank = htole32((uint32_t)rank);
     h->size = htole32((uint32_t)size);
-    memcpy(h->secret, secret, UMP_RT_SECRET_LEN);
+    memcpy(h->nonce, nonce, UMP_AUTH_NONCE_LEN);
 }
 
-int ump_tcp_hello_check(const ump_tcp_hello_t *h, int size, const uint8_t *secret, int *rank)
+int ump_tcp_hello_check(const ump_tcp_hello_t *h, int size, int *rank)
 {
     if (le32toh(h->magic) != UMP_TCP_MAGIC || le16toh(h->version) != UMP_TCP_VERSION)
         return UMP_ERR_PROTOCOL;
-    /* Compare every byte so the time taken does not tell how much matched. */
-    uint8_t diff = 0;
-    for (size_t i = 0; i < UMP_RT_SECRET_LEN; i++)
-        diff |= h->secret[i] ^ secret[i];
-    if (diff) return UMP_ERR_AUTH;
     uint32_t r = le32toh(h->rank);
     if (le32toh(h->size) != (uint32_t)size || r >= (uint32_t)size) return UMP_ERR_PROTOCOL;
     *rank = (int)r;
     return UMP_OK;
+}
+
+ump_auth_ctx_t ump_tcp_auth_ctx(const uint8_t *secret, const uint8_t *nonce_c,
+                                const uint8_t *nonce_a, int from, int to, int size,
+                                uint8_t extra[12])
+{
+    uint32_t v[3] = {htole32((uint32_t)from), htole32((uint32_t)to), htole32((uint32_t)size)};
+    memcpy(extra, v, sizeof(v));
+    return (ump_auth_ctx_t){
+        UMP_TCP_AUTH_LABEL, secret, UMP_RT_SECRET_LEN, nonce_c, nonce_a, extra, 12};
 }
 
 /* --- frames -------------------------------------------------------------- */

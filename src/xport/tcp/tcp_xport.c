@@ -140,11 +140,11 @@ static int tcp_am_send(ump_xp_t *base, int peer, uint8_t am_id, const void *hdr,
     uint8_t fh[UMP_TCP_FRAME_HDR];
     size_t total;
     int n = ump_tcp_frame_iov(fh, am_id, 0, hdr, hlen, iov, iovcnt, v, &total);
-    /* Back-pressure bound; an AM is always taken when only the hello is
-     * queued, so a bound smaller than one AM cannot stall a peer. */
+    /* Back-pressure bound; an AM is always taken when only the proof (of
+     * the handshake) is queued, so a bound smaller than one AM cannot stall
+     * a peer. */
     size_t queued = ump_tcp_txq_len(&c->txq);
-    if (queued > sizeof(ump_tcp_hello_t) && queued + total > xp->queue_max)
-        return UMP_ERR_NO_RESOURCE;
+    if (queued > UMP_TCP_PROOF_LEN && queued + total > xp->queue_max) return UMP_ERR_NO_RESOURCE;
     int rc = ump_tcp_tx_send(&c->txq, c->state == UMP_TCP_OPEN ? c->fd : -1, v, n, total);
     if (rc == UMP_ERR_PEER_DEAD) {
         ump_warn("tcp: send to rank %d (%s): %m", peer, c->addr);
@@ -181,8 +181,7 @@ static int tcp_am_send_pack(ump_xp_t *base, int peer, uint8_t am_id, const void 
     struct iovec body = {NULL, len};
     ump_tcp_frame_iov(fh, am_id, 0, hdr, hlen, &body, 1, v, &total);
     size_t queued = ump_tcp_txq_len(&c->txq);
-    if (queued > sizeof(ump_tcp_hello_t) && queued + total > xp->queue_max)
-        return UMP_ERR_NO_RESOURCE;
+    if (queued > UMP_TCP_PROOF_LEN && queued + total > xp->queue_max) return UMP_ERR_NO_RESOURCE;
     uint8_t *dst = ump_tcp_txq_reserve(&c->txq, total);
     if (!dst) return UMP_ERR_NO_MEMORY;
     memcpy(dst, fh, UMP_TCP_FRAME_HDR);

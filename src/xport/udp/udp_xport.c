@@ -5,7 +5,9 @@
  * datagrams are made reliable).
  */
 #include <arpa/inet.h>
+#include <endian.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,31 +43,38 @@ UMP_CFG(udp_seg_size, "UMP_UDP_SEG_SIZE", UMP_CFG_SIZE, "0",
 
 /* --- the lower layer of rel ------------------------------------------------ */
 
+int ump_udp_resolve(ump_udp_xp_t *xp, int peer)
+{
+    ump_udp_peer_t *p = &xp->peers[peer];
+    if (p->sa.sin_family) return UMP_OK;
+    char val[128];
+    size_t len = sizeof(val) - 1;
+    int rc = ump_rt_get(xp->rt, peer, "udp.addr", val, &len);
+    if (rc) {
+        ump_error("udp: no address published by rank %d: %s", peer, ump_strerror(rc));
+        return rc;
+    }
+    val[len] = 0;
+    char ip[64];
+    unsigned port, pmtu;
+    if (sscanf(val, "%63s %u %u", ip, &port, &pmtu) != 3 || port > 65535 ||
+        inet_pton(AF_INET, ip, &p->sa.sin_addr) != 1) {
+        ump_error("udp: rank %d published a malformed address '%s'", peer, val);
+        return UMP_ERR_PROTOCOL;
+    }
+    p->sa.sin_family = AF_INET;
+    p->sa.sin_port = htons((uint16_t)port);
+    p->mtu = (uint16_t)UMP_MIN(pmtu, (unsigned)UMP_UDP_MAX_DGRAM);
+    return UMP_OK;
+}
+
 static int lower_peer_open(void *ctx, int peer, size_t *mtu)
 {
     ump_udp_xp_t *xp = ctx;
-    ump_udp_peer_t *p = &xp->peers[peer];
-    if (!p->sa.sin_family) {
-        char val[128];
-        size_t len = sizeof(val) - 1;
-        int rc = ump_rt_get(xp->rt, peer, "udp.addr", val, &len);
-        if (rc) {
-            ump_error("udp: no address published by rank %d: %s", peer, ump_strerror(rc));
-            return rc;
-        }
-        val[len] = 0;
-        char ip[64];
-        unsigned port, pmtu;
-        if (sscanf(val, "%63s %u %u", ip, &port, &pmtu) != 3 || port > 65535 ||
-            inet_pton(AF_INET, ip, &p->sa.sin_addr) != 1) {
-            ump_error("udp: rank %d published a malformed address '%s'", peer, val);
-            return UMP_ERR_PROTOCOL;
-        }
-        p->sa.sin_family = AF_INET;
-        p->sa.sin_port = htons((uint16_t)port);
-        p->mtu = (uint16_t)UMP_MIN(pmtu, (unsigned)UMP_UDP_MAX_DGRAM);
-    }
-    *mtu = UMP_MIN((size_t)p->mtu, xp->mtu) - UMP_UDP_HDR;
+    int rc = ump_udp_resolve(xp, peer);
+    if (rc) return rc;
+    *mtu = UMP_MIN((size_t)xp->peers[peer].mtu, xp->mtu) - UMP_UDP_HDR;
+    ump_udp_auth_ready(xp, peer); /* the handshake starts before the first datagram */
     return UMP_OK;
 }
 
@@ -90,7 +99,16 @@ static int lower_send(void *ctx, const ump_rel_dgram_t *d, int n)
     ump_udp_hdr_t hdr[SEND_CHUNK];
     int done = 0;
     while (done < n) {
-        int k = UMP_MIN(n - done, SEND_CHUNK);
+        /* Nothing goes to a peer before it proved itself: such datagrams
+         * are taken as sent and lost, and rel's retransmissions carry them
+         * once the handshake is done. */
+        if (!ump_udp_auth_ready(xp, d[done].peer)) {
+            done++;
+            continue;
+        }
+        int k = 0;
+        while (k < SEND_CHUNK && done + k < n && ump_udp_auth_ready(xp, d[done + k].peer))
+            k++;
         for (int i = 0; i < k; i++) {
             const ump_rel_dgram_t *g = &d[done + i];
             hdr[i].magic = UMP_UDP_MAGIC;
@@ -129,7 +147,10 @@ static int udp_recv(ump_udp_xp_t *xp)
         for (int i = 0; i < xp->rbatch; i++) {
             xp->riov[i] =
                 (struct iovec){.iov_base = xp->rbuf + (size_t)i * xp->rslot, .iov_len = xp->mtu};
-            xp->rmsg[i] = (struct mmsghdr){.msg_hdr = {.msg_iov = &xp->riov[i], .msg_iovlen = 1}};
+            xp->rmsg[i] = (struct mmsghdr){.msg_hdr = {.msg_name = &xp->rname[i],
+                                                       .msg_namelen = sizeof(xp->rname[i]),
+                                                       .msg_iov = &xp->riov[i],
+                                                       .msg_iovlen = 1}};
         }
         int k = recvmmsg(xp->rfd, xp->rmsg, (unsigned)xp->rbatch, MSG_DONTWAIT, NULL);
         xp->recv_calls++;
@@ -146,11 +167,24 @@ static int udp_recv(ump_udp_xp_t *xp)
                 continue;
             }
             const ump_udp_hdr_t *h = (const ump_udp_hdr_t *)b;
+            const struct sockaddr_in *src = &xp->rname[i];
+            if (len >= 4 && h->magic == htole32(UMP_UDP_MAGIC_AUTH)) {
+                ump_udp_auth_input(xp, b, len, src);
+                continue;
+            }
             if (len < UMP_UDP_HDR || h->magic != UMP_UDP_MAGIC ||
                 h->tag != ump_udp_tag(xp->key, b + UMP_UDP_HDR, len - UMP_UDP_HDR)) {
                 xp->foreign++;
                 continue;
             }
+            /* Only from a source a handshake admitted as the rank it claims. */
+            uint32_t from;
+            if (len < UMP_UDP_HDR + sizeof(ump_rel_hdr_t)) {
+                xp->unauth++;
+                continue;
+            }
+            memcpy(&from, b + UMP_UDP_HDR + offsetof(ump_rel_hdr_t, src), sizeof(from));
+            if (!ump_udp_auth_admit(xp, le32toh(from), src)) continue;
             delivered += ump_rel_input(xp->rel, b + UMP_UDP_HDR, len - UMP_UDP_HDR);
         }
         if (k < xp->rbatch) break;
@@ -186,6 +220,7 @@ static void udp_free(ump_udp_xp_t *xp)
     free(xp->rbuf);
     free(xp->rmsg);
     free(xp->riov);
+    free(xp->rname);
     free(xp->peers);
     free(xp);
 }
@@ -204,6 +239,7 @@ static int udp_open(const ump_xp_params_t *params, ump_xp_t **out)
     xp->size = info->size;
     xp->rfd = xp->epfd = xp->tfd = -1;
     xp->key = ump_crc32c(0, info->secret, sizeof(info->secret));
+    xp->secret = info->secret;
     xp->peers = calloc((size_t)xp->size, sizeof(*xp->peers));
     if (!xp->peers) goto err;
 
@@ -224,6 +260,9 @@ static int udp_open(const ump_xp_params_t *params, ump_xp_t **out)
         int fd = ump_udp_socket(ip, udp_sndbuf.v.sz, 1);
         if (fd < 0) goto err;
         xp->sfd[xp->nsfd] = fd;
+        struct sockaddr_in ssa;
+        if (ump_udp_sockname(fd, &ssa)) goto err;
+        xp->sports[xp->nsfd] = ssa.sin_port;
     }
     struct sockaddr_in sa;
     if (ump_udp_sockname(xp->rfd, &sa)) goto err;
@@ -249,7 +288,8 @@ static int udp_open(const ump_xp_params_t *params, ump_xp_t **out)
     xp->rbuf = aligned_alloc(64, xp->rslot * (size_t)xp->rbatch);
     xp->rmsg = calloc((size_t)xp->rbatch, sizeof(*xp->rmsg));
     xp->riov = calloc((size_t)xp->rbatch, sizeof(*xp->riov));
-    if (!xp->rbuf || !xp->rmsg || !xp->riov) goto err;
+    xp->rname = calloc((size_t)xp->rbatch, sizeof(*xp->rname));
+    if (!xp->rbuf || !xp->rmsg || !xp->riov || !xp->rname) goto err;
 
     size_t room = xp->mtu - UMP_UDP_HDR - sizeof(ump_rel_hdr_t);
     size_t seg = udp_seg_size.v.sz;
@@ -375,9 +415,11 @@ static void udp_close(ump_xp_t *base)
     if (!xp) return;
     if (xp->stats)
         fprintf(stderr,
-                "ump stats rank %d udp sockets: foreign=%llu truncated=%llu send_errors=%llu "
-                "sendmmsg_calls=%llu recvmmsg_calls=%llu mtu=%zu stripes=%d\n",
-                xp->rank, (unsigned long long)xp->foreign, (unsigned long long)xp->truncated,
+                "ump stats rank %d udp sockets: foreign=%llu unauth=%llu auth_refused=%llu "
+                "truncated=%llu send_errors=%llu sendmmsg_calls=%llu recvmmsg_calls=%llu "
+                "mtu=%zu stripes=%d\n",
+                xp->rank, (unsigned long long)xp->foreign, (unsigned long long)xp->unauth,
+                (unsigned long long)xp->auth_refused, (unsigned long long)xp->truncated,
                 (unsigned long long)xp->send_errors, (unsigned long long)xp->send_calls,
                 (unsigned long long)xp->recv_calls, xp->mtu, xp->nsfd);
     udp_free(xp);
