@@ -13,13 +13,26 @@
 
 struct ump_request *ump_core_req_alloc(ump_req_kind_t kind)
 {
-    struct ump_request *r = ump_freelist_get(&ump_core.req_fl);
+    /* Field by field, not a memset of the whole object: every field a
+     * path may read before it writes it starts known (comp is set by the
+     * rendezvous read that uses it, the links by the lists). */
+    struct ump_request *r = ump_freelist_take(&ump_core.req_fl);
     if (UMP_UNLIKELY(!r)) return NULL;
     r->kind = (uint8_t)kind;
     r->flags = UMP_RF_ACTIVE;
+    r->peer = 0;
+    r->tag = 0;
+    r->ctx = 0;
+    r->buf = NULL;
+    r->len = 0;
     r->dt = NULL;
+    r->count = 0;
     r->cur = NULL;
+    r->done = 0;
+    r->expected = 0;
+    r->rreq = 0;
     r->mr = NULL;
+    r->status = (ump_status_t){0};
     TAILQ_INSERT_TAIL(&ump_core.active, r, active);
     ump_core.outstanding++;
     return r;

@@ -37,11 +37,6 @@ enum {
     TAG_GATHER,
 };
 
-bool ump_mpi_comm_ok(MPI_Comm c)
-{
-    return c && c->magic == UMP_MPI_MAGIC_COMM;
-}
-
 int ump_mpi_comm_rank_of(MPI_Comm c, int world_rank)
 {
     if (c == MPI_COMM_WORLD)

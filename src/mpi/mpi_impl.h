@@ -168,8 +168,16 @@ void ump_mpi_status_empty(MPI_Status *st);
 /* Thread level granted at MPI_Init; the MPI layer's own lock (for its
  * global tables) is taken only at MPI_THREAD_MULTIPLE. */
 extern int ump_mpi_thread_level;
-void ump_mpi_lock(void);
-void ump_mpi_unlock(void);
+void ump_mpi_lock_multiple(void);
+void ump_mpi_unlock_multiple(void);
+static inline void ump_mpi_lock(void)
+{
+    if (__builtin_expect(ump_mpi_thread_level == MPI_THREAD_MULTIPLE, 0)) ump_mpi_lock_multiple();
+}
+static inline void ump_mpi_unlock(void)
+{
+    if (__builtin_expect(ump_mpi_thread_level == MPI_THREAD_MULTIPLE, 0)) ump_mpi_unlock_multiple();
+}
 
 /* Raises error `errclass` on `comm` (MPI_COMM_WORLD when comm is
  * MPI_COMM_NULL or invalid): formats "<call>: <message> in communicator
@@ -184,15 +192,27 @@ int ump_mpi_error(MPI_Comm comm, int errclass, const char *call, const char *fmt
  * UMP_ERR_OP -> MPI_ERR_OP, ...): the one place codes become classes. */
 int ump_mpi_class_of(int ump_status);
 
-/* Validity checks shared by every file (return true when valid). */
-bool ump_mpi_comm_ok(MPI_Comm c);
+/* Validity checks shared by every file (return true when valid). They are
+ * on every call's path, so each is a load and a compare of a magic field,
+ * inline. */
+static inline bool ump_mpi_comm_ok(MPI_Comm c)
+{
+    return c && c->magic == UMP_MPI_MAGIC_COMM;
+}
 bool ump_mpi_group_ok(MPI_Group g);
 bool ump_mpi_op_ok(MPI_Op op);
 /* A datatype usable for communication: non-null, not freed, committed. */
-bool ump_mpi_dt_ok(MPI_Datatype dt);
+static inline bool ump_mpi_dt_ok(MPI_Datatype dt)
+{
+    return ump_dt_valid(dt) && !dt->user_freed && dt->committed;
+}
 
-/* Whether MPI_Init has run and MPI_Finalize has not. */
-bool ump_mpi_active(void);
+/* Whether MPI_Init has run and MPI_Finalize has not (env.c keeps it). */
+extern bool ump_mpi_live;
+static inline bool ump_mpi_active(void)
+{
+    return ump_mpi_live;
+}
 bool ump_mpi_info_ok(MPI_Info info);
 bool ump_mpi_errh_ok(MPI_Errhandler e);
 void ump_mpi_errh_ref(MPI_Errhandler e);
@@ -274,7 +294,13 @@ void ump_mpi_req_reap(bool finalizing);
     } while (0)
 /* A null buffer is valid with MPI_BOTTOM and types of absolute addresses,
  * so it is refused only when the type cannot reach memory by itself. */
-bool ump_mpi_buf_ok(const void *buf, int count, MPI_Datatype dt);
+static inline bool ump_mpi_buf_ok(const void *buf, int count, MPI_Datatype dt)
+{
+    if (buf || count == 0 || !ump_dt_valid(dt) || dt->size == 0) return true;
+    /* MPI_BOTTOM with a type built from absolute addresses (MPI_Get_address)
+     * reaches memory through its displacements alone. */
+    return dt->true_lb != 0;
+}
 /* A datatype's name for MPI: MPI's spelling for a predefined type
  * ("MPI_INT"; the engine's own is ump.h's "UMP_INT"), else the name set
  * ("" when none). Never NULL. */

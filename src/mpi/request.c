@@ -30,15 +30,36 @@ MPI_Request ump_mpi_req_new(int kind, MPI_Comm comm)
         ump_freelist_init(&req_fl, sizeof(struct ump_mpi_request), 64);
         req_fl_ready = true;
     }
-    MPI_Request r = ump_freelist_get(&req_fl);
+    MPI_Request r = ump_freelist_take(&req_fl);
     ump_mpi_unlock();
     if (!r) return NULL;
     ump_mpi_comm_ref(comm);
+    /* Every field, one by one: cheaper than zeroing the whole object on
+     * each message. */
     r->magic = UMP_MPI_MAGIC_REQ;
     r->kind = (uint8_t)kind;
-    r->comm = comm;
+    r->persistent = false;
+    r->active = false;
+    r->proc_null = false;
+    r->freed = false;
+    r->mode = 0;
     r->core = UMP_REQ_NULL;
+    r->comm = comm;
+    r->buf = NULL;
+    r->count = 0;
+    r->dt = NULL;
+    r->peer = 0;
+    r->tag = 0;
+    r->packbuf = NULL;
+    r->packlen = 0;
+    r->status = (MPI_Status){0};
+    r->complete = false;
+    r->cancelled = false;
+    r->core_status = (ump_status_t){0};
     r->pooled = true;
+    r->msg = NULL;
+    r->free_fn = NULL;
+    r->free_arg = NULL;
     return r;
 }
 
