@@ -95,7 +95,8 @@ static bool send_inline_dt(ump_peer_t *p, int dst, const void *buf, size_t count
     return true;
 }
 
-/* With `blocking`, a standard send may complete inline and leave *req null. */
+/* With `blocking` (a blocking send, or a caller of ump_isend_inline), a
+ * standard send may complete inline and leave *req null. */
 static int isend(const char *call, const void *buf, size_t count, ump_dt_t dt, int dst, int tag,
                  uint32_t ctx, bool sync, bool blocking, ump_req_t *req)
 {
@@ -167,6 +168,12 @@ int ump_isend(const void *buf, size_t count, ump_dt_t dt, int dst, int tag, uint
               ump_req_t *req)
 {
     return isend("ump_isend", buf, count, dt, dst, tag, ctx, false, false, req);
+}
+
+int ump_isend_inline(const void *buf, size_t count, ump_dt_t dt, int dst, int tag, uint32_t ctx,
+                     ump_req_t *req)
+{
+    return isend("ump_isend", buf, count, dt, dst, tag, ctx, false, true, req);
 }
 
 int ump_issend(const void *buf, size_t count, ump_dt_t dt, int dst, int tag, uint32_t ctx,

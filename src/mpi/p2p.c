@@ -224,11 +224,15 @@ static int start_send(const char *call, MPI_Request r)
     if (r->mode == MODE_SYNC)
         rc = ump_issend(r->buf, (size_t)r->count, r->dt, w, r->tag, comm->ctx_p2p, &r->core);
     else
-        rc = ump_isend(r->buf, (size_t)r->count, r->dt, w, r->tag, comm->ctx_p2p, &r->core);
+        rc = ump_isend_inline(r->buf, (size_t)r->count, r->dt, w, r->tag, comm->ctx_p2p, &r->core);
     if (rc != UMP_OK) {
         r->active = false;
         return raise_core(comm, call, rc, r->peer);
     }
+    /* The transport took the message: complete already, with no core
+     * request to wait for, test or release. */
+    if (r->core == UMP_REQ_NULL)
+        complete_now(r, r->peer, r->tag, (size_t)r->count * r->dt->size, MPI_SUCCESS);
     return MPI_SUCCESS;
 }
 
