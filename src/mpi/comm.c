@@ -132,10 +132,8 @@ void ump_mpi_comm_fini(void)
     }
 }
 
-void ump_mpi_comm_unref(MPI_Comm c)
+void ump_mpi_comm_free_last(MPI_Comm c)
 {
-    if (!c || c->predefined) return;
-    if (__atomic_sub_fetch(&c->refcount, 1, __ATOMIC_ACQ_REL) > 0) return;
     /* The id is reused only now: a receive still pending on a freed
      * communicator must not match traffic of a newer one. */
     ctx_mark(c->ctx_id, false);

@@ -191,6 +191,11 @@ int ump_mpi_error(MPI_Comm comm, int errclass, const char *call, const char *fmt
 /* MPI error class for a core status code (UMP_ERR_TRUNCATE -> MPI_ERR_TRUNCATE,
  * UMP_ERR_OP -> MPI_ERR_OP, ...): the one place codes become classes. */
 int ump_mpi_class_of(int ump_status);
+/* The same, with success (every message's status) inline. */
+static inline int ump_mpi_class_of_fast(int ump_status)
+{
+    return ump_status == UMP_OK ? MPI_SUCCESS : ump_mpi_class_of(ump_status);
+}
 
 /* Validity checks shared by every file (return true when valid). They are
  * on every call's path, so each is a load and a compare of a magic field,
@@ -241,7 +246,15 @@ static inline void ump_mpi_group_ref(MPI_Group g)
 /* Attributes (attr.c): copy callbacks on dup, delete callbacks on free. */
 int ump_mpi_attr_copy_all(MPI_Comm oldc, MPI_Comm newc);
 int ump_mpi_attr_delete_all(MPI_Comm c);
-void ump_mpi_comm_unref(MPI_Comm c);
+void ump_mpi_comm_free_last(MPI_Comm c);
+/* Drops a reference; the last one frees the communicator. Predefined
+ * communicators (the usual case on every request) cost a test. */
+static inline void ump_mpi_comm_unref(MPI_Comm c)
+{
+    if (!c || c->predefined) return;
+    if (__atomic_sub_fetch(&c->refcount, 1, __ATOMIC_ACQ_REL) > 0) return;
+    ump_mpi_comm_free_last(c);
+}
 /* Topologies (topo_common.c): copied by MPI_Comm_dup (collective over the
  * new communicator), freed with the communicator object. */
 int ump_mpi_topo_dup(const char *call, MPI_Comm oldc, MPI_Comm newc);
@@ -283,10 +296,11 @@ void ump_mpi_req_reap(bool finalizing);
 /* MPI 3.1 §4.1: a type map with overlapping entries may be sent from but
  * receiving into it is erroneous. Refused up front (before anything is
  * posted or sent) with MPI_ERR_TYPE; use after UMP_MPI_CHECK_DT and the
- * count check. The answer is cached in the type (ump_dt_overlaps). */
+ * count check. The answer is cached in the type (ump_dt_overlaps); a type
+ * whose elements are one range cannot overlap, so it costs no call. */
 #define UMP_MPI_CHECK_RECV_DT(call, c, dt, n)                                                      \
     do {                                                                                           \
-        if (ump_dt_overlaps(dt, (size_t)(n)))                                                      \
+        if (!(dt)->contiguous && ump_dt_overlaps(dt, (size_t)(n)))                                 \
             return ump_mpi_error(c, MPI_ERR_TYPE, call,                                            \
                                  "receive datatype '%s' has overlapping entries (count %d): a "    \
                                  "receive into it would write some bytes twice",                   \

@@ -67,7 +67,7 @@ void ump_mpi_req_release(MPI_Request r)
 {
     if (r->free_fn) r->free_fn(r->free_arg);
     if (r->dt) ump_dt_unref(r->dt);
-    free(r->packbuf);
+    if (r->packbuf) free(r->packbuf);
     MPI_Comm c = r->comm;
     r->magic = UMP_MPI_MAGIC_DEAD;
     if (!r->pooled) {
@@ -125,7 +125,7 @@ static int finish(MPI_Request r, const ump_status_t *u, MPI_Status *st)
 {
     r->core = UMP_REQ_NULL;
     r->core_status = *u;
-    int cls = ump_mpi_class_of(u->error);
+    int cls = ump_mpi_class_of_fast(u->error);
     if (r->kind == UMP_MPI_REQ_RECV && r->packbuf) {
         int rc = ump_mpi_unpack_recv(r, u->count);
         if (rc != MPI_SUCCESS && cls == MPI_SUCCESS) cls = rc;

@@ -214,11 +214,23 @@ int ump_shm_pair_send_pack(ump_shm_ring_t *tx, ump_shm_fbq_t *fb, uint32_t seq, 
     return ump_shm_ring_push_pack(tx, seq, am_id, hdr, hlen, len, pack, arg);
 }
 
+static inline int from_fastbox(ump_shm_fbq_t *fb, uint32_t seq, ump_shm_msg_t *m)
+{
+    ump_shm_fastbox_t *s = ump_shm_fb_slot(fb, seq);
+    m->data = s->data;
+    m->len = s->len;
+    m->seq = seq;
+    m->am_id = s->am_id;
+    m->rec = NULL;
+    return 1;
+}
+
 int ump_shm_pair_next(ump_shm_ring_t *rx, ump_shm_fbq_t *fb, uint32_t seq, ump_shm_msg_t *m)
 {
-    /* Ring first: once the ring shows a later number (acquire on its head),
-     * the fastbox write that preceded it is visible too, so checking the
-     * fastbox second never misses the message that comes before. */
+    /* The fastbox first, as small messages mostly travel there: a slot
+     * that holds number seq holds the message wanted, whatever the ring
+     * shows. */
+    if (ump_shm_fb_holds(fb, seq)) return from_fastbox(fb, seq, m);
     const ump_shm_rec_t *rec = ump_shm_ring_peek(rx);
     if (rec && rec->seq == seq) {
         m->data = rec + 1;
@@ -228,15 +240,10 @@ int ump_shm_pair_next(ump_shm_ring_t *rx, ump_shm_fbq_t *fb, uint32_t seq, ump_s
         m->rec = rec;
         return 1;
     }
-    if (ump_shm_fb_holds(fb, seq)) {
-        ump_shm_fastbox_t *s = ump_shm_fb_slot(fb, seq);
-        m->data = s->data;
-        m->len = s->len;
-        m->seq = seq;
-        m->am_id = s->am_id;
-        m->rec = NULL;
-        return 1;
-    }
+    /* The ring shows a later number: the fastbox write of seq came before
+     * it (acquire on the ring's head makes it visible now), so look again
+     * before calling the pair corrupted. */
+    if (rec && ump_shm_fb_holds(fb, seq)) return from_fastbox(fb, seq, m);
     return rec ? UMP_ERR_PROTOCOL : 0;
 }
 
