@@ -121,7 +121,7 @@ int ump_mpi_raise_status(MPI_Comm comm, const char *call, int cls, const ump_sta
 
 /* Finishes r whose core part completed with *u: unpacks a non-contiguous
  * receive, fills *st, makes r inactive. Returns the MPI error class. */
-static int finish(MPI_Request r, const ump_status_t *u, MPI_Status *st)
+static UMP_INLINE_PATH int finish(MPI_Request r, const ump_status_t *u, MPI_Status *st)
 {
     r->core = UMP_REQ_NULL;
     r->core_status = *u;
@@ -153,7 +153,7 @@ static int finish(MPI_Request r, const ump_status_t *u, MPI_Status *st)
 
 /* Drives r once (or until done when `block`): *done says whether it
  * completed; then *st holds its status and the result is its class. */
-static int progress_one(MPI_Request r, bool block, bool *done, MPI_Status *st)
+static UMP_INLINE_PATH int progress_one(MPI_Request r, bool block, bool *done, MPI_Status *st)
 {
     if (r->complete || (r->persistent && !r->active) || r->core == UMP_REQ_NULL) {
         *done = true;
@@ -187,7 +187,7 @@ static int progress_one(MPI_Request r, bool block, bool *done, MPI_Status *st)
 }
 
 /* Releases a completed non-persistent request and nulls the handle. */
-static void settle(MPI_Request *rp)
+static UMP_INLINE_PATH void settle(MPI_Request *rp)
 {
     MPI_Request r = *rp;
     if (!r->persistent) {
@@ -199,7 +199,7 @@ static void settle(MPI_Request *rp)
     }
 }
 
-static bool req_ok(MPI_Request r)
+static UMP_INLINE_PATH bool req_ok(MPI_Request r)
 {
     return r && r->magic == UMP_MPI_MAGIC_REQ;
 }

@@ -23,6 +23,10 @@
 #define UMP_MAX(a, b)                     ((a) > (b) ? (a) : (b))
 #define UMP_ALIGN_UP(x, a)                (((x) + ((a)-1)) & ~((size_t)(a)-1))
 #define UMP_CONTAINER_OF(p, type, member) ((type *)((char *)(p)-offsetof(type, member)))
+/* For the steps of one message's path that are split into functions for
+ * reading but called from a few places: folded into their callers, as a
+ * call's prologue and epilogue cost as much as the step itself. */
+#define UMP_INLINE_PATH inline __attribute__((always_inline))
 
 /* --- logging ------------------------------------------------------------- */
 
