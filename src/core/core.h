@@ -289,13 +289,48 @@ static inline struct ump_request *ump_req_from_id(uint64_t id)
 }
 
 /* request.c */
-struct ump_request *ump_core_req_alloc(ump_req_kind_t kind);
+/* A new request on the active list (inline: one per message). */
+static inline struct ump_request *ump_core_req_alloc(ump_req_kind_t kind)
+{
+    /* Field by field, not a memset of the whole object: every field a
+     * path may read before it writes it starts known (comp is set by the
+     * rendezvous read that uses it, the links by the lists). */
+    struct ump_request *r = ump_freelist_take(&ump_core.req_fl);
+    if (UMP_UNLIKELY(!r)) return NULL;
+    r->kind = (uint8_t)kind;
+    r->flags = UMP_RF_ACTIVE;
+    r->peer = 0;
+    r->tag = 0;
+    r->ctx = 0;
+    r->buf = NULL;
+    r->len = 0;
+    r->dt = NULL;
+    r->count = 0;
+    r->cur = NULL;
+    r->done = 0;
+    r->expected = 0;
+    r->rreq = 0;
+    r->mr = NULL;
+    r->status = (ump_status_t){0};
+    TAILQ_INSERT_TAIL(&ump_core.active, r, active);
+    ump_core.outstanding++;
+    return r;
+}
+
 void ump_core_req_complete(struct ump_request *r, int error);
 /* Waits (progressing, spinning then sleeping by policy) until done(arg). */
 void ump_core_wait_until(bool (*done)(void *), void *arg);
 
 /* match.c */
-ump_ctxq_t *ump_core_ctxq(uint32_t ctx, bool create);
+ump_ctxq_t *ump_core_ctxq_lookup(uint32_t ctx, bool create);
+/* The queues of context ctx (made when `create`), or NULL. The context last
+ * used is cached: one compare on the path of most messages. */
+static inline ump_ctxq_t *ump_core_ctxq(uint32_t ctx, bool create)
+{
+    ump_ctxq_t *q = ump_core.last_ctxq;
+    if (UMP_LIKELY(q && q->ctx == ctx)) return q;
+    return ump_core_ctxq_lookup(ctx, create);
+}
 void ump_core_ctxq_destroy_all(void);
 ump_unexp_t *ump_core_unexp_alloc(size_t datalen);
 void ump_core_unexp_free(ump_unexp_t *u);

@@ -458,7 +458,7 @@ static int shm_am_send_pack(ump_xp_t *xp_, int peer, uint8_t am_id, const void *
 
 /* Delivers up to DRAIN_BUDGET messages from slot s in sequence order.
  * Returns the number delivered; *more is set when the budget ran out. */
-static int drain(shm_xp_t *xp, int s, bool *more)
+static UMP_INLINE_PATH int drain(shm_xp_t *xp, int s, bool *more)
 {
     shm_peer_t *p = &xp->peers[s];
     const ump_xp_params_t *prm = &xp->base.params;
