@@ -360,8 +360,6 @@ int ump_core_take_eager(void *buf, size_t len, ump_dt_t layout, size_t count, um
                         ump_status_t *st);
 /* A receive `r` meets message `u` (or the arriving AM described the same way). */
 void ump_core_deliver_unexp(struct ump_request *r, ump_unexp_t *u);
-/* The receiver consumed `cost` bytes of `src`'s credit-holding messages. */
-void ump_core_consumed(int src, size_t cost);
 
 /* rma.c: rendezvous by the transport's get() */
 /* Sender: the key trailer of an RTS for r (registering r's buffer when the
@@ -447,6 +445,21 @@ void ump_core_queue_op(int peer, ump_op_t *op, bool ctrl);
 ump_op_t *ump_core_op_alloc(uint8_t am_id, const void *hdr, size_t hlen, struct ump_request *r);
 /* Sends a reply AM (CTS, FIN, SYNC_ACK, CREDIT, NACK) now or queues it. */
 void ump_core_send_ctrl(int peer, uint8_t am_id, const void *hdr, size_t hlen);
+/* The receiver consumed `cost` bytes of `src`'s credit-holding messages
+ * (inline: once per message). */
+static inline void ump_core_consumed(int src, size_t cost)
+{
+    ump_peer_t *p = &ump_core.peers[src];
+    p->owed += cost;
+    /* Return credits in batches: one CREDIT per quarter of the window keeps
+     * the sender streaming without an AM per message. */
+    if ((int64_t)p->owed >= ump_core.credits_init / 4) {
+        ump_hdr_credit_t h = {.bytes = p->owed};
+        p->owed = 0;
+        ump_core_send_ctrl(src, UMP_AM_CREDIT, &h, sizeof(h));
+    }
+}
+
 /* Tells peer that its request `req` failed here with `error` (NACK). */
 void ump_core_send_nack(int peer, uint64_t req, int error);
 /* Fails every queued op and incomplete request involving `peer`. */

@@ -12,19 +12,6 @@ static size_t match_hlen(uint8_t am_id)
     return am_id == UMP_AM_RTS ? sizeof(ump_hdr_rts_t) : sizeof(ump_hdr_match_t);
 }
 
-void ump_core_consumed(int src, size_t cost)
-{
-    ump_peer_t *p = &ump_core.peers[src];
-    p->owed += cost;
-    /* Return credits in batches: one CREDIT per quarter of the window keeps
-     * the sender streaming without an AM per message. */
-    if ((int64_t)p->owed >= ump_core.credits_init / 4) {
-        ump_hdr_credit_t h = {.bytes = p->owed};
-        p->owed = 0;
-        ump_core_send_ctrl(src, UMP_AM_CREDIT, &h, sizeof(h));
-    }
-}
-
 /* Copies the first n bytes of a message into r's buffer. */
 static void place(struct ump_request *r, const void *payload, size_t n)
 {

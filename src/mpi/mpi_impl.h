@@ -269,7 +269,12 @@ void ump_mpi_info_env_fini(void);
 /* Buffered sends (bsend.c): completes outstanding ones at finalize. */
 void ump_mpi_bsend_fini(void);
 /* Requests freed while active (MPI_Request_free) are finished here. */
-void ump_mpi_req_reap(bool finalizing);
+void ump_mpi_req_reap_some(bool finalizing);
+extern size_t ump_mpi_norphans; /* requests waiting in that list */
+static inline void ump_mpi_req_reap(bool finalizing)
+{
+    if (__atomic_load_n(&ump_mpi_norphans, __ATOMIC_RELAXED)) ump_mpi_req_reap_some(finalizing);
+}
 
 #define UMP_MPI_CHECK_INIT(call)                                                                   \
     do {                                                                                           \

@@ -21,7 +21,8 @@ static ump_freelist_t req_fl;
 static bool req_fl_ready;
 /* Requests freed by MPI_Request_free while still active. */
 static MPI_Request *orphans;
-static size_t norphans, orphans_cap;
+static size_t orphans_cap;
+size_t ump_mpi_norphans; /* read without the lock by ump_mpi_req_reap (mpi_impl.h) */
 
 MPI_Request ump_mpi_req_new(int kind, MPI_Comm comm)
 {
@@ -144,7 +145,7 @@ static UMP_INLINE_PATH int finish(MPI_Request r, const ump_status_t *u, MPI_Stat
             st->ump_cancelled = 0;
         }
     } else {
-        ump_mpi_status_from_core(r->comm, u, st);
+        if (st) ump_mpi_status_from_core(r->comm, u, st);
     }
     r->status.MPI_ERROR = cls;
     r->active = false;
@@ -554,7 +555,7 @@ int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 static void orphan_add(MPI_Request r)
 {
     ump_mpi_lock();
-    if (norphans == orphans_cap) {
+    if (ump_mpi_norphans == orphans_cap) {
         size_t cap = orphans_cap ? orphans_cap * 2 : 16;
         MPI_Request *o = realloc(orphans, cap * sizeof(*o));
         if (!o) {
@@ -568,20 +569,20 @@ static void orphan_add(MPI_Request r)
         orphans = o;
         orphans_cap = cap;
     }
-    orphans[norphans++] = r;
+    orphans[ump_mpi_norphans++] = r;
     ump_mpi_unlock();
 }
 
-void ump_mpi_req_reap(bool finalizing)
+void ump_mpi_req_reap_some(bool finalizing)
 {
-    if (!__atomic_load_n(&norphans, __ATOMIC_RELAXED)) return;
+    if (!__atomic_load_n(&ump_mpi_norphans, __ATOMIC_RELAXED)) return;
     /* Take the list, so no lock is held while driving progress (which may
      * run src/coll's hooks, which create requests). */
     ump_mpi_lock();
     MPI_Request *list = orphans;
-    size_t n = norphans;
+    size_t n = ump_mpi_norphans;
     orphans = NULL;
-    norphans = orphans_cap = 0;
+    ump_mpi_norphans = orphans_cap = 0;
     ump_mpi_unlock();
     size_t keep = 0;
     for (size_t i = 0; i < n; i++) {
