@@ -18,9 +18,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <stdlib.h>
+
 #include "dt/dt.h"
 #include "mpi.h"
 #include "ump.h"
+#include "util/util.h"
 
 /* Magic numbers catch stale or foreign handles. */
 enum {
@@ -141,13 +144,8 @@ struct ump_mpi_request {
     void *free_arg;
 };
 
-/* A new request of `kind` on `comm` (refcount of comm taken), or NULL. For
- * UMP_MPI_REQ_COLL the caller stores its core generalized request in ->core.
- * (A request the caller calloc'd itself, magic and kind set, also works:
- * it is freed with free() and holds no communicator reference.) */
-MPI_Request ump_mpi_req_new(int kind, MPI_Comm comm);
-/* Releases a request object (calls free_fn, drops the comm reference). */
-void ump_mpi_req_release(MPI_Request r);
+/* ump_mpi_req_new and ump_mpi_req_release (the end of this file) make and
+ * release request objects. */
 
 /* Core contexts of MPI communicators: id n uses base + 2n (point-to-point)
  * and base + 2n + 1 (collectives); core contexts below the base stay free
@@ -330,5 +328,73 @@ const char *ump_mpi_dt_name(MPI_Datatype dt);
             return ump_mpi_error(c, MPI_ERR_BUFFER, call, "buffer is null with count %d",          \
                                  (int)(n));                                                        \
     } while (0)
+
+/* --- request objects ------------------------------------------------------
+ *
+ * Inline, as every non-blocking call makes one and every completion
+ * releases one: the free list's pop and push and the field stores fold into
+ * the caller, which overwrites most fields right after.
+ */
+extern ump_freelist_t ump_mpi_req_fl; /* under ump_mpi_lock */
+
+/* A new request of `kind` on `comm` (refcount of comm taken), or NULL. For
+ * UMP_MPI_REQ_COLL the caller stores its core generalized request in ->core.
+ * (A request the caller calloc'd itself, magic and kind set, also works:
+ * it is freed with free() and holds no communicator reference.) */
+static inline MPI_Request ump_mpi_req_new(int kind, MPI_Comm comm)
+{
+    ump_mpi_lock();
+    if (UMP_UNLIKELY(!ump_mpi_req_fl.obj_size))
+        ump_freelist_init(&ump_mpi_req_fl, sizeof(struct ump_mpi_request), 64);
+    MPI_Request r = ump_freelist_take(&ump_mpi_req_fl);
+    ump_mpi_unlock();
+    if (!r) return NULL;
+    ump_mpi_comm_ref(comm);
+    /* Every field, one by one: cheaper than zeroing the whole object on
+     * each message. */
+    r->magic = UMP_MPI_MAGIC_REQ;
+    r->kind = (uint8_t)kind;
+    r->persistent = false;
+    r->active = false;
+    r->proc_null = false;
+    r->freed = false;
+    r->mode = 0;
+    r->core = UMP_REQ_NULL;
+    r->comm = comm;
+    r->buf = NULL;
+    r->count = 0;
+    r->dt = NULL;
+    r->peer = 0;
+    r->tag = 0;
+    r->packbuf = NULL;
+    r->packlen = 0;
+    r->status = (MPI_Status){0};
+    r->complete = false;
+    r->cancelled = false;
+    r->core_status = (ump_status_t){0};
+    r->pooled = true;
+    r->msg = NULL;
+    r->free_fn = NULL;
+    r->free_arg = NULL;
+    return r;
+}
+
+/* Releases a request object (calls free_fn, drops the comm reference). */
+static inline void ump_mpi_req_release(MPI_Request r)
+{
+    if (r->free_fn) r->free_fn(r->free_arg);
+    if (r->dt) ump_dt_unref(r->dt);
+    if (r->packbuf) free(r->packbuf);
+    MPI_Comm c = r->comm;
+    r->magic = UMP_MPI_MAGIC_DEAD;
+    if (!r->pooled) {
+        free(r);
+        return;
+    }
+    ump_mpi_lock();
+    ump_freelist_put(&ump_mpi_req_fl, r);
+    ump_mpi_unlock();
+    ump_mpi_comm_unref(c);
+}
 
 #endif /* UMP_MPI_IMPL_H */

@@ -17,69 +17,11 @@
 
 struct ump_mpi_request ump_mpi_request_null = {.magic = UMP_MPI_MAGIC_DEAD};
 
-static ump_freelist_t req_fl;
-static bool req_fl_ready;
+ump_freelist_t ump_mpi_req_fl;
 /* Requests freed by MPI_Request_free while still active. */
 static MPI_Request *orphans;
 static size_t orphans_cap;
 size_t ump_mpi_norphans; /* read without the lock by ump_mpi_req_reap (mpi_impl.h) */
-
-MPI_Request ump_mpi_req_new(int kind, MPI_Comm comm)
-{
-    ump_mpi_lock();
-    if (!req_fl_ready) {
-        ump_freelist_init(&req_fl, sizeof(struct ump_mpi_request), 64);
-        req_fl_ready = true;
-    }
-    MPI_Request r = ump_freelist_take(&req_fl);
-    ump_mpi_unlock();
-    if (!r) return NULL;
-    ump_mpi_comm_ref(comm);
-    /* Every field, one by one: cheaper than zeroing the whole object on
-     * each message. */
-    r->magic = UMP_MPI_MAGIC_REQ;
-    r->kind = (uint8_t)kind;
-    r->persistent = false;
-    r->active = false;
-    r->proc_null = false;
-    r->freed = false;
-    r->mode = 0;
-    r->core = UMP_REQ_NULL;
-    r->comm = comm;
-    r->buf = NULL;
-    r->count = 0;
-    r->dt = NULL;
-    r->peer = 0;
-    r->tag = 0;
-    r->packbuf = NULL;
-    r->packlen = 0;
-    r->status = (MPI_Status){0};
-    r->complete = false;
-    r->cancelled = false;
-    r->core_status = (ump_status_t){0};
-    r->pooled = true;
-    r->msg = NULL;
-    r->free_fn = NULL;
-    r->free_arg = NULL;
-    return r;
-}
-
-void ump_mpi_req_release(MPI_Request r)
-{
-    if (r->free_fn) r->free_fn(r->free_arg);
-    if (r->dt) ump_dt_unref(r->dt);
-    if (r->packbuf) free(r->packbuf);
-    MPI_Comm c = r->comm;
-    r->magic = UMP_MPI_MAGIC_DEAD;
-    if (!r->pooled) {
-        free(r);
-        return;
-    }
-    ump_mpi_lock();
-    ump_freelist_put(&req_fl, r);
-    ump_mpi_unlock();
-    ump_mpi_comm_unref(c);
-}
 
 void ump_mpi_status_empty(MPI_Status *st)
 {
