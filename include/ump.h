@@ -366,6 +366,13 @@ double ump_wtime(void);
 /* Standard-mode send: completes when the buffer may be reused. */
 int ump_isend(const void *buf, size_t count, ump_dt_t dt, int dst, int tag, uint32_t ctx,
               ump_req_t *req);
+/* ump_isend for callers that track completion themselves: a message the
+ * transport takes at once (eager, nothing queued ahead of it, within the
+ * receiver's credit) completes inside the call with no request, and *req
+ * is UMP_REQ_NULL; otherwise as ump_isend. Such a send is never reported
+ * by ump_peek. */
+int ump_isend_inline(const void *buf, size_t count, ump_dt_t dt, int dst, int tag, uint32_t ctx,
+                     ump_req_t *req);
 /* Synchronous send: completes only after the receiver matched the message. */
 int ump_issend(const void *buf, size_t count, ump_dt_t dt, int dst, int tag, uint32_t ctx,
                ump_req_t *req);

@@ -289,13 +289,48 @@ static inline struct ump_request *ump_req_from_id(uint64_t id)
 }
 
 /* request.c */
-struct ump_request *ump_core_req_alloc(ump_req_kind_t kind);
+/* A new request on the active list (inline: one per message). */
+static inline struct ump_request *ump_core_req_alloc(ump_req_kind_t kind)
+{
+    /* Field by field, not a memset of the whole object: every field a
+     * path may read before it writes it starts known (comp is set by the
+     * rendezvous read that uses it, the links by the lists). */
+    struct ump_request *r = ump_freelist_take(&ump_core.req_fl);
+    if (UMP_UNLIKELY(!r)) return NULL;
+    r->kind = (uint8_t)kind;
+    r->flags = UMP_RF_ACTIVE;
+    r->peer = 0;
+    r->tag = 0;
+    r->ctx = 0;
+    r->buf = NULL;
+    r->len = 0;
+    r->dt = NULL;
+    r->count = 0;
+    r->cur = NULL;
+    r->done = 0;
+    r->expected = 0;
+    r->rreq = 0;
+    r->mr = NULL;
+    r->status = (ump_status_t){0};
+    TAILQ_INSERT_TAIL(&ump_core.active, r, active);
+    ump_core.outstanding++;
+    return r;
+}
+
 void ump_core_req_complete(struct ump_request *r, int error);
 /* Waits (progressing, spinning then sleeping by policy) until done(arg). */
 void ump_core_wait_until(bool (*done)(void *), void *arg);
 
 /* match.c */
-ump_ctxq_t *ump_core_ctxq(uint32_t ctx, bool create);
+ump_ctxq_t *ump_core_ctxq_lookup(uint32_t ctx, bool create);
+/* The queues of context ctx (made when `create`), or NULL. The context last
+ * used is cached: one compare on the path of most messages. */
+static inline ump_ctxq_t *ump_core_ctxq(uint32_t ctx, bool create)
+{
+    ump_ctxq_t *q = ump_core.last_ctxq;
+    if (UMP_LIKELY(q && q->ctx == ctx)) return q;
+    return ump_core_ctxq_lookup(ctx, create);
+}
 void ump_core_ctxq_destroy_all(void);
 ump_unexp_t *ump_core_unexp_alloc(size_t datalen);
 void ump_core_unexp_free(ump_unexp_t *u);
@@ -325,8 +360,6 @@ int ump_core_take_eager(void *buf, size_t len, ump_dt_t layout, size_t count, um
                         ump_status_t *st);
 /* A receive `r` meets message `u` (or the arriving AM described the same way). */
 void ump_core_deliver_unexp(struct ump_request *r, ump_unexp_t *u);
-/* The receiver consumed `cost` bytes of `src`'s credit-holding messages. */
-void ump_core_consumed(int src, size_t cost);
 
 /* rma.c: rendezvous by the transport's get() */
 /* Sender: the key trailer of an RTS for r (registering r's buffer when the
@@ -412,6 +445,21 @@ void ump_core_queue_op(int peer, ump_op_t *op, bool ctrl);
 ump_op_t *ump_core_op_alloc(uint8_t am_id, const void *hdr, size_t hlen, struct ump_request *r);
 /* Sends a reply AM (CTS, FIN, SYNC_ACK, CREDIT, NACK) now or queues it. */
 void ump_core_send_ctrl(int peer, uint8_t am_id, const void *hdr, size_t hlen);
+/* The receiver consumed `cost` bytes of `src`'s credit-holding messages
+ * (inline: once per message). */
+static inline void ump_core_consumed(int src, size_t cost)
+{
+    ump_peer_t *p = &ump_core.peers[src];
+    p->owed += cost;
+    /* Return credits in batches: one CREDIT per quarter of the window keeps
+     * the sender streaming without an AM per message. */
+    if ((int64_t)p->owed >= ump_core.credits_init / 4) {
+        ump_hdr_credit_t h = {.bytes = p->owed};
+        p->owed = 0;
+        ump_core_send_ctrl(src, UMP_AM_CREDIT, &h, sizeof(h));
+    }
+}
+
 /* Tells peer that its request `req` failed here with `error` (NACK). */
 void ump_core_send_nack(int peer, uint64_t req, int error);
 /* Fails every queued op and incomplete request involving `peer`. */

@@ -27,10 +27,9 @@ static ump_unexp_t *tomb_free[TOMB_COUNT];
 static int tomb_top = -1; /* -1: not set up yet */
 static long unexp_allocs;
 
-ump_ctxq_t *ump_core_ctxq(uint32_t ctx, bool create)
+ump_ctxq_t *ump_core_ctxq_lookup(uint32_t ctx, bool create)
 {
-    ump_ctxq_t *q = ump_core.last_ctxq;
-    if (q && q->ctx == ctx) return q;
+    ump_ctxq_t *q;
     HASH_FIND(hh, ump_core.ctxqs, &ctx, sizeof(ctx), q);
     if (!q && create) {
         q = calloc(1, sizeof(*q));

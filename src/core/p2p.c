@@ -14,8 +14,9 @@
  * On success *data is where the bytes start and *layout is NULL when the
  * message is one contiguous range, else *data is the layout's origin and
  * *layout the type (the request takes a reference). */
-static int check_common(const char *call, const void *buf, size_t count, ump_dt_t dt, size_t *bytes,
-                        const void *req, const void **data, ump_dt_t *layout)
+static UMP_INLINE_PATH int check_common(const char *call, const void *buf, size_t count,
+                                        ump_dt_t dt, size_t *bytes, const void *req,
+                                        const void **data, ump_dt_t *layout)
 {
     if (UMP_UNLIKELY(!dt || (!dt->contiguous && !ump_dt_valid(dt)))) {
         ump_error("%s: datatype is null or freed (rank %d)", call, ump_core.rank);
@@ -52,8 +53,8 @@ static int check_common(const char *call, const void *buf, size_t count, ump_dt_
 }
 
 /* Stores the message description in r; takes a reference on a layout. */
-static void set_data(struct ump_request *r, const void *data, size_t len, ump_dt_t layout,
-                     size_t count)
+static UMP_INLINE_PATH void set_data(struct ump_request *r, const void *data, size_t len,
+                                     ump_dt_t layout, size_t count)
 {
     r->buf = (void *)data;
     r->len = len;
@@ -65,7 +66,8 @@ static void set_data(struct ump_request *r, const void *data, size_t len, ump_dt
 /* The blocking standard send's fast path: an eager message goes out with no
  * request at all when nothing is queued ahead of it and the receiver has
  * granted the credit. */
-static bool send_inline(ump_peer_t *p, int dst, const void *buf, size_t len, int tag, uint32_t ctx)
+static UMP_INLINE_PATH bool send_inline(ump_peer_t *p, int dst, const void *buf, size_t len,
+                                        int tag, uint32_t ctx)
 {
     if (!TAILQ_EMPTY(&p->match) || p->dead || len > p->xp->caps.eager_limit) return false;
     int64_t cost = (int64_t)ump_core_cost(UMP_AM_EAGER, sizeof(ump_hdr_match_t), len);
@@ -95,9 +97,11 @@ static bool send_inline_dt(ump_peer_t *p, int dst, const void *buf, size_t count
     return true;
 }
 
-/* With `blocking`, a standard send may complete inline and leave *req null. */
-static int isend(const char *call, const void *buf, size_t count, ump_dt_t dt, int dst, int tag,
-                 uint32_t ctx, bool sync, bool blocking, ump_req_t *req)
+/* With `blocking` (a blocking send, or a caller of ump_isend_inline), a
+ * standard send may complete inline and leave *req null. */
+static UMP_INLINE_PATH int isend(const char *call, const void *buf, size_t count, ump_dt_t dt,
+                                 int dst, int tag, uint32_t ctx, bool sync, bool blocking,
+                                 ump_req_t *req)
 {
     size_t len;
     const void *data;
@@ -169,13 +173,19 @@ int ump_isend(const void *buf, size_t count, ump_dt_t dt, int dst, int tag, uint
     return isend("ump_isend", buf, count, dt, dst, tag, ctx, false, false, req);
 }
 
+int ump_isend_inline(const void *buf, size_t count, ump_dt_t dt, int dst, int tag, uint32_t ctx,
+                     ump_req_t *req)
+{
+    return isend("ump_isend", buf, count, dt, dst, tag, ctx, false, true, req);
+}
+
 int ump_issend(const void *buf, size_t count, ump_dt_t dt, int dst, int tag, uint32_t ctx,
                ump_req_t *req)
 {
     return isend("ump_issend", buf, count, dt, dst, tag, ctx, true, false, req);
 }
 
-static int check_source(const char *call, int src, int tag)
+static UMP_INLINE_PATH int check_source(const char *call, int src, int tag)
 {
     if (src != UMP_ANY_SOURCE && (src < 0 || src >= ump_core.size)) {
         ump_error("%s: source rank %d is out of range [0, %d) (rank %d)", call, src, ump_core.size,
@@ -208,8 +218,9 @@ int ump_core_check_recv_layout(const char *call, ump_dt_t layout, size_t count)
 /* Posts a checked receive (core lock held): it meets the earliest matching
  * unexpected message, `u` when the caller found it already, else waits in
  * the posted queue. */
-static int post_recv(void *data, size_t len, ump_dt_t layout, size_t count, int src, int tag,
-                     uint32_t ctx, ump_ctxq_t *q, ump_unexp_t *u, ump_req_t *req)
+static UMP_INLINE_PATH int post_recv(void *data, size_t len, ump_dt_t layout, size_t count, int src,
+                                     int tag, uint32_t ctx, ump_ctxq_t *q, ump_unexp_t *u,
+                                     ump_req_t *req)
 {
     struct ump_request *r = q ? ump_core_req_alloc(UMP_REQ_RECV) : NULL;
     if (UMP_UNLIKELY(!r)) return UMP_ERR_NO_MEMORY;

@@ -12,19 +12,6 @@ static size_t match_hlen(uint8_t am_id)
     return am_id == UMP_AM_RTS ? sizeof(ump_hdr_rts_t) : sizeof(ump_hdr_match_t);
 }
 
-void ump_core_consumed(int src, size_t cost)
-{
-    ump_peer_t *p = &ump_core.peers[src];
-    p->owed += cost;
-    /* Return credits in batches: one CREDIT per quarter of the window keeps
-     * the sender streaming without an AM per message. */
-    if ((int64_t)p->owed >= ump_core.credits_init / 4) {
-        ump_hdr_credit_t h = {.bytes = p->owed};
-        p->owed = 0;
-        ump_core_send_ctrl(src, UMP_AM_CREDIT, &h, sizeof(h));
-    }
-}
-
 /* Copies the first n bytes of a message into r's buffer. */
 static void place(struct ump_request *r, const void *payload, size_t n)
 {
@@ -344,9 +331,41 @@ static void on_credit(int peer, const char *data, size_t len)
     }
 }
 
+/* The common case of an arriving eager message, by itself: its context is
+ * the one last used, and the receive at the head of the posted queue (the
+ * earliest one, so matching it keeps MPI's order) matches it, takes plain
+ * bytes and has room. Then no scan, no header copy beyond the match header,
+ * no protocol switch. False (nothing done) sends it the general way. */
+static bool eager_at_head(int peer, const char *data, size_t len)
+{
+    ump_hdr_match_t h;
+    if (UMP_UNLIKELY(len < sizeof(h))) return false;
+    memcpy(&h, data, sizeof(h));
+    size_t plen = len - sizeof(h);
+    ump_ctxq_t *q = ump_core.last_ctxq;
+    if (!q || q->ctx != h.ctx || plen != h.len) return false;
+    struct ump_request *r = TAILQ_FIRST(&q->posted);
+    if (!r || r->dt || plen > r->len || (r->peer != UMP_ANY_SOURCE && r->peer != peer) ||
+        (r->tag != UMP_ANY_TAG && r->tag != h.tag))
+        return false;
+    TAILQ_REMOVE(&q->posted, r, link);
+    r->flags = (r->flags & ~UMP_RF_POSTED) | UMP_RF_MATCHED;
+    r->status.source = peer;
+    r->status.tag = h.tag;
+    r->status.msg_len = plen;
+    r->status.count = plen;
+    if (plen) memcpy(r->buf, data + sizeof(h), plen);
+    ump_core_req_complete(r, UMP_OK);
+    ump_core_consumed(peer, sizeof(h) + plen);
+    return true;
+}
+
 void ump_core_am_handler(void *arg, ump_xp_t *xp, int peer, uint8_t am_id, const void *data,
                          size_t len)
 {
+    if (am_id == UMP_AM_EAGER && UMP_LIKELY(peer >= 0 && peer < ump_core.size) &&
+        eager_at_head(peer, data, len))
+        return;
     if (UMP_UNLIKELY(peer < 0 || peer >= ump_core.size)) {
         ump_error("protocol: message from unknown rank %d dropped", peer);
         return;

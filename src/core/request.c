@@ -11,20 +11,6 @@
 
 #include "core/core.h"
 
-struct ump_request *ump_core_req_alloc(ump_req_kind_t kind)
-{
-    struct ump_request *r = ump_freelist_get(&ump_core.req_fl);
-    if (UMP_UNLIKELY(!r)) return NULL;
-    r->kind = (uint8_t)kind;
-    r->flags = UMP_RF_ACTIVE;
-    r->dt = NULL;
-    r->cur = NULL;
-    r->mr = NULL;
-    TAILQ_INSERT_TAIL(&ump_core.active, r, active);
-    ump_core.outstanding++;
-    return r;
-}
-
 void ump_core_req_complete(struct ump_request *r, int error)
 {
     if (r->flags & UMP_RF_COMPLETE) return;
@@ -49,7 +35,7 @@ void ump_core_req_complete(struct ump_request *r, int error)
 }
 
 /* Hands the final status out and returns the request to its free list. */
-static int release(ump_req_t *req, ump_status_t *st)
+static UMP_INLINE_PATH int release(ump_req_t *req, ump_status_t *st)
 {
     struct ump_request *r = *req;
     int err = r->status.error;
@@ -179,7 +165,11 @@ int ump_wait(ump_req_t *req, ump_status_t *st)
         return UMP_OK;
     }
     ump_core_lock();
-    if (!((*req)->flags & UMP_RF_COMPLETE)) ump_core_wait_until(req_done, *req);
+    /* One pass of progress first, here: the message is often there. */
+    if (!((*req)->flags & UMP_RF_COMPLETE)) {
+        ump_core_progress();
+        if (!((*req)->flags & UMP_RF_COMPLETE)) ump_core_wait_until(req_done, *req);
+    }
     int rc = release(req, st);
     ump_core_unlock();
     return rc;

@@ -220,8 +220,20 @@ static inline bool ump_dt_renamed(ump_dt_t dt)
 
 /* Take / drop a reference (no-ops on predefined types). The last unref of a
  * derived type releases it and the references it holds. */
-void ump_dt_ref(ump_dt_t dt);
-void ump_dt_unref(ump_dt_t dt);
+void ump_dt_release(struct ump_dt *t);
+/* Inline: every message takes and drops one on its type, most often a
+ * predefined one, where both are a test. */
+static inline void ump_dt_ref(ump_dt_t dt)
+{
+    if (dt && !dt->predefined)
+        __atomic_add_fetch(&((struct ump_dt *)dt)->refs, 1, __ATOMIC_RELAXED);
+}
+static inline void ump_dt_unref(ump_dt_t dt)
+{
+    if (!dt || dt->predefined) return;
+    struct ump_dt *t = (struct ump_dt *)dt;
+    if (__atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL) == 0) ump_dt_release(t);
+}
 /* ump_dt_commit, ump_dt_free, ump_dt_set_name, the constructors and
  * ump_dt_envelope / ump_dt_contents are declared in ump.h. */
 

@@ -45,19 +45,6 @@ void ump_dt_release(struct ump_dt *t)
     free(t);
 }
 
-void ump_dt_ref(ump_dt_t dt)
-{
-    if (dt && !dt->predefined)
-        __atomic_add_fetch(&((struct ump_dt *)dt)->refs, 1, __ATOMIC_RELAXED);
-}
-
-void ump_dt_unref(ump_dt_t dt)
-{
-    if (!dt || dt->predefined) return;
-    struct ump_dt *t = (struct ump_dt *)dt;
-    if (__atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL) == 0) ump_dt_release(t);
-}
-
 int ump_dt_commit(struct ump_dt *dt)
 {
     if (!ump_dt_valid(dt) || dt->user_freed) return UMP_ERR_DATATYPE;

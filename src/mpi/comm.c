@@ -37,11 +37,6 @@ enum {
     TAG_GATHER,
 };
 
-bool ump_mpi_comm_ok(MPI_Comm c)
-{
-    return c && c->magic == UMP_MPI_MAGIC_COMM;
-}
-
 int ump_mpi_comm_rank_of(MPI_Comm c, int world_rank)
 {
     if (c == MPI_COMM_WORLD)
@@ -138,10 +133,8 @@ void ump_mpi_comm_fini(void)
     }
 }
 
-void ump_mpi_comm_unref(MPI_Comm c)
+void ump_mpi_comm_free_last(MPI_Comm c)
 {
-    if (!c || c->predefined) return;
-    if (__atomic_sub_fetch(&c->refcount, 1, __ATOMIC_ACQ_REL) > 0) return;
     /* The id is reused only now: a receive still pending on a freed
      * communicator must not match traffic of a newer one. */
     ctx_mark(c->ctx_id, false);

@@ -16,20 +16,25 @@ int ump_mpi_thread_level = MPI_THREAD_SINGLE;
 static pthread_mutex_t mpi_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_t main_thread;
 static bool initialized, finalized;
+bool ump_mpi_live;
 
-void ump_mpi_lock(void)
+void ump_mpi_lock_multiple(void)
 {
-    if (ump_mpi_thread_level == MPI_THREAD_MULTIPLE) pthread_mutex_lock(&mpi_lock);
+    pthread_mutex_lock(&mpi_lock);
 }
 
-void ump_mpi_unlock(void)
+void ump_mpi_unlock_multiple(void)
 {
-    if (ump_mpi_thread_level == MPI_THREAD_MULTIPLE) pthread_mutex_unlock(&mpi_lock);
+    pthread_mutex_unlock(&mpi_lock);
 }
 
-bool ump_mpi_active(void)
+/* ump_mpi_live mirrors initialized && !finalized, so the check every MPI
+ * call starts with is one load (mpi_impl.h). */
+static void set_state(bool init, bool fini)
 {
-    return initialized && !finalized;
+    initialized = init;
+    finalized = fini;
+    ump_mpi_live = init && !fini;
 }
 
 static int init(const char *call, int *argc, char ***argv, int required, int *provided)
@@ -50,10 +55,10 @@ static int init(const char *call, int *argc, char ***argv, int required, int *pr
     }
     ump_mpi_thread_level = got;
     main_thread = pthread_self();
-    initialized = true;
+    set_state(true, false);
     rc = ump_mpi_comm_init();
     if (rc != MPI_SUCCESS) {
-        initialized = false;
+        set_state(false, false);
         ump_finalize();
         fprintf(stderr, "ump: %s failed: out of memory for the predefined communicators\n", call);
         return MPI_ERR_NO_MEM;
@@ -106,7 +111,7 @@ int PMPI_Finalize(void)
     ump_mpi_comm_fini();
     ump_mpi_info_env_fini();
     int rc = ump_finalize();
-    finalized = true;
+    set_state(true, true);
     if (rc != UMP_OK)
         return ump_mpi_error(MPI_COMM_NULL, ump_mpi_class_of(rc), call, "%s", ump_strerror(rc));
     return MPI_SUCCESS;

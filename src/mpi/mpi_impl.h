@@ -18,9 +18,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <stdlib.h>
+
 #include "dt/dt.h"
 #include "mpi.h"
 #include "ump.h"
+#include "util/util.h"
 
 /* Magic numbers catch stale or foreign handles. */
 enum {
@@ -143,13 +146,8 @@ struct ump_mpi_request {
     void *free_arg;
 };
 
-/* A new request of `kind` on `comm` (refcount of comm taken), or NULL. For
- * UMP_MPI_REQ_COLL the caller stores its core generalized request in ->core.
- * (A request the caller calloc'd itself, magic and kind set, also works:
- * it is freed with free() and holds no communicator reference.) */
-MPI_Request ump_mpi_req_new(int kind, MPI_Comm comm);
-/* Releases a request object (calls free_fn, drops the comm reference). */
-void ump_mpi_req_release(MPI_Request r);
+/* ump_mpi_req_new and ump_mpi_req_release (the end of this file) make and
+ * release request objects. */
 /* Generalized requests (grequest.c): completion runs the query callback
  * (fills *st when not NULL, returns the request's error); MPI_Cancel runs
  * the cancel callback. */
@@ -176,8 +174,16 @@ void ump_mpi_status_empty(MPI_Status *st);
 /* Thread level granted at MPI_Init; the MPI layer's own lock (for its
  * global tables) is taken only at MPI_THREAD_MULTIPLE. */
 extern int ump_mpi_thread_level;
-void ump_mpi_lock(void);
-void ump_mpi_unlock(void);
+void ump_mpi_lock_multiple(void);
+void ump_mpi_unlock_multiple(void);
+static inline void ump_mpi_lock(void)
+{
+    if (__builtin_expect(ump_mpi_thread_level == MPI_THREAD_MULTIPLE, 0)) ump_mpi_lock_multiple();
+}
+static inline void ump_mpi_unlock(void)
+{
+    if (__builtin_expect(ump_mpi_thread_level == MPI_THREAD_MULTIPLE, 0)) ump_mpi_unlock_multiple();
+}
 
 /* Raises error `errclass` on `comm` (MPI_COMM_WORLD when comm is
  * MPI_COMM_NULL or invalid): formats "<call>: <message> in communicator
@@ -191,6 +197,11 @@ int ump_mpi_error(MPI_Comm comm, int errclass, const char *call, const char *fmt
 /* MPI error class for a core status code (UMP_ERR_TRUNCATE -> MPI_ERR_TRUNCATE,
  * UMP_ERR_OP -> MPI_ERR_OP, ...): the one place codes become classes. */
 int ump_mpi_class_of(int ump_status);
+/* The same, with success (every message's status) inline. */
+static inline int ump_mpi_class_of_fast(int ump_status)
+{
+    return ump_status == UMP_OK ? MPI_SUCCESS : ump_mpi_class_of(ump_status);
+}
 
 /* The largest error code in use: MPI_ERR_LASTCODE until MPI_Add_error_class
  * or _code adds one (errclass.c); the value of attribute MPI_LASTUSEDCODE. */
@@ -199,15 +210,27 @@ extern int ump_mpi_lastusedcode;
  * none was added) are stored through the non-NULL pointers. */
 bool ump_mpi_errcode_added(int code, int *cls, char *text, size_t len);
 
-/* Validity checks shared by every file (return true when valid). */
-bool ump_mpi_comm_ok(MPI_Comm c);
+/* Validity checks shared by every file (return true when valid). They are
+ * on every call's path, so each is a load and a compare of a magic field,
+ * inline. */
+static inline bool ump_mpi_comm_ok(MPI_Comm c)
+{
+    return c && c->magic == UMP_MPI_MAGIC_COMM;
+}
 bool ump_mpi_group_ok(MPI_Group g);
 bool ump_mpi_op_ok(MPI_Op op);
 /* A datatype usable for communication: non-null, not freed, committed. */
-bool ump_mpi_dt_ok(MPI_Datatype dt);
+static inline bool ump_mpi_dt_ok(MPI_Datatype dt)
+{
+    return ump_dt_valid(dt) && !dt->user_freed && dt->committed;
+}
 
-/* Whether MPI_Init has run and MPI_Finalize has not. */
-bool ump_mpi_active(void);
+/* Whether MPI_Init has run and MPI_Finalize has not (env.c keeps it). */
+extern bool ump_mpi_live;
+static inline bool ump_mpi_active(void)
+{
+    return ump_mpi_live;
+}
 bool ump_mpi_info_ok(MPI_Info info);
 bool ump_mpi_errh_ok(MPI_Errhandler e);
 void ump_mpi_errh_ref(MPI_Errhandler e);
@@ -240,10 +263,18 @@ int ump_mpi_attr_delete_all(MPI_Comm c);
  * MPI_Type_free; MPI class. */
 int ump_mpi_type_attr_copy(MPI_Datatype oldt, MPI_Datatype newt);
 int ump_mpi_type_attr_delete_all(MPI_Datatype dt);
-void ump_mpi_comm_unref(MPI_Comm c);
 /* Info hints (comm_info.c): copied by MPI_Comm_dup, freed with the object. */
 int ump_mpi_comm_info_copy(MPI_Comm oldc, MPI_Comm newc);
 void ump_mpi_comm_info_free(MPI_Comm c);
+void ump_mpi_comm_free_last(MPI_Comm c);
+/* Drops a reference; the last one frees the communicator. Predefined
+ * communicators (the usual case on every request) cost a test. */
+static inline void ump_mpi_comm_unref(MPI_Comm c)
+{
+    if (!c || c->predefined) return;
+    if (__atomic_sub_fetch(&c->refcount, 1, __ATOMIC_ACQ_REL) > 0) return;
+    ump_mpi_comm_free_last(c);
+}
 /* Topologies (topo_common.c): copied by MPI_Comm_dup (collective over the
  * new communicator), freed with the communicator object. */
 int ump_mpi_topo_dup(const char *call, MPI_Comm oldc, MPI_Comm newc);
@@ -258,7 +289,12 @@ void ump_mpi_info_env_fini(void);
 /* Buffered sends (bsend.c): completes outstanding ones at finalize. */
 void ump_mpi_bsend_fini(void);
 /* Requests freed while active (MPI_Request_free) are finished here. */
-void ump_mpi_req_reap(bool finalizing);
+void ump_mpi_req_reap_some(bool finalizing);
+extern size_t ump_mpi_norphans; /* requests waiting in that list */
+static inline void ump_mpi_req_reap(bool finalizing)
+{
+    if (__atomic_load_n(&ump_mpi_norphans, __ATOMIC_RELAXED)) ump_mpi_req_reap_some(finalizing);
+}
 
 #define UMP_MPI_CHECK_INIT(call)                                                                   \
     do {                                                                                           \
@@ -285,10 +321,11 @@ void ump_mpi_req_reap(bool finalizing);
 /* MPI 3.1 §4.1: a type map with overlapping entries may be sent from but
  * receiving into it is erroneous. Refused up front (before anything is
  * posted or sent) with MPI_ERR_TYPE; use after UMP_MPI_CHECK_DT and the
- * count check. The answer is cached in the type (ump_dt_overlaps). */
+ * count check. The answer is cached in the type (ump_dt_overlaps); a type
+ * whose elements are one range cannot overlap, so it costs no call. */
 #define UMP_MPI_CHECK_RECV_DT(call, c, dt, n)                                                      \
     do {                                                                                           \
-        if (ump_dt_overlaps(dt, (size_t)(n)))                                                      \
+        if (!(dt)->contiguous && ump_dt_overlaps(dt, (size_t)(n)))                                 \
             return ump_mpi_error(c, MPI_ERR_TYPE, call,                                            \
                                  "receive datatype '%s' has overlapping entries (count %d): a "    \
                                  "receive into it would write some bytes twice",                   \
@@ -296,7 +333,13 @@ void ump_mpi_req_reap(bool finalizing);
     } while (0)
 /* A null buffer is valid with MPI_BOTTOM and types of absolute addresses,
  * so it is refused only when the type cannot reach memory by itself. */
-bool ump_mpi_buf_ok(const void *buf, int count, MPI_Datatype dt);
+static inline bool ump_mpi_buf_ok(const void *buf, int count, MPI_Datatype dt)
+{
+    if (buf || count == 0 || !ump_dt_valid(dt) || dt->size == 0) return true;
+    /* MPI_BOTTOM with a type built from absolute addresses (MPI_Get_address)
+     * reaches memory through its displacements alone. */
+    return dt->true_lb != 0;
+}
 /* A datatype's name for MPI: MPI's spelling for a predefined type
  * ("MPI_INT"; the engine's own is ump.h's "UMP_INT"), else the name set
  * ("" when none). Never NULL. */
@@ -307,5 +350,73 @@ const char *ump_mpi_dt_name(MPI_Datatype dt);
             return ump_mpi_error(c, MPI_ERR_BUFFER, call, "buffer is null with count %d",          \
                                  (int)(n));                                                        \
     } while (0)
+
+/* --- request objects ------------------------------------------------------
+ *
+ * Inline, as every non-blocking call makes one and every completion
+ * releases one: the free list's pop and push and the field stores fold into
+ * the caller, which overwrites most fields right after.
+ */
+extern ump_freelist_t ump_mpi_req_fl; /* under ump_mpi_lock */
+
+/* A new request of `kind` on `comm` (refcount of comm taken), or NULL. For
+ * UMP_MPI_REQ_COLL the caller stores its core generalized request in ->core.
+ * (A request the caller calloc'd itself, magic and kind set, also works:
+ * it is freed with free() and holds no communicator reference.) */
+static inline MPI_Request ump_mpi_req_new(int kind, MPI_Comm comm)
+{
+    ump_mpi_lock();
+    if (UMP_UNLIKELY(!ump_mpi_req_fl.obj_size))
+        ump_freelist_init(&ump_mpi_req_fl, sizeof(struct ump_mpi_request), 64);
+    MPI_Request r = ump_freelist_take(&ump_mpi_req_fl);
+    ump_mpi_unlock();
+    if (!r) return NULL;
+    ump_mpi_comm_ref(comm);
+    /* Every field, one by one: cheaper than zeroing the whole object on
+     * each message. */
+    r->magic = UMP_MPI_MAGIC_REQ;
+    r->kind = (uint8_t)kind;
+    r->persistent = false;
+    r->active = false;
+    r->proc_null = false;
+    r->freed = false;
+    r->mode = 0;
+    r->core = UMP_REQ_NULL;
+    r->comm = comm;
+    r->buf = NULL;
+    r->count = 0;
+    r->dt = NULL;
+    r->peer = 0;
+    r->tag = 0;
+    r->packbuf = NULL;
+    r->packlen = 0;
+    r->status = (MPI_Status){0};
+    r->complete = false;
+    r->cancelled = false;
+    r->core_status = (ump_status_t){0};
+    r->pooled = true;
+    r->msg = NULL;
+    r->free_fn = NULL;
+    r->free_arg = NULL;
+    return r;
+}
+
+/* Releases a request object (calls free_fn, drops the comm reference). */
+static inline void ump_mpi_req_release(MPI_Request r)
+{
+    if (r->free_fn) r->free_fn(r->free_arg);
+    if (r->dt) ump_dt_unref(r->dt);
+    if (r->packbuf) free(r->packbuf);
+    MPI_Comm c = r->comm;
+    r->magic = UMP_MPI_MAGIC_DEAD;
+    if (!r->pooled) {
+        free(r);
+        return;
+    }
+    ump_mpi_lock();
+    ump_freelist_put(&ump_mpi_req_fl, r);
+    ump_mpi_unlock();
+    ump_mpi_comm_unref(c);
+}
 
 #endif /* UMP_MPI_IMPL_H */

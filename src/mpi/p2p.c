@@ -135,8 +135,8 @@ int ump_mpi_unpack_recv(MPI_Request r, size_t bytes)
 
 /* --- argument checks --------------------------------------------------------- */
 
-static int check_send(const char *call, const void *buf, int count, MPI_Datatype dt, int dest,
-                      int tag, MPI_Comm comm)
+static UMP_INLINE_PATH int check_send(const char *call, const void *buf, int count, MPI_Datatype dt,
+                                      int dest, int tag, MPI_Comm comm)
 {
     UMP_MPI_CHECK_INIT(call);
     UMP_MPI_CHECK_COMM(call, comm);
@@ -152,7 +152,7 @@ static int check_send(const char *call, const void *buf, int count, MPI_Datatype
     return MPI_SUCCESS;
 }
 
-static int check_source_tag(const char *call, int source, int tag, MPI_Comm comm)
+static UMP_INLINE_PATH int check_source_tag(const char *call, int source, int tag, MPI_Comm comm)
 {
     if (source != MPI_PROC_NULL && source != MPI_ANY_SOURCE && (source < 0 || source >= comm->size))
         return ump_mpi_error(comm, MPI_ERR_RANK, call,
@@ -166,8 +166,8 @@ static int check_source_tag(const char *call, int source, int tag, MPI_Comm comm
     return MPI_SUCCESS;
 }
 
-static int check_recv(const char *call, void *buf, int count, MPI_Datatype dt, int source, int tag,
-                      MPI_Comm comm)
+static UMP_INLINE_PATH int check_recv(const char *call, void *buf, int count, MPI_Datatype dt,
+                                      int source, int tag, MPI_Comm comm)
 {
     UMP_MPI_CHECK_INIT(call);
     UMP_MPI_CHECK_COMM(call, comm);
@@ -178,7 +178,7 @@ static int check_recv(const char *call, void *buf, int count, MPI_Datatype dt, i
     return check_source_tag(call, source, tag, comm);
 }
 
-static int core_src(MPI_Comm comm, int source)
+static UMP_INLINE_PATH int core_src(MPI_Comm comm, int source)
 {
     return source == MPI_ANY_SOURCE ? UMP_ANY_SOURCE : ump_mpi_world_rank(comm, source);
 }
@@ -191,7 +191,7 @@ static int raise_core(MPI_Comm comm, const char *call, int rc, int peer)
 
 /* --- starting requests ------------------------------------------------------- */
 
-static void complete_now(MPI_Request r, int source, int tag, size_t bytes, int cls)
+static UMP_INLINE_PATH void complete_now(MPI_Request r, int source, int tag, size_t bytes, int cls)
 {
     r->complete = true;
     r->status.MPI_SOURCE = source;
@@ -201,7 +201,7 @@ static void complete_now(MPI_Request r, int source, int tag, size_t bytes, int c
     r->status.MPI_ERROR = cls;
 }
 
-static int start_send(const char *call, MPI_Request r)
+static UMP_INLINE_PATH int start_send(const char *call, MPI_Request r)
 {
     MPI_Comm comm = r->comm;
     r->active = true;
@@ -224,15 +224,19 @@ static int start_send(const char *call, MPI_Request r)
     if (r->mode == MODE_SYNC)
         rc = ump_issend(r->buf, (size_t)r->count, r->dt, w, r->tag, comm->ctx_p2p, &r->core);
     else
-        rc = ump_isend(r->buf, (size_t)r->count, r->dt, w, r->tag, comm->ctx_p2p, &r->core);
+        rc = ump_isend_inline(r->buf, (size_t)r->count, r->dt, w, r->tag, comm->ctx_p2p, &r->core);
     if (rc != UMP_OK) {
         r->active = false;
         return raise_core(comm, call, rc, r->peer);
     }
+    /* The transport took the message: complete already, with no core
+     * request to wait for, test or release. */
+    if (r->core == UMP_REQ_NULL)
+        complete_now(r, r->peer, r->tag, (size_t)r->count * r->dt->size, MPI_SUCCESS);
     return MPI_SUCCESS;
 }
 
-static int start_recv(const char *call, MPI_Request r)
+static UMP_INLINE_PATH int start_recv(const char *call, MPI_Request r)
 {
     MPI_Comm comm = r->comm;
     r->active = true;
@@ -250,8 +254,9 @@ static int start_recv(const char *call, MPI_Request r)
     return MPI_SUCCESS;
 }
 
-static int new_req(const char *call, int kind, const void *buf, int count, MPI_Datatype dt,
-                   int peer, int tag, MPI_Comm comm, int mode, bool persistent, MPI_Request *out)
+static UMP_INLINE_PATH int new_req(const char *call, int kind, const void *buf, int count,
+                                   MPI_Datatype dt, int peer, int tag, MPI_Comm comm, int mode,
+                                   bool persistent, MPI_Request *out)
 {
     if (!out) return ump_mpi_error(comm, MPI_ERR_REQUEST, call, "request pointer is NULL");
     MPI_Request r = ump_mpi_req_new(kind, comm);
@@ -268,8 +273,9 @@ static int new_req(const char *call, int kind, const void *buf, int count, MPI_D
     return MPI_SUCCESS;
 }
 
-static int isend_mode(const char *call, const void *buf, int count, MPI_Datatype dt, int dest,
-                      int tag, MPI_Comm comm, int mode, MPI_Request *request)
+static UMP_INLINE_PATH int isend_mode(const char *call, const void *buf, int count, MPI_Datatype dt,
+                                      int dest, int tag, MPI_Comm comm, int mode,
+                                      MPI_Request *request)
 {
     int rc = check_send(call, buf, count, dt, dest, tag, comm);
     if (rc != MPI_SUCCESS) return rc;

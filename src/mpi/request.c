@@ -17,47 +17,11 @@
 
 struct ump_mpi_request ump_mpi_request_null = {.magic = UMP_MPI_MAGIC_DEAD};
 
-static ump_freelist_t req_fl;
-static bool req_fl_ready;
+ump_freelist_t ump_mpi_req_fl;
 /* Requests freed by MPI_Request_free while still active. */
 static MPI_Request *orphans;
-static size_t norphans, orphans_cap;
-
-MPI_Request ump_mpi_req_new(int kind, MPI_Comm comm)
-{
-    ump_mpi_lock();
-    if (!req_fl_ready) {
-        ump_freelist_init(&req_fl, sizeof(struct ump_mpi_request), 64);
-        req_fl_ready = true;
-    }
-    MPI_Request r = ump_freelist_get(&req_fl);
-    ump_mpi_unlock();
-    if (!r) return NULL;
-    ump_mpi_comm_ref(comm);
-    r->magic = UMP_MPI_MAGIC_REQ;
-    r->kind = (uint8_t)kind;
-    r->comm = comm;
-    r->core = UMP_REQ_NULL;
-    r->pooled = true;
-    return r;
-}
-
-void ump_mpi_req_release(MPI_Request r)
-{
-    if (r->free_fn) r->free_fn(r->free_arg);
-    if (r->dt) ump_dt_unref(r->dt);
-    free(r->packbuf);
-    MPI_Comm c = r->comm;
-    r->magic = UMP_MPI_MAGIC_DEAD;
-    if (!r->pooled) {
-        free(r);
-        return;
-    }
-    ump_mpi_lock();
-    ump_freelist_put(&req_fl, r);
-    ump_mpi_unlock();
-    ump_mpi_comm_unref(c);
-}
+static size_t orphans_cap;
+size_t ump_mpi_norphans; /* read without the lock by ump_mpi_req_reap (mpi_impl.h) */
 
 void ump_mpi_status_empty(MPI_Status *st)
 {
@@ -114,12 +78,12 @@ static int raise_done(MPI_Comm comm, const char *call, int cls, const ump_status
 
 /* Finishes r whose core part completed with *u: unpacks a non-contiguous
  * receive, fills *st, makes r inactive. Returns the MPI error class. */
-static int finish(MPI_Request r, const ump_status_t *u, MPI_Status *st)
+static UMP_INLINE_PATH int finish(MPI_Request r, const ump_status_t *u, MPI_Status *st)
 {
     r->core = UMP_REQ_NULL;
     r->core_status = *u;
     if (r->kind == UMP_MPI_REQ_GREQ) return ump_mpi_greq_finish(r, st);
-    int cls = ump_mpi_class_of(u->error);
+    int cls = ump_mpi_class_of_fast(u->error);
     if (r->kind == UMP_MPI_REQ_RECV && r->packbuf) {
         int rc = ump_mpi_unpack_recv(r, u->count);
         if (rc != MPI_SUCCESS && cls == MPI_SUCCESS) cls = rc;
@@ -138,7 +102,7 @@ static int finish(MPI_Request r, const ump_status_t *u, MPI_Status *st)
             st->ump_cancelled = 0;
         }
     } else {
-        ump_mpi_status_from_core(r->comm, u, st);
+        if (st) ump_mpi_status_from_core(r->comm, u, st);
     }
     r->status.MPI_ERROR = cls;
     r->active = false;
@@ -147,7 +111,7 @@ static int finish(MPI_Request r, const ump_status_t *u, MPI_Status *st)
 
 /* Drives r once (or until done when `block`): *done says whether it
  * completed; then *st holds its status and the result is its class. */
-static int progress_one(MPI_Request r, bool block, bool *done, MPI_Status *st)
+static UMP_INLINE_PATH int progress_one(MPI_Request r, bool block, bool *done, MPI_Status *st)
 {
     if (r->complete || (r->persistent && !r->active) || r->core == UMP_REQ_NULL) {
         *done = true;
@@ -181,7 +145,7 @@ static int progress_one(MPI_Request r, bool block, bool *done, MPI_Status *st)
 }
 
 /* Releases a completed non-persistent request and nulls the handle. */
-static void settle(MPI_Request *rp)
+static UMP_INLINE_PATH void settle(MPI_Request *rp)
 {
     MPI_Request r = *rp;
     if (!r->persistent) {
@@ -193,7 +157,7 @@ static void settle(MPI_Request *rp)
     }
 }
 
-static bool req_ok(MPI_Request r)
+static UMP_INLINE_PATH bool req_ok(MPI_Request r)
 {
     return r && r->magic == UMP_MPI_MAGIC_REQ;
 }
@@ -551,7 +515,7 @@ int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 static void orphan_add(MPI_Request r)
 {
     ump_mpi_lock();
-    if (norphans == orphans_cap) {
+    if (ump_mpi_norphans == orphans_cap) {
         size_t cap = orphans_cap ? orphans_cap * 2 : 16;
         MPI_Request *o = realloc(orphans, cap * sizeof(*o));
         if (!o) {
@@ -565,20 +529,20 @@ static void orphan_add(MPI_Request r)
         orphans = o;
         orphans_cap = cap;
     }
-    orphans[norphans++] = r;
+    orphans[ump_mpi_norphans++] = r;
     ump_mpi_unlock();
 }
 
-void ump_mpi_req_reap(bool finalizing)
+void ump_mpi_req_reap_some(bool finalizing)
 {
-    if (!__atomic_load_n(&norphans, __ATOMIC_RELAXED)) return;
+    if (!__atomic_load_n(&ump_mpi_norphans, __ATOMIC_RELAXED)) return;
     /* Take the list, so no lock is held while driving progress (which may
      * run src/coll's hooks, which create requests). */
     ump_mpi_lock();
     MPI_Request *list = orphans;
-    size_t n = norphans;
+    size_t n = ump_mpi_norphans;
     orphans = NULL;
-    norphans = orphans_cap = 0;
+    ump_mpi_norphans = orphans_cap = 0;
     ump_mpi_unlock();
     size_t keep = 0;
     for (size_t i = 0; i < n; i++) {

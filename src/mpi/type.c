@@ -26,19 +26,6 @@ static bool dt_usable(MPI_Datatype dt)
     return ump_dt_valid(dt) && !dt->user_freed;
 }
 
-bool ump_mpi_dt_ok(MPI_Datatype dt)
-{
-    return dt_usable(dt) && dt->committed;
-}
-
-bool ump_mpi_buf_ok(const void *buf, int count, MPI_Datatype dt)
-{
-    if (buf || count == 0 || !ump_dt_valid(dt) || dt->size == 0) return true;
-    /* MPI_BOTTOM with a type built from absolute addresses (MPI_Get_address)
-     * reaches memory through its displacements alone. */
-    return dt->true_lb != 0;
-}
-
 /* MPI class and message for an engine status. */
 static int dt_fail(int rc, const char *call)
 {
@@ -716,10 +703,10 @@ int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int coun
 
 /* --- until the rest of src/mpi is linked in ------------------------------
  *
- * The MPI layer's error path, init state and communicator check live in
- * other files of src/mpi; these weak stand-ins let the datatype functions
- * link and run without them (reporting like MPI_ERRORS_RETURN). The real
- * definitions replace them.
+ * The MPI layer's error path lives in another file of src/mpi; this weak
+ * stand-in lets the datatype functions link and run without it (reporting
+ * like MPI_ERRORS_RETURN). The real definition replaces it. (The init
+ * state and the communicator check are inline in mpi_impl.h.)
  */
 __attribute__((weak)) int ump_mpi_error(MPI_Comm comm, int errclass, const char *call,
                                         const char *fmt, ...)
@@ -732,15 +719,4 @@ __attribute__((weak)) int ump_mpi_error(MPI_Comm comm, int errclass, const char 
     va_end(ap);
     ump_error("%s: %s", call, msg);
     return errclass;
-}
-
-__attribute__((weak)) bool ump_mpi_active(void)
-{
-    return true;
-}
-
-__attribute__((weak)) bool ump_mpi_comm_ok(MPI_Comm c)
-{
-    (void)c; /* no communicator objects without the rest of src/mpi */
-    return true;
 }

@@ -25,7 +25,7 @@ void ump_freelist_destroy(ump_freelist_t *fl)
     memset(fl, 0, sizeof(*fl));
 }
 
-static int grow(ump_freelist_t *fl)
+int ump_freelist_grow(ump_freelist_t *fl)
 {
     char *chunk = malloc(CHUNK_HEAD + fl->obj_size * fl->per_chunk);
     if (!chunk) return UMP_ERR_NO_MEMORY;
@@ -41,25 +41,9 @@ static int grow(ump_freelist_t *fl)
     return UMP_OK;
 }
 
-void *ump_freelist_take(ump_freelist_t *fl)
-{
-    if (UMP_UNLIKELY(!fl->free) && grow(fl) != UMP_OK) return NULL;
-    void *obj = fl->free;
-    fl->free = *(void **)obj;
-    fl->in_use++;
-    return obj;
-}
-
 void *ump_freelist_get(ump_freelist_t *fl)
 {
     void *obj = ump_freelist_take(fl);
     if (obj) memset(obj, 0, fl->obj_size);
     return obj;
-}
-
-void ump_freelist_put(ump_freelist_t *fl, void *obj)
-{
-    *(void **)obj = fl->free;
-    fl->free = obj;
-    fl->in_use--;
 }

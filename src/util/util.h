@@ -23,6 +23,10 @@
 #define UMP_MAX(a, b)                     ((a) > (b) ? (a) : (b))
 #define UMP_ALIGN_UP(x, a)                (((x) + ((a)-1)) & ~((size_t)(a)-1))
 #define UMP_CONTAINER_OF(p, type, member) ((type *)((char *)(p)-offsetof(type, member)))
+/* For the steps of one message's path that are split into functions for
+ * reading but called from a few places: folded into their callers, as a
+ * call's prologue and epilogue cost as much as the step itself. */
+#define UMP_INLINE_PATH inline __attribute__((always_inline))
 
 /* --- logging ------------------------------------------------------------- */
 
@@ -152,10 +156,26 @@ void ump_freelist_init(ump_freelist_t *fl, size_t obj_size, size_t per_chunk);
 void ump_freelist_destroy(ump_freelist_t *fl);
 /* Returns zeroed memory of obj_size, or NULL when out of memory. */
 void *ump_freelist_get(ump_freelist_t *fl);
+/* Carves a new chunk onto the free list (ump_freelist_take's slow path). */
+int ump_freelist_grow(ump_freelist_t *fl);
 /* Like ump_freelist_get, without zeroing: for objects whose every field
- * the caller sets (a zeroed 16 KiB buffer per message is wasted time). */
-void *ump_freelist_take(ump_freelist_t *fl);
-void ump_freelist_put(ump_freelist_t *fl, void *obj);
+ * the caller sets (a zeroed 16 KiB buffer per message is wasted time, and
+ * so is zeroing a whole request per message). Inline: it is a pop, on
+ * every message's path. */
+static inline void *ump_freelist_take(ump_freelist_t *fl)
+{
+    if (UMP_UNLIKELY(!fl->free) && ump_freelist_grow(fl) != UMP_OK) return NULL;
+    void *obj = fl->free;
+    fl->free = *(void **)obj;
+    fl->in_use++;
+    return obj;
+}
+static inline void ump_freelist_put(ump_freelist_t *fl, void *obj)
+{
+    *(void **)obj = fl->free;
+    fl->free = obj;
+    fl->in_use--;
+}
 
 /* --- misc ---------------------------------------------------------------- */
 

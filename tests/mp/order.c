@@ -3,7 +3,8 @@
  * order: non-overtaking and context isolation between rank 0 and the last rank.
  *  1. Rank 0 sends NMSG messages of random sizes (0 .. 600 KB, so eager and
  *     rendezvous for both shm and tcp are mixed) to rank R (the last rank), all with one tag
- *     on one context, as a burst of isends with some issends among them.
+ *     on one context, as a burst of isends with some issends and some
+ *     ump_isend_inline sends (which may complete inside the call) among them.
  *     Rank R has the first half of the receives posted before the burst and
  *     posts the rest afterwards (so they meet unexpected messages); the i-th
  *     receive must get the i-th message: size and pattern index both checked.
@@ -53,6 +54,10 @@ static void test_order(int me)
         for (int i = 0; i < NMSG; i++) {
             if (i % 7 == 3)
                 MP_CALL(ump_issend(bufs[i], msg_size(i), UMP_BYTE, R, TAG, 1, &reqs[i]));
+            else if (i % 3 == 1)
+                /* May complete inside the call (reqs[i] null): its order
+                 * against the queued sends around it is what is checked. */
+                MP_CALL(ump_isend_inline(bufs[i], msg_size(i), UMP_BYTE, R, TAG, 1, &reqs[i]));
             else
                 MP_CALL(ump_isend(bufs[i], msg_size(i), UMP_BYTE, R, TAG, 1, &reqs[i]));
         }

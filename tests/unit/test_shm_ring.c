@@ -222,7 +222,7 @@ static void test_fastbox(void **state)
     assert_int_equal(ump_shm_pair_send(&prod, &tx, n, (uint8_t)n, buf, 10, NULL, 0, 10), UMP_OK);
     assert_int_equal(ump_shm_pair_send(&prod, &tx, n + 1, (uint8_t)(n + 1), buf, 10, NULL, 0, 10),
                      UMP_OK);
-    ump_shm_msg_t m;
+    ump_shm_msg_t m = {0};
     uint32_t seq = 0;
     assert_int_equal(ump_shm_pair_next(&cons, &rx, seq, &m), 1);
     assert_null(m.rec);
@@ -326,7 +326,7 @@ static void run_stream(bool pair)
     uint32_t fastbox_hits = 0;
     for (uint32_t i = 0; i < STREAM_MSGS && !bad; i++) {
         unsigned spins = 0;
-        ump_shm_msg_t m;
+        ump_shm_msg_t m = {0};
         int rc;
         while ((rc = ump_shm_pair_next(&cons, &rx, i, &m)) == 0)
             backoff(&spins);

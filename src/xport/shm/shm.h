@@ -182,12 +182,58 @@ int ump_shm_pair_send(ump_shm_ring_t *tx, ump_shm_fbq_t *fb, uint32_t seq, uint8
 int ump_shm_pair_send_pack(ump_shm_ring_t *tx, ump_shm_fbq_t *fb, uint32_t seq, uint8_t am_id,
                            const void *hdr, size_t hlen, size_t len,
                            void (*pack)(void *, void *, size_t), void *arg);
+
+static inline int ump_shm_fb_take(ump_shm_fbq_t *fb, uint32_t seq, ump_shm_msg_t *m)
+{
+    ump_shm_fastbox_t *s = ump_shm_fb_slot(fb, seq);
+    m->data = s->data;
+    m->len = s->len;
+    m->seq = seq;
+    m->am_id = s->am_id;
+    m->rec = NULL;
+    return 1;
+}
+
 /* Receiver: finds message number `seq`: 1 (in *m, valid until release), 0
  * when it has not arrived, UMP_ERR_PROTOCOL when the ring shows another
- * number and the fastbox does not hold it (a corrupted pair). */
-int ump_shm_pair_next(ump_shm_ring_t *rx, ump_shm_fbq_t *fb, uint32_t seq, ump_shm_msg_t *m);
+ * number and the fastbox does not hold it (a corrupted pair). Inline: the
+ * receiver runs it on every poll. */
+static inline int ump_shm_pair_next(ump_shm_ring_t *rx, ump_shm_fbq_t *fb, uint32_t seq,
+                                    ump_shm_msg_t *m)
+{
+    /* The fastbox first, as small messages mostly travel there: a slot
+     * that holds number seq holds the message wanted, whatever the ring
+     * shows. */
+    if (ump_shm_fb_holds(fb, seq)) return ump_shm_fb_take(fb, seq, m);
+    const ump_shm_rec_t *rec = ump_shm_ring_peek(rx);
+    if (rec && rec->seq == seq) {
+        m->data = rec + 1;
+        m->len = rec->len;
+        m->seq = seq;
+        m->am_id = rec->am_id;
+        m->rec = rec;
+        return 1;
+    }
+    /* The ring shows a later number: the fastbox write of seq came before
+     * it (acquire on the ring's head makes it visible now), so look again
+     * before calling the pair corrupted. */
+    if (rec && ump_shm_fb_holds(fb, seq)) return ump_shm_fb_take(fb, seq, m);
+    return rec ? UMP_ERR_PROTOCOL : 0;
+}
+
 /* Receiver: frees the slot of a message returned by ump_shm_pair_next(). */
-void ump_shm_pair_release(ump_shm_ring_t *rx, ump_shm_fbq_t *fb, const ump_shm_msg_t *m);
+static inline void ump_shm_pair_release(ump_shm_ring_t *rx, ump_shm_fbq_t *fb,
+                                        const ump_shm_msg_t *m)
+{
+    if (m->rec)
+        ump_shm_ring_pop(rx, m->rec);
+    else
+        atomic_store_explicit(&ump_shm_fb_slot(fb, m->seq)->state, 0, memory_order_relaxed);
+    /* Release: the slot is empty and our reads of it are done before the
+     * sender sees the number (a line the sender reads only when it runs
+     * out of slots). */
+    atomic_store_explicit(&fb->set->consumed, m->seq + 1, memory_order_release);
+}
 
 /* Gathers hdr + iov into dst (total bytes). */
 void ump_shm_gather(char *dst, const void *hdr, size_t hlen, const struct iovec *iov, int iovcnt,

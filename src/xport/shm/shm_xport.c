@@ -426,7 +426,13 @@ static int shm_am_send(ump_xp_t *xp_, int peer, uint8_t am_id, const void *hdr, 
         total += iov[i].iov_len;
     if (UMP_UNLIKELY(total > xp->base.caps.max_am)) return UMP_ERR_INVALID;
 
-    int rc = ump_shm_pair_send(&p->tx, &p->tx_fb, p->tx_seq, am_id, hdr, hlen, iov, iovcnt, total);
+    /* ump_shm_pair_send, one call shorter: the fastbox when it is free,
+     * else the ring (the receiver orders them by sequence number). */
+    int rc = total <= UMP_SHM_FB_PAYLOAD
+                 ? ump_shm_fb_push(&p->tx_fb, p->tx_seq, am_id, hdr, hlen, iov, iovcnt, total)
+                 : UMP_ERR_NO_RESOURCE;
+    if (rc == UMP_ERR_NO_RESOURCE)
+        rc = ump_shm_ring_push(&p->tx, p->tx_seq, am_id, hdr, hlen, iov, iovcnt, total);
     if (rc == UMP_ERR_NO_RESOURCE && peer_dead(xp, p)) return UMP_ERR_PEER_DEAD;
     if (rc != UMP_OK) return rc;
     p->tx_seq++;
@@ -452,7 +458,7 @@ static int shm_am_send_pack(ump_xp_t *xp_, int peer, uint8_t am_id, const void *
 
 /* Delivers up to DRAIN_BUDGET messages from slot s in sequence order.
  * Returns the number delivered; *more is set when the budget ran out. */
-static int drain(shm_xp_t *xp, int s, bool *more)
+static UMP_INLINE_PATH int drain(shm_xp_t *xp, int s, bool *more)
 {
     shm_peer_t *p = &xp->peers[s];
     const ump_xp_params_t *prm = &xp->base.params;
