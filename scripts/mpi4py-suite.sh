@@ -27,7 +27,7 @@ shift $(($# >= 2 ? 2 : 1))
 ranks=${*:-1 2 3}
 python=${PYTHON:-/usr/bin/python3}
 module_timeout=${MPI4PY_TIMEOUT:-300}
-exclude=${MPI4PY_EXCLUDE-test_dynproc test_spawn}
+exclude=${MPI4PY_EXCLUDE-test_dynproc}
 logs=${MPI4PY_LOGS:-$(mktemp -d /tmp/mpi4py-suite.XXXXXX)}
 mkdir -p "$logs"
 
