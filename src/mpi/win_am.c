@@ -15,6 +15,8 @@
  */
 #include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,8 +192,13 @@ static void accumulate(MPI_Win w, const ump_win_hdr_t *h, const ump_win_run_t *r
         return;
     }
     MPI_Datatype dt = ump_win_dt_at(h->basic);
-    char *tmp = malloc(h->tlen ? h->tlen : 1);
+    /* The target's bytes, and the origin's when the message does not hold
+     * them at an address the type may be loaded from (long double wants 16). */
+    size_t len = (h->tlen + 15) & ~(size_t)15;
+    bool moved = ((uintptr_t)data & 15) != 0;
+    char *tmp = aligned_alloc(16, len ? (moved ? 2 * len : len) : 16);
     if (!tmp || !dt || !op) ump_abort(MPI_ERR_INTERN, "one-sided: cannot apply an accumulate");
+    if (moved) data = memcpy(tmp + len, data, h->tlen);
     move_runs(w, h, runs, tmp, false);
     PMPI_Reduce_local(data, tmp, (int)(h->tlen / dt->size), dt, op);
     move_runs(w, h, runs, tmp, true);

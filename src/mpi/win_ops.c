@@ -33,6 +33,12 @@ typedef struct {
     MPI_Op redop;
     const void *compare; /* CAS */
     MPI_Request *request;
+    /* Fetch_and_op and Compare_and_swap: the reply is awaited before the
+     * call returns. Their result is one element, so this costs the round
+     * trip a flush would wait for anyway, and a program that frees or
+     * reuses the result buffer before the epoch ends (which MPI forbids,
+     * but programs and other MPIs' tests do) finds it written already. */
+    bool wait_reply;
 } rma_args_t;
 
 /* The predefined type a type is a repetition of (signatures compose, so a
@@ -146,7 +152,9 @@ static int check(MPI_Win w, const rma_args_t *a, MPI_Datatype *basic)
                                  "origin (%s) and target (%s) datatypes must be made of one "
                                  "and the same predefined type",
                                  dt_name(a->odt ? a->odt : a->tdt), dt_name(a->tdt));
-        if (a->op != UMP_WIN_CAS && a->redop != MPI_REPLACE && a->redop != MPI_NO_OP) {
+        /* Nothing moves with a zero count: the op need not suit the type
+         * (as other MPIs accept it). */
+        if (a->op != UMP_WIN_CAS && a->redop != MPI_REPLACE && a->redop != MPI_NO_OP && tbytes) {
             ump_coll_red_t r;
             if (ump_coll_red_prepare(&r, a->redop->uop, tb) != UMP_OK)
                 return ump_win_error(w, MPI_ERR_OP, call, "%s does not apply to datatype %s",
@@ -261,11 +269,14 @@ static int rma(MPI_Win w, const rma_args_t *a)
         }
     }
     int urc = UMP_OK;
+    ump_req_t reply = UMP_REQ_NULL;
     if (fetches) {
         ump_req_t rr;
         h->reply_tag = ump_win_tag(w);
         urc = ump_irecv(a->raddr, (size_t)a->rcount, a->rdt, tw, h->reply_tag, ctx, &rr);
-        if (urc == UMP_OK && ump_win_pend_add(w, rr, NULL, g) != MPI_SUCCESS)
+        if (a->wait_reply)
+            reply = rr;
+        else if (urc == UMP_OK && ump_win_pend_add(w, rr, NULL, g) != MPI_SUCCESS)
             urc = UMP_ERR_NO_MEMORY;
     }
     ump_req_t sr = UMP_REQ_NULL;
@@ -275,8 +286,13 @@ static int rma(MPI_Win w, const rma_args_t *a)
         free(msg);
         urc = UMP_ERR_NO_MEMORY;
     }
+    if (urc == UMP_OK && reply) urc = ump_wait(&reply, UMP_STATUS_IGNORE);
     if (urc != UMP_OK) {
         if (!sr) free(msg);
+        if (reply) { /* the message never left: nothing will answer */
+            ump_cancel(&reply);
+            ump_wait(&reply, UMP_STATUS_IGNORE);
+        }
         return ump_win_error(w, ump_mpi_class_of(urc), call, "cannot reach target rank %d: %s",
                              a->target, ump_strerror(urc));
     }
@@ -440,7 +456,7 @@ int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype d
     UMP_WIN_CHECK(call, win);
     rma_args_t a = {call, UMP_WIN_GACC, origin_addr, 1,           datatype, result_addr,
                     1,    datatype,     target_rank, target_disp, 1,        datatype,
-                    op,   NULL,         NULL};
+                    op,   NULL,         NULL,        true};
     return rma(win, &a);
 }
 
@@ -457,6 +473,6 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
                              "datatype must be predefined (an integer, logical or byte type)");
     rma_args_t a = {call,        UMP_WIN_CAS,  origin_addr, 1,           datatype, result_addr,
                     1,           datatype,     target_rank, target_disp, 1,        datatype,
-                    MPI_OP_NULL, compare_addr, NULL};
+                    MPI_OP_NULL, compare_addr, NULL,        true};
     return rma(win, &a);
 }

@@ -178,7 +178,7 @@ endforeach()
 # One-sided communication (windows): every program on 2 and 4 ranks over
 # shm and tcp, on 3 ranks over udp (also with injected faults), and as a
 # singleton.
-set(MPI_RMA_PROGS win rma rma_sync rma_err rma_mt)
+set(MPI_RMA_PROGS win rma rma_sync rma_err rma_mt rma_edge)
 foreach(prog ${MPI_RMA_PROGS})
   ump_mpi_program(mpi_${prog} ${MPI_TEST_DIR}/${prog}.c ${CMAKE_BINARY_DIR}/tests/mpi ${prog})
   foreach(run "2;shm" "4;shm" "2;tcp" "4;tcp" "3;udp")

@@ -323,14 +323,15 @@ static void handle_frame(struct conn *c, uint8_t type, ump_kvs_rd_t *rd)
         char msg[1024];
         snprintf(msg, sizeof(msg), "%s called abort with code %d: %.*s",
                  rank_desc(r, who, sizeof(who)), code, (int)n, text);
-        /* Answer first: the rank waits for it before exiting, so the
-         * message is ours before its exit status is. */
-        send_simple(c, UMP_KVS_OK, NULL);
         /* A rank often aborts because a peer died (killed, crashed): when
          * that peer has exited already, its death is the cause to report,
-         * though its SIGCHLD may be behind this message. */
+         * though its SIGCHLD may be behind this message. Reap before
+         * answering: the aborting rank waits for the answer before it
+         * exits, so the exit reaped here is never its own (its "exited
+         * with code N" would hide its message). */
         job_reap();
         if (!job.ending) job_fail(code ? (code & 255 ? code & 255 : 1) : 1, "%s", msg);
+        send_simple(c, UMP_KVS_OK, NULL);
         break;
     }
     default:
