@@ -329,7 +329,13 @@ static void handle_frame(struct conn *c, uint8_t type, ump_kvs_rd_t *rd)
          * answering: the aborting rank waits for the answer before it
          * exits, so the exit reaped here is never its own (its "exited
          * with code N" would hide its message). */
-        job_reap();
+        /* The peer's death can reach this rank (a closed socket or
+         * doorbell) a moment before the kernel lets us reap it: give it
+         * up to 100 ms, ended by the first death found. */
+        for (int i = 0; i < 20 && !job.ending; i++) {
+            job_reap();
+            if (!job.ending && i < 19) usleep(5000);
+        }
         if (!job.ending) job_fail(code ? (code & 255 ? code & 255 : 1) : 1, "%s", msg);
         send_simple(c, UMP_KVS_OK, NULL);
         break;
