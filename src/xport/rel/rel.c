@@ -30,7 +30,6 @@
  */
 #include "xport/rel/rel_impl.h"
 
-
 UMP_CFG(rel_window, "UMP_REL_WINDOW", UMP_CFG_INT, "0",
         "datagrams in flight to one peer before the sender waits for acks (1..64; 0: 2 MiB "
         "worth of datagrams, at least 8)");
