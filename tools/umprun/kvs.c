@@ -331,8 +331,12 @@ static void handle_frame(struct conn *c, uint8_t type, ump_kvs_rd_t *rd)
          * with code N" would hide its message). */
         /* The peer's death can reach this rank (a closed socket or
          * doorbell) a moment before the kernel lets us reap it: give it
-         * up to 100 ms, ended by the first death found. */
-        for (int i = 0; i < 20 && !job.ending; i++) {
+         * up to 100 ms, ended by the first death found (no wait when no
+         * other rank is left running to die). */
+        bool others = false;
+        for (int k = 0; k < job.n; k++)
+            if (job.ranks[k].running && &job.ranks[k] != r) others = true;
+        for (int i = 0; others && i < 20 && !job.ending; i++) {
             job_reap();
             if (!job.ending && i < 19) usleep(5000);
         }
@@ -355,7 +359,9 @@ static void handle_frame(struct conn *c, uint8_t type, ump_kvs_rd_t *rd)
 static void conn_read(struct conn *c)
 {
     for (int rounds = 0; rounds < 64 && !c->dead; rounds++) {
-        if (!ump_kvs_buf_reserve(&c->in, 64 * 1024)) {
+        /* Room for a read; grown only when little is left (reserving 64 KiB
+         * past the data on every read doubled the buffer each time). */
+        if (c->in.cap - c->in.len < 2048 && !ump_kvs_buf_reserve(&c->in, 16 * 1024)) {
             conn_kill(c);
             return;
         }
@@ -377,10 +383,9 @@ static void conn_read(struct conn *c)
                     conn_kill(c);
                 break;
             }
-            if (c->in.len - c->in.off < UMP_KVS_HDR + flen) {
-                ump_kvs_buf_reserve(&c->in, UMP_KVS_HDR + flen);
-                break;
-            }
+            /* Incomplete: the buffer grows as the bytes come (not to the
+             * length the peer claims before it sent them). */
+            if (c->in.len - c->in.off < UMP_KVS_HDR + flen) break;
             const uint8_t *fp = c->in.p + c->in.off + UMP_KVS_HDR;
             ump_kvs_rd_t rd = {.p = fp + 1, .len = flen - 1};
             c->in.off += UMP_KVS_HDR + flen;
