@@ -212,8 +212,7 @@ UMP_FOREACH_PREDEFINED_DT(UMP_X_DT_DECL)
  * same type's name.
  */
 
-/* How a type was built, as ump_dt_envelope reports it. The values are MPI's
- * (13-15, MPI's Fortran 90 combiners, are not used). */
+/* How a type was built, as ump_dt_envelope reports it. The values are MPI's. */
 enum {
     UMP_DT_COMBINER_NAMED = 1, /* a predefined type */
     UMP_DT_COMBINER_DUP = 2,
@@ -227,6 +226,11 @@ enum {
     UMP_DT_COMBINER_STRUCT = 10,
     UMP_DT_COMBINER_SUBARRAY = 11,
     UMP_DT_COMBINER_DARRAY = 12,
+    /* A predefined type chosen by parameters (ump_dt_param): its integers
+     * are the parameters (precision and range, or range). */
+    UMP_DT_COMBINER_F90_REAL = 13,
+    UMP_DT_COMBINER_F90_COMPLEX = 14,
+    UMP_DT_COMBINER_F90_INTEGER = 15,
     UMP_DT_COMBINER_RESIZED = 16,
 };
 
@@ -312,17 +316,26 @@ int ump_dt_set_name(struct ump_dt *dt, const char *name);
 
 /* How dt was built: the combiner (UMP_DT_COMBINER_*) and how many
  * integers, byte displacements and types ump_dt_contents returns. A
- * predefined type is NAMED with no contents. UMP_ERR_DATATYPE for an
+ * predefined type is NAMED with no contents; one made by ump_dt_param has
+ * its combiner and its parameters as integers. UMP_ERR_DATATYPE for an
  * invalid type, UMP_ERR_INVALID for a NULL output. */
 int ump_dt_envelope(ump_dt_t dt, int *ni, int *na, int *nd, int *combiner);
 /* The arguments dt was built with, in the constructor's order (counts,
  * block lengths, int displacements in ints[]; byte displacements, strides,
  * lb and extent in aints[]; old types in types[]). Each derived type
  * returned in types[] is a new handle the caller frees with ump_dt_free.
- * UMP_ERR_INVALID for a predefined type or a max below the envelope's
+ * UMP_ERR_INVALID for a NAMED type or a max below the envelope's
  * numbers. */
 int ump_dt_contents(ump_dt_t dt, int maxi, int maxa, int maxd, int ints[], ptrdiff_t aints[],
                     struct ump_dt *types[]);
+
+/* A predefined type that behaves exactly as `base` (a NAMED type) but
+ * reports `combiner` (one of the F90 combiners) and the `ni` (at most 2)
+ * integers `ints` as its construction, as MPI's parameterized Fortran types
+ * do. The same arguments give the same type; like every predefined type it
+ * is never freed. UMP_ERR_DATATYPE for a base that is not NAMED,
+ * UMP_ERR_INVALID for other bad arguments. Thread-safe. */
+int ump_dt_param(ump_dt_t base, int combiner, int ni, const int *ints, ump_dt_t *out);
 
 typedef struct ump_request *ump_req_t;
 #define UMP_REQ_NULL ((ump_req_t)0)

@@ -216,6 +216,13 @@ static inline bool ump_dt_renamed(ump_dt_t dt)
     return dt->name == dt->namebuf;
 }
 
+/* The named type a parameterized one (ump_dt_param) stands for; dt itself
+ * for every other type. */
+static inline ump_dt_t ump_dt_param_base(ump_dt_t dt)
+{
+    return dt->predefined && dt->combiner != UMP_DT_COMBINER_NAMED ? dt->impl : dt;
+}
+
 /* --- lifecycle ------------------------------------------------------------ */
 
 /* Take / drop a reference (no-ops on predefined types). The last unref of a

@@ -43,7 +43,7 @@ int ump_dt_envelope(ump_dt_t dt, int *ni, int *na, int *nd, int *combiner)
     if (!ump_dt_valid(dt)) return UMP_ERR_DATATYPE;
     if (!ni || !na || !nd || !combiner) return UMP_ERR_INVALID;
     *ni = dt->ni, *na = dt->na, *nd = dt->nd;
-    *combiner = dt->predefined ? UMP_DT_COMBINER_NAMED : dt->combiner;
+    *combiner = dt->combiner; /* NAMED for the static predefined types */
     return UMP_OK;
 }
 
@@ -51,7 +51,7 @@ int ump_dt_contents(ump_dt_t dt, int maxi, int maxa, int maxd, int ints[], ptrdi
                     struct ump_dt *types[])
 {
     if (!ump_dt_valid(dt)) return UMP_ERR_DATATYPE;
-    if (dt->predefined) return UMP_ERR_INVALID;
+    if (dt->combiner == UMP_DT_COMBINER_NAMED) return UMP_ERR_INVALID;
     if (maxi < dt->ni || maxa < dt->na || maxd < dt->nd) return UMP_ERR_INVALID;
     if ((dt->ni && !ints) || (dt->na && !aints) || (dt->nd && !types)) return UMP_ERR_INVALID;
     if (dt->ni) memcpy(ints, dt->ints, sizeof(int) * (size_t)dt->ni);

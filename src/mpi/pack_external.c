@@ -140,6 +140,9 @@ static void expand(sig_t *s, MPI_Datatype dt, size_t n)
         s->err = MPI_ERR_TYPE;
         return;
     }
+    if (comb == MPI_COMBINER_F90_REAL || comb == MPI_COMBINER_F90_COMPLEX ||
+        comb == MPI_COMBINER_F90_INTEGER)
+        dt = (MPI_Datatype)ump_dt_param_base(dt), comb = MPI_COMBINER_NAMED;
     if (comb == MPI_COMBINER_NAMED) {
         /* The pair types: a value and an int, one after the other. */
         static const struct {
@@ -186,12 +189,8 @@ static void expand(sig_t *s, MPI_Datatype dt, size_t n)
         }
         expand(s, types[0], m);
     }
-    for (int i = 0; i < nd; i++) {
-        int a, b, c, k;
-        if (PMPI_Type_get_envelope(types[i], &a, &b, &c, &k) == MPI_SUCCESS &&
-            k != MPI_COMBINER_NAMED)
-            PMPI_Type_free(&types[i]);
-    }
+    for (int i = 0; i < nd; i++)
+        if (!types[i]->predefined) PMPI_Type_free(&types[i]);
 out:
     free(ints);
     free(addrs);

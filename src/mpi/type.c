@@ -499,12 +499,12 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
     static const char call[] = "MPI_Type_get_contents";
     UMP_MPI_CHECK_INIT(call);
     CHECK_OLD(call, datatype);
-    if (datatype->predefined)
-        return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_TYPE, call,
-                             "%s is predefined: it has no contents", ump_mpi_dt_name(datatype));
     int ni, na, nd, comb;
     int rc = ump_dt_envelope(datatype, &ni, &na, &nd, &comb);
     if (rc != UMP_OK) return dt_fail(rc, call);
+    if (comb == MPI_COMBINER_NAMED)
+        return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_TYPE, call,
+                             "%s is predefined: it has no contents", ump_mpi_dt_name(datatype));
     if (max_integers < ni || max_addresses < na || max_datatypes < nd)
         return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call,
                              "arrays too small: need %d integers, %d addresses, %d datatypes", ni,

@@ -17,6 +17,9 @@
  * the program gave. The build stops here if either header changes one. */
 #define SAME(mpi, ump) _Static_assert((mpi) == (ump), #mpi " must equal " #ump)
 SAME(MPI_COMBINER_NAMED, UMP_DT_COMBINER_NAMED);
+SAME(MPI_COMBINER_F90_REAL, UMP_DT_COMBINER_F90_REAL);
+SAME(MPI_COMBINER_F90_COMPLEX, UMP_DT_COMBINER_F90_COMPLEX);
+SAME(MPI_COMBINER_F90_INTEGER, UMP_DT_COMBINER_F90_INTEGER);
 SAME(MPI_COMBINER_DUP, UMP_DT_COMBINER_DUP);
 SAME(MPI_COMBINER_CONTIGUOUS, UMP_DT_COMBINER_CONTIGUOUS);
 SAME(MPI_COMBINER_VECTOR, UMP_DT_COMBINER_VECTOR);
@@ -56,6 +59,7 @@ static const struct {
 
 const char *ump_mpi_dt_name(MPI_Datatype dt)
 {
+    if (ump_dt_valid(dt)) dt = (MPI_Datatype)ump_dt_param_base(dt);
     if (ump_dt_valid(dt) && dt->predefined && !ump_dt_renamed(dt))
         for (size_t k = 0; k < UMP_ARRAY_SIZE(mpi_names); k++)
             if (mpi_names[k].dt == dt) return mpi_names[k].name;

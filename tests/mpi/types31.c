@@ -102,9 +102,38 @@ static void test_reductions(void)
     CALL(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
 }
 
+/* A parameterized type: behaves as `want` (same size, name, extent), but
+ * its envelope is `comb` with the arguments as integers, it has no
+ * datatypes, and the same arguments give the same handle. */
+static int ints_dummy[2];
+
+static void check_param(MPI_Datatype t, MPI_Datatype want, int comb, int ni, int a0, int a1)
+{
+    int sz, wsz, ni_, na, nd, c;
+    CALL(MPI_Type_size(t, &sz));
+    CALL(MPI_Type_size(want, &wsz));
+    CHECK(sz == wsz, "combiner %d (%d, %d): size %d, want %d", comb, a0, a1, sz, wsz);
+    MPI_Aint lb, ext, wlb, wext;
+    CALL(MPI_Type_get_extent(t, &lb, &ext));
+    CALL(MPI_Type_get_extent(want, &wlb, &wext));
+    CHECK(lb == wlb && ext == wext, "combiner %d: extent", comb);
+    char n1[MPI_MAX_OBJECT_NAME], n2[MPI_MAX_OBJECT_NAME];
+    int l1, l2;
+    CALL(MPI_Type_get_name(t, n1, &l1));
+    CALL(MPI_Type_get_name(want, n2, &l2));
+    CHECK(!strcmp(n1, n2), "combiner %d: name %s, want %s", comb, n1, n2);
+    CALL(MPI_Type_get_envelope(t, &ni_, &na, &nd, &c));
+    CHECK(c == comb && ni_ == ni && na == 0 && nd == 0, "envelope %d %d %d %d, want %d %d 0 0", c,
+          ni_, na, nd, comb, ni);
+    int ints[2] = {-7, -7};
+    CALL(MPI_Type_get_contents(t, 2, 0, 0, ints, NULL, NULL));
+    CHECK(ints[0] == a0 && (ni < 2 || ints[1] == a1), "contents %d %d, want %d %d", ints[0],
+          ints[1], a0, a1);
+}
+
 static void test_f90(void)
 {
-    MPI_Datatype t;
+    MPI_Datatype t, t2;
     static const struct {
         int r;
         MPI_Datatype want;
@@ -117,18 +146,59 @@ static void test_f90(void)
                 {MPI_UNDEFINED, MPI_INTEGER1}};
     for (size_t k = 0; k < sizeof(ints) / sizeof(ints[0]); k++) {
         CALL(MPI_Type_create_f90_integer(ints[k].r, &t));
-        CHECK(t == ints[k].want, "f90_integer(%d) gave the wrong type", ints[k].r);
+        check_param(t, ints[k].want, MPI_COMBINER_F90_INTEGER, 1, ints[k].r, 0);
+        CALL(MPI_Type_create_f90_integer(ints[k].r, &t2));
+        CHECK(t == t2, "f90_integer(%d) twice gave two handles", ints[k].r);
     }
     CALL(MPI_Type_create_f90_real(6, 37, &t));
-    CHECK(t == MPI_REAL4, "f90_real(6, 37)");
+    check_param(t, MPI_REAL4, MPI_COMBINER_F90_REAL, 2, 6, 37);
     CALL(MPI_Type_create_f90_real(7, MPI_UNDEFINED, &t));
-    CHECK(t == MPI_REAL8, "f90_real(7, undefined)");
+    check_param(t, MPI_REAL8, MPI_COMBINER_F90_REAL, 2, 7, MPI_UNDEFINED);
     CALL(MPI_Type_create_f90_real(MPI_UNDEFINED, 300, &t));
-    CHECK(t == MPI_REAL8, "f90_real(undefined, 300)");
+    check_param(t, MPI_REAL8, MPI_COMBINER_F90_REAL, 2, MPI_UNDEFINED, 300);
     CALL(MPI_Type_create_f90_complex(15, 307, &t));
-    CHECK(t == MPI_COMPLEX16, "f90_complex(15, 307)");
+    check_param(t, MPI_COMPLEX16, MPI_COMBINER_F90_COMPLEX, 2, 15, 307);
+
+    /* It moves and reduces as the named type does. */
+    MPI_Datatype r8;
+    CALL(MPI_Type_create_f90_real(15, 300, &r8));
+    int rank, size;
+    CALL(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+    CALL(MPI_Comm_size(MPI_COMM_WORLD, &size));
+    double in[5], out[5], back[5];
+    for (int i = 0; i < 5; i++)
+        in[i] = rank * 10.0 + i + 0.25;
+    CALL(MPI_Allreduce(in, out, 5, r8, MPI_SUM, MPI_COMM_WORLD));
+    for (int i = 0; i < 5; i++) {
+        double want = 10.0 * size * (size - 1) / 2 + size * (i + 0.25);
+        CHECK(out[i] == want, "allreduce on f90_real(15, 300)[%d]: %g, want %g", i, out[i], want);
+    }
+    CALL(MPI_Sendrecv(in, 5, r8, rank, 3, back, 5, MPI_REAL8, rank, 3, MPI_COMM_WORLD,
+                      MPI_STATUS_IGNORE));
+    CHECK(!memcmp(in, back, sizeof(in)), "sendrecv of f90_real(15, 300) to self");
+    MPI_Aint psz;
+    CALL(MPI_Pack_external_size("external32", 5, r8, &psz));
+    CHECK(psz == 40, "external32 size of 5 f90_real(15, 300): %ld", (long)psz);
+    char pk[40];
+    MPI_Aint pos = 0;
+    CALL(MPI_Pack_external("external32", in, 5, r8, pk, sizeof(pk), &pos));
+    CHECK(pos == 40, "pack_external position %ld", (long)pos);
+    /* A duplicate is an ordinary derived type whose old type is this one. */
+    MPI_Datatype d, old;
+    int ni, na, nd, c;
+    CALL(MPI_Type_dup(r8, &d));
+    CALL(MPI_Type_get_envelope(d, &ni, &na, &nd, &c));
+    CHECK(c == MPI_COMBINER_DUP && nd == 1, "dup of a f90 type: combiner %d", c);
+    CALL(MPI_Type_get_contents(d, 0, 0, 1, NULL, NULL, &old));
+    CHECK(old == r8, "dup's old type is not the f90 handle");
+    CALL(MPI_Type_free(&d));
+    CALL(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    EXPECT_CLASS(MPI_Type_free(&r8), MPI_ERR_TYPE);
+    EXPECT_CLASS(MPI_Type_get_contents(MPI_REAL8, 2, 0, 0, ints_dummy, NULL, NULL), MPI_ERR_TYPE);
+    CALL(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+
     CALL(MPI_Type_create_f90_complex(3, MPI_UNDEFINED, &t));
-    CHECK(t == MPI_COMPLEX8, "f90_complex(3, undefined)");
+    check_param(t, MPI_COMPLEX8, MPI_COMBINER_F90_COMPLEX, 2, 3, MPI_UNDEFINED);
     int sz;
     CALL(MPI_Type_size(t, &sz));
     CHECK(sz == 8, "COMPLEX8 size %d", sz);
