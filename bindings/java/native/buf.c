@@ -182,3 +182,9 @@ void *uj_direct(JNIEnv *env, jobject buf, jlong len, int count, MPI_Datatype dt,
         return NULL;
     return b.ptr;
 }
+
+/* Direct.java checks its own reading of a buffer's address against this. */
+JNIEXPORT jlong JNICALL Java_mpi_Direct_addressNative(JNIEnv *env, jclass c, jobject buf)
+{
+    return (jlong)(intptr_t)(*env)->GetDirectBufferAddress(env, buf);
+}

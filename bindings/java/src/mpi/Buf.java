@@ -72,6 +72,21 @@ final class Buf {
         return (long) java.lang.reflect.Array.getLength(o) << shift(o);
     }
 
+    /**
+     * The address of a direct buffer that holds count elements of type, when
+     * the fast path can take the call (Direct.OK, a datatype whose span Java
+     * knows, a count that fits); 0 sends the call the general way, which
+     * also reports whatever is wrong with it.
+     */
+    static long fast(Object o, int count, Datatype type) {
+        if (!Direct.OK || !(o instanceof Buffer)) return 0;
+        Buffer b = (Buffer) o;
+        long span = type.span;
+        if (span == 0 || count < 0 || !b.isDirect()) return 0;
+        if (count * span > ((long) b.capacity() << shift(b))) return 0;
+        return Direct.address(b);
+    }
+
     /** Non-blocking calls take direct buffers only: the collector may move arrays. */
     static Buffer needDirect(Buffer b, String call) throws MPIException {
         if (b != null && !b.isDirect())

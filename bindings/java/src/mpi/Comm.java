@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 package mpi;
 
+import java.lang.ref.Reference;
 import java.nio.Buffer;
 
 /**
@@ -25,6 +26,14 @@ public class Comm implements Freeable, Cloneable {
     // ---- native calls (p2p.c, comm.c, coll.c) ----
     private static native void sendNative(long comm, Object buf, boolean d, int off, long len,
             int count, long type, int dest, int tag, int mode) throws MPIException;
+    // The fast path (Direct.java): a direct buffer by address, a datatype
+    // whose span Java knows; recvFast returns the status packed
+    // (Status.unpack), or -1 when it did not fit: then lastStatus has it.
+    private static native void sendFast(long comm, long addr, int count, long type, int dest,
+            int tag, int mode) throws MPIException;
+    private static native long recvFast(long comm, long addr, int count, long type, int src,
+            int tag) throws MPIException;
+    private static native void lastStatus(long[] st);
     private static native void recvNative(long comm, Object buf, boolean d, int off, long len,
             int count, long type, int src, int tag, long[] st) throws MPIException;
     private static native void sendRecvNative(long comm, Object sb, boolean sd, int soff,
@@ -174,6 +183,12 @@ public class Comm implements Freeable, Cloneable {
     private void send(Object buf, int count, Datatype type, int dest, int tag, int mode)
             throws MPIException {
         MPI.check();
+        long a = Buf.fast(buf, count, type);
+        if (a != 0) {
+            sendFast(handle, a, count, type.handle, dest, tag, mode);
+            Reference.reachabilityFence(buf); // C read its memory by address
+            return;
+        }
         sendNative(handle, Buf.base(buf), Buf.direct(buf), Buf.off(buf), Buf.len(buf), count,
                 type.handle, dest, tag, mode);
     }
@@ -202,6 +217,15 @@ public class Comm implements Freeable, Cloneable {
     public final Status recv(Object buf, int count, Datatype type, int source, int tag)
             throws MPIException {
         MPI.check();
+        long a = Buf.fast(buf, count, type);
+        if (a != 0) {
+            long st = recvFast(handle, a, count, type.handle, source, tag);
+            Reference.reachabilityFence(buf); // C wrote its memory by address
+            if (st >= 0) return Status.unpack(st);
+            Status s = new Status();
+            lastStatus(s.data);
+            return s;
+        }
         Status s = new Status();
         recvNative(handle, Buf.base(buf), Buf.direct(buf), Buf.off(buf), Buf.len(buf), count,
                 type.handle, source, tag, s.data);

@@ -150,6 +150,10 @@ public final class MPI {
         if (initialized) throw new MPIException("MPI.Init: MPI is already initialized");
         int provided = initNative(required);
         initialized = true;
+        for (Datatype t : new Datatype[] {BYTE, CHAR, SHORT, BOOLEAN, INT, LONG, FLOAT, DOUBLE,
+                PACKED, INT2, SHORT_INT, LONG_INT, FLOAT_INT, DOUBLE_INT, FLOAT_COMPLEX,
+                DOUBLE_COMPLEX})
+            t.learnSpan();
         return provided;
     }
 
