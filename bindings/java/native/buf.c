@@ -116,7 +116,8 @@ bool uj_buf_get(JNIEnv *env, uj_buf_t *b, jobject obj, jboolean direct, jint off
     }
     b->arr = (jarray)obj;
     size_t n = (size_t)(hi - lo);
-    if (allow_pin && uj_pin_allowed && (jlong)n >= uj_pin_threshold) {
+    if (allow_pin && uj_pin_allowed &&
+        (jlong)n >= __atomic_load_n(&uj_pin_threshold, __ATOMIC_RELAXED)) {
         b->pinned = (*env)->GetPrimitiveArrayCritical(env, b->arr, NULL);
         if (!b->pinned) return false; /* OutOfMemoryError pending */
         b->ptr = (char *)b->pinned + off;

@@ -26,7 +26,7 @@ public final class MPI {
     static {
         loadNative();
         String t = System.getProperty("ump.java.pinThreshold");
-        if (t != null) setPinThreshold(Long.parseLong(t.trim()));
+        if (t != null) setPinThresholdNative(Long.parseLong(t.trim()));
     }
 
     /** Loads libump_java: java.library.path, then beside ump.jar, then the build tree. */
@@ -133,7 +133,8 @@ public final class MPI {
     private static native double wtickNative();
     private static native String processorName() throws MPIException;
     private static native String libVersion();
-    private static native void setPinThreshold(long bytes);
+    private static native void setPinThresholdNative(long bytes);
+    private static native long getPinThresholdNative();
     private static native void attachNative(ByteBuffer buf, int size) throws MPIException;
     private static native void detachNative() throws MPIException;
     static native int errorClass(int code);
@@ -200,6 +201,25 @@ public final class MPI {
 
     public static String getLibVersion() {
         return libVersion();
+    }
+
+    /**
+     * The copy/pin crossover of heap arrays in blocking calls (ump's
+     * addition): an array span of at least this many bytes is pinned with
+     * GetPrimitiveArrayCritical for the call, a smaller one is copied
+     * through a per-thread pool of native buffers. 0 pins every array,
+     * Long.MAX_VALUE copies every one. The default is the crossover
+     * measured by bench/java/Crossover (docs/java.md); the property
+     * -Dump.java.pinThreshold=BYTES sets it at start-up. Direct buffers are
+     * never copied, whatever this says.
+     */
+    public static void setPinThreshold(long bytes) {
+        setPinThresholdNative(bytes);
+    }
+
+    /** The current copy/pin crossover in bytes (see setPinThreshold). */
+    public static long getPinThreshold() {
+        return getPinThresholdNative();
     }
 
     /** MPI_Buffer_attach: the buffer for bSend, a direct ByteBuffer. */
