@@ -87,6 +87,23 @@ final class Buf {
         return Direct.address(b);
     }
 
+    /**
+     * The bytes to copy when a blocking call can take heap array o through
+     * the Java copy path (Scratch): a primitive array that holds count
+     * elements of a datatype whose span Java knows, whole elements of the
+     * array, below the pin threshold (or pinning not allowed); else -1.
+     */
+    static long copied(Object o, int count, Datatype type) {
+        if (!Direct.OK || o == null || !Scratch.takes(o)) return -1;
+        long span = type.span;
+        int sh = shift(o);
+        if (span == 0 || count < 0 || (span & ((1 << sh) - 1)) != 0) return -1;
+        long n = count * span;
+        if (n > ((long) java.lang.reflect.Array.getLength(o) << sh)) return -1;
+        if (n >= MPI.pinThreshold && MPI.pinAllowed) return -1;
+        return n;
+    }
+
     /** Non-blocking calls take direct buffers only: the collector may move arrays. */
     static Buffer needDirect(Buffer b, String call) throws MPIException {
         if (b != null && !b.isDirect())

@@ -189,6 +189,14 @@ public class Comm implements Freeable, Cloneable {
             Reference.reachabilityFence(buf); // C read its memory by address
             return;
         }
+        long n = Buf.copied(buf, count, type);
+        if (n >= 0) { // a small array: copied in Java, sent from the scratch
+            Scratch s = Scratch.of(n);
+            s.in(buf, (int) n);
+            sendFast(handle, s.address, count, type.handle, dest, tag, mode);
+            s.fence();
+            return;
+        }
         sendNative(handle, Buf.base(buf), Buf.direct(buf), Buf.off(buf), Buf.len(buf), count,
                 type.handle, dest, tag, mode);
     }
@@ -224,6 +232,21 @@ public class Comm implements Freeable, Cloneable {
             if (st >= 0) return Status.unpack(st);
             Status s = new Status();
             lastStatus(s.data);
+            return s;
+        }
+        long n = buf instanceof byte[] ? Buf.copied(buf, count, type) : -1;
+        if (n >= 0) { // a small byte[]: received in the scratch, copied out in Java
+            Scratch sc = Scratch.of(n);
+            long st = recvFast(handle, sc.address, count, type.handle, source, tag);
+            Status s;
+            if (st >= 0) {
+                s = Status.unpack(st);
+            } else {
+                s = new Status();
+                lastStatus(s.data);
+            }
+            sc.out((byte[]) buf, (int) Math.min(s.data[Status.COUNT], n));
+            sc.fence();
             return s;
         }
         Status s = new Status();

@@ -27,6 +27,7 @@ public final class MPI {
         loadNative();
         String t = System.getProperty("ump.java.pinThreshold");
         if (t != null) setPinThresholdNative(Long.parseLong(t.trim()));
+        pinThreshold = getPinThresholdNative();
     }
 
     /** Loads libump_java: java.library.path, then beside ump.jar, then the build tree. */
@@ -151,6 +152,7 @@ public final class MPI {
         if (initialized) throw new MPIException("MPI.Init: MPI is already initialized");
         int provided = initNative(required);
         initialized = true;
+        pinAllowed = provided < THREAD_MULTIPLE;
         for (Datatype t : new Datatype[] {BYTE, CHAR, SHORT, BOOLEAN, INT, LONG, FLOAT, DOUBLE,
                 PACKED, INT2, SHORT_INT, LONG_INT, FLOAT_INT, DOUBLE_INT, FLOAT_COMPLEX,
                 DOUBLE_COMPLEX})
@@ -215,7 +217,13 @@ public final class MPI {
      */
     public static void setPinThreshold(long bytes) {
         setPinThresholdNative(bytes);
+        pinThreshold = getPinThresholdNative();
     }
+
+    /** Java's copy of the threshold (the copy path in Java reads it per call). */
+    static volatile long pinThreshold;
+    /** False at THREAD_MULTIPLE: arrays are copied whatever their size (buf.c). */
+    static volatile boolean pinAllowed = true;
 
     /** The current copy/pin crossover in bytes (see setPinThreshold). */
     public static long getPinThreshold() {
