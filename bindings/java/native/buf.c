@@ -11,9 +11,15 @@
 #include "ujava.h"
 
 /* Heap arrays spanning at least this many bytes are pinned, smaller ones
- * copied. A rough default until measured on a quiet machine (bench/java
- * Latency --heap shows the crossover); -Dump.java.pinThreshold=N sets it. */
-jlong uj_pin_threshold = 16384;
+ * copied: the measured copy/pin crossover (docs/java.md). bench/java Calls
+ * --pin measured the work of one call: pinning costs two entries into the
+ * VM (about 45 ns here) whatever the size, the Java copy ~16 ns up to
+ * 256 B and then the memcpy; copying is cheaper up to 2 KiB and dearer from
+ * 4 KiB on, in every run. bench/java Crossover (bench/compare --bench
+ * java_pin) checks it against the ping-pong on a quiet machine. Below the
+ * crossover copying also keeps the collector free while the call waits.
+ * MPI.setPinThreshold and -Dump.java.pinThreshold=N change it. */
+jlong uj_pin_threshold = 4096;
 
 /* A pinned array holds off the collector (GCLocker on JDK 17). Under
  * THREAD_MULTIPLE a thread blocked in MPI with a pinned array could wait
