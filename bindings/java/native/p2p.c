@@ -154,16 +154,21 @@ static const char *isend_name[] = {"Comm.iSend", "Comm.isSend", "Comm.irSend", "
 static const char *init_name[] = {"Comm.sendInit", "Comm.sSendInit", "Comm.rSendInit",
                                   "Comm.bSendInit"};
 
+/* addr != 0: Java checked the buffer (Buf.fast) and passes its address. */
 JNIEXPORT jlong JNICALL Java_mpi_Comm_iSendNative(JNIEnv *env, jclass c, jlong comm, jobject buf,
-                                                  jlong len, jint count, jlong type, jint dest,
-                                                  jint tag, jint mode, jboolean persistent)
+                                                  jlong addr, jlong len, jint count, jlong type,
+                                                  jint dest, jint tag, jint mode,
+                                                  jboolean persistent)
 {
     MPI_Request r = MPI_REQUEST_NULL;
     MPI_Datatype t = UJ_TYPE(type);
     MPI_Comm cm = UJ_COMM(comm);
-    void *p =
-        uj_direct(env, buf, len, count, t, persistent ? init_name[mode & 3] : isend_name[mode & 3]);
-    if ((*env)->ExceptionCheck(env)) return 0;
+    void *p = (void *)(intptr_t)addr;
+    if (!p) {
+        p = uj_direct(env, buf, len, count, t,
+                      persistent ? init_name[mode & 3] : isend_name[mode & 3]);
+        if ((*env)->ExceptionCheck(env)) return 0;
+    }
     int rc;
     if (persistent) {
         switch (mode) {
@@ -201,13 +206,16 @@ JNIEXPORT jlong JNICALL Java_mpi_Comm_iSendNative(JNIEnv *env, jclass c, jlong c
 }
 
 JNIEXPORT jlong JNICALL Java_mpi_Comm_iRecvNative(JNIEnv *env, jclass c, jlong comm, jobject buf,
-                                                  jlong len, jint count, jlong type, jint src,
-                                                  jint tag, jboolean persistent)
+                                                  jlong addr, jlong len, jint count, jlong type,
+                                                  jint src, jint tag, jboolean persistent)
 {
     MPI_Request r = MPI_REQUEST_NULL;
-    void *p =
-        uj_direct(env, buf, len, count, UJ_TYPE(type), persistent ? "Comm.recvInit" : "Comm.iRecv");
-    if ((*env)->ExceptionCheck(env)) return 0;
+    void *p = (void *)(intptr_t)addr;
+    if (!p) {
+        p = uj_direct(env, buf, len, count, UJ_TYPE(type),
+                      persistent ? "Comm.recvInit" : "Comm.iRecv");
+        if ((*env)->ExceptionCheck(env)) return 0;
+    }
     int rc = persistent ? MPI_Recv_init(p, count, UJ_TYPE(type), src, tag, UJ_COMM(comm), &r)
                         : MPI_Irecv(p, count, UJ_TYPE(type), src, tag, UJ_COMM(comm), &r);
     if (rc != MPI_SUCCESS) return uj_throw(env, rc), 0;

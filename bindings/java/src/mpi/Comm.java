@@ -43,10 +43,11 @@ public class Comm implements Freeable, Cloneable {
     private static native void sendRecvReplaceNative(long comm, Object b, boolean d, int off,
             long len, int count, long type, int dest, int stag, int src, int rtag, long[] st)
             throws MPIException;
-    private static native long iSendNative(long comm, Buffer buf, long len, int count, long type,
-            int dest, int tag, int mode, boolean persistent) throws MPIException;
-    private static native long iRecvNative(long comm, Buffer buf, long len, int count, long type,
-            int src, int tag, boolean persistent) throws MPIException;
+    // addr: Buf.fast's address (C then checks nothing), or 0 for C to check buf.
+    private static native long iSendNative(long comm, Buffer buf, long addr, long len, int count,
+            long type, int dest, int tag, int mode, boolean persistent) throws MPIException;
+    private static native long iRecvNative(long comm, Buffer buf, long addr, long len, int count,
+            long type, int src, int tag, boolean persistent) throws MPIException;
     private static native void probeNative(long comm, int src, int tag, long[] st)
             throws MPIException;
     private static native boolean iProbeNative(long comm, int src, int tag, long[] st)
@@ -283,7 +284,8 @@ public class Comm implements Freeable, Cloneable {
         MPI.check();
         Buf.needDirect(buf, name);
         return new Request(
-                iSendNative(handle, buf, Buf.len(buf), count, type.handle, dest, tag, mode, false),
+                iSendNative(handle, buf, Buf.fast(buf, count, type), Buf.len(buf), count,
+                        type.handle, dest, tag, mode, false),
                 buf, null);
     }
 
@@ -318,7 +320,8 @@ public class Comm implements Freeable, Cloneable {
         MPI.check();
         Buf.needDirect(buf, "Comm.iRecv");
         return new Request(
-                iRecvNative(handle, buf, Buf.len(buf), count, type.handle, source, tag, false),
+                iRecvNative(handle, buf, Buf.fast(buf, count, type), Buf.len(buf), count,
+                        type.handle, source, tag, false),
                 null, buf);
     }
 
@@ -327,7 +330,8 @@ public class Comm implements Freeable, Cloneable {
         MPI.check();
         Buf.needDirect(buf, name);
         return new Prequest(
-                iSendNative(handle, buf, Buf.len(buf), count, type.handle, dest, tag, mode, true),
+                iSendNative(handle, buf, Buf.fast(buf, count, type), Buf.len(buf), count,
+                        type.handle, dest, tag, mode, true),
                 buf);
     }
 
@@ -356,7 +360,8 @@ public class Comm implements Freeable, Cloneable {
         MPI.check();
         Buf.needDirect(buf, "Comm.recvInit");
         return new Prequest(
-                iRecvNative(handle, buf, Buf.len(buf), count, type.handle, source, tag, true),
+                iRecvNative(handle, buf, Buf.fast(buf, count, type), Buf.len(buf), count,
+                        type.handle, source, tag, true),
                 buf);
     }
 
