@@ -90,14 +90,15 @@ final class Buf {
     /**
      * The bytes to copy when a blocking call can take heap array o through
      * the Java copy path (Scratch): a primitive array that holds count
-     * elements of a datatype whose span Java knows, whole elements of the
-     * array, below the pin threshold (or pinning not allowed); else -1.
+     * elements of a datatype whose span Java knows and which has no holes
+     * (a receive copies out only the bytes that arrived), whole elements of
+     * the array, below the pin threshold (or pinning not allowed); else -1.
      */
     static long copied(Object o, int count, Datatype type) {
         if (!Direct.OK || o == null || !Scratch.takes(o)) return -1;
         long span = type.span;
         int sh = shift(o);
-        if (span == 0 || count < 0 || (span & ((1 << sh) - 1)) != 0) return -1;
+        if (!type.dense || count < 0 || (span & ((1 << sh) - 1)) != 0) return -1;
         long n = count * span;
         if (n > ((long) java.lang.reflect.Array.getLength(o) << sh)) return -1;
         if (n >= MPI.pinThreshold && MPI.pinAllowed) return -1;

@@ -25,6 +25,8 @@ public final class Datatype implements Freeable, Cloneable {
      * library is initialized (predefined types) or the type is made.
      */
     long span;
+    /** Whether the span is all data (size equals span): no holes to preserve. */
+    boolean dense;
 
     private Datatype(long handle, int baseType, int baseSize, boolean predefined) {
         this.handle = handle;
@@ -48,6 +50,7 @@ public final class Datatype implements Freeable, Cloneable {
         long[] e = new long[4];
         extents(handle, e);
         span = e[0] == 0 && e[2] == 0 && e[1] > 0 && e[1] == e[3] ? e[1] : 0;
+        dense = span != 0 && sizeNative(handle) == span;
     }
 
     private static native long contiguous(int count, long old) throws MPIException;
@@ -164,6 +167,7 @@ public final class Datatype implements Freeable, Cloneable {
         freeNative(handle);
         handle = 0;
         span = 0;
+        dense = false;
     }
 
     public boolean isNull() {

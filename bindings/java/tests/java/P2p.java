@@ -88,6 +88,28 @@ public class P2p {
                 T.eq(e.getErrorClass(), MPI.ERR_BUFFER, "one int past the buffer: class");
             }
         }
+        // A datatype with holes into a small byte[] (below the pin
+        // threshold): the holes keep their bytes, the blocks get the data.
+        Datatype vec = Datatype.createVector(3, 2, 5, MPI.BYTE); // 2 of every 5, extent 12
+        vec.commit();
+        for (int cnt : new int[] {1, 4}) {
+            int span = 12 * cnt, s = seed++;
+            byte[] a = new byte[span + 4];
+            if (me == 0) {
+                T.fill(a, s, a.length);
+                w.send(a, cnt, vec, 1, 4);
+            } else {
+                java.util.Arrays.fill(a, (byte) 0x5a);
+                Status vs = w.recv(a, cnt, vec, 0, 4);
+                T.eq(vs.getCount(vec), cnt, "vector into byte[] count");
+                for (int i = 0; i < a.length; i++) {
+                    boolean data = i < span && (i % 12) % 5 < 2;
+                    T.eq(a[i], data ? T.pat(s, i) : 0x5a, "vector into byte[] " + cnt
+                            + ": byte " + i + (data ? " (data)" : " (hole)"));
+                }
+            }
+        }
+        vec.free();
         Status st = w.recv(MPI.newByteBuffer(4), 4, MPI.BYTE, MPI.PROC_NULL, 1);
         T.eq(st.getSource(), MPI.PROC_NULL, "PROC_NULL source");
         T.eq(st.getTag(), MPI.ANY_TAG, "PROC_NULL tag");
