@@ -102,7 +102,7 @@ final class Buf {
         long n = count * span;
         if (n > ((long) java.lang.reflect.Array.getLength(o) << sh)) return -1;
         if (n >= MPI.pinThreshold && MPI.pinAllowed) return -1;
-        return n;
+        return n <= Integer.MAX_VALUE - 8 ? n : -1; // larger: C's pool (a long index)
     }
 
     /** Non-blocking calls take direct buffers only: the collector may move arrays. */
