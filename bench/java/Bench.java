@@ -84,6 +84,14 @@ final class Bench {
 
     /** Seconds per iteration of loop, the slowest rank's (bench.h's b_time). */
     double time(Intracomm comm, Loop loop) throws MPIException {
+        return timeIters(comm, loop, iterations(comm, loop));
+    }
+
+    /**
+     * How many iterations of loop last --time seconds: warm-up, then
+     * calibration decided by rank 0 (the slowest rank's time) and broadcast.
+     */
+    long iterations(Intracomm comm, Loop loop) throws MPIException {
         long n = 1;
         loop.run(2); // warm-up, which also lets the JIT compile the loop
         double[] dt = new double[1], mx = new double[1];
@@ -101,12 +109,18 @@ final class Bench {
         }
         long[] nn = {n};
         comm.bcast(nn, 1, MPI.LONG, 0);
+        return nn[0];
+    }
+
+    /** Seconds per iteration of n iterations of loop, the slowest rank's. */
+    double timeIters(Intracomm comm, Loop loop, long n) throws MPIException {
+        double[] dt = new double[1], mx = new double[1];
         comm.barrier();
         double t0 = MPI.wtime();
-        loop.run(nn[0]);
+        loop.run(n);
         dt[0] = MPI.wtime() - t0;
         comm.allReduce(dt, mx, 1, MPI.DOUBLE, MPI.MAX);
-        return mx[0] / nn[0];
+        return mx[0] / n;
     }
 
     void row(String bench, String variant, int ranks, long bytes, double sec, double moved) {

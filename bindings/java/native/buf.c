@@ -11,9 +11,15 @@
 #include "ujava.h"
 
 /* Heap arrays spanning at least this many bytes are pinned, smaller ones
- * copied. A rough default until measured on a quiet machine (bench/java
- * Latency --heap shows the crossover); -Dump.java.pinThreshold=N sets it. */
-jlong uj_pin_threshold = 16384;
+ * copied: the measured copy/pin crossover (docs/java.md). bench/java Calls
+ * --pin measured the work of one call: pinning costs two entries into the
+ * VM (about 45 ns here) whatever the size, the Java copy ~16 ns up to
+ * 256 B and then the memcpy; copying is cheaper up to 2 KiB and dearer from
+ * 4 KiB on, in every run. bench/java Crossover (bench/compare --bench
+ * java_pin) checks it against the ping-pong on a quiet machine. Below the
+ * crossover copying also keeps the collector free while the call waits.
+ * MPI.setPinThreshold and -Dump.java.pinThreshold=N change it. */
+jlong uj_pin_threshold = 4096;
 
 /* A pinned array holds off the collector (GCLocker on JDK 17). Under
  * THREAD_MULTIPLE a thread blocked in MPI with a pinned array could wait
@@ -116,7 +122,8 @@ bool uj_buf_get(JNIEnv *env, uj_buf_t *b, jobject obj, jboolean direct, jint off
     }
     b->arr = (jarray)obj;
     size_t n = (size_t)(hi - lo);
-    if (allow_pin && uj_pin_allowed && (jlong)n >= uj_pin_threshold) {
+    if (allow_pin && uj_pin_allowed &&
+        (jlong)n >= __atomic_load_n(&uj_pin_threshold, __ATOMIC_RELAXED)) {
         b->pinned = (*env)->GetPrimitiveArrayCritical(env, b->arr, NULL);
         if (!b->pinned) return false; /* OutOfMemoryError pending */
         b->ptr = (char *)b->pinned + off;
@@ -181,4 +188,10 @@ void *uj_direct(JNIEnv *env, jobject buf, jlong len, int count, MPI_Datatype dt,
     if (!uj_buf_count(env, &b, buf, JNI_TRUE, 0, len, count, dt, UJ_INOUT, false, what))
         return NULL;
     return b.ptr;
+}
+
+/* Direct.java checks its own reading of a buffer's address against this. */
+JNIEXPORT jlong JNICALL Java_mpi_Direct_addressNative(JNIEnv *env, jclass c, jobject buf)
+{
+    return (jlong)(intptr_t)(*env)->GetDirectBufferAddress(env, buf);
 }

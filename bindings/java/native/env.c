@@ -222,9 +222,16 @@ JNIEXPORT jstring JNICALL Java_mpi_MPI_libVersion(JNIEnv *env, jclass c)
     return (*env)->NewStringUTF(env, v);
 }
 
-JNIEXPORT void JNICALL Java_mpi_MPI_setPinThreshold(JNIEnv *env, jclass c, jlong bytes)
+/* Relaxed atomics: a program may change the threshold while other threads
+ * are in calls; each call reads it once. */
+JNIEXPORT void JNICALL Java_mpi_MPI_setPinThresholdNative(JNIEnv *env, jclass c, jlong bytes)
 {
-    uj_pin_threshold = bytes;
+    __atomic_store_n(&uj_pin_threshold, bytes < 0 ? 0 : bytes, __ATOMIC_RELAXED);
+}
+
+JNIEXPORT jlong JNICALL Java_mpi_MPI_getPinThresholdNative(JNIEnv *env, jclass c)
+{
+    return __atomic_load_n(&uj_pin_threshold, __ATOMIC_RELAXED);
 }
 
 JNIEXPORT void JNICALL Java_mpi_MPI_attachNative(JNIEnv *env, jclass c, jobject buf, jint len)

@@ -38,6 +38,62 @@ JNIEXPORT void JNICALL Java_mpi_Comm_sendNative(JNIEnv *env, jclass c, jlong com
     if (rc != MPI_SUCCESS) uj_throw(env, rc);
 }
 
+/* The fast path (Direct.java, Buf.fast): Java has checked that the direct
+ * buffer at addr holds count elements of type, so a blocking send or
+ * receive is one JNI call with primitive arguments and the MPI call.
+ *
+ * The receive's status comes back in the return value, packed (see
+ * Status.unpack): source + 2 in bits 47-62, tag + 1 in bits 23-46, the byte
+ * count in bits 0-22, error MPI_SUCCESS and not cancelled implied. A status
+ * that does not fit (a large rank, tag or message) returns -1 and waits in
+ * a per-thread copy for Comm.lastStatus. So the common receive writes no
+ * Java array through JNI and allocates nothing the JIT cannot remove. */
+static __thread MPI_Status last_status;
+
+JNIEXPORT void JNICALL Java_mpi_Comm_sendFast(JNIEnv *env, jclass c, jlong comm, jlong addr,
+                                              jint count, jlong type, jint dest, jint tag,
+                                              jint mode)
+{
+    void *p = (void *)(intptr_t)addr;
+    int rc;
+    switch (mode) {
+    case MODE_SYNC:
+        rc = MPI_Ssend(p, count, UJ_TYPE(type), dest, tag, UJ_COMM(comm));
+        break;
+    case MODE_READY:
+        rc = MPI_Rsend(p, count, UJ_TYPE(type), dest, tag, UJ_COMM(comm));
+        break;
+    case MODE_BUFFERED:
+        rc = MPI_Bsend(p, count, UJ_TYPE(type), dest, tag, UJ_COMM(comm));
+        break;
+    default:
+        rc = MPI_Send(p, count, UJ_TYPE(type), dest, tag, UJ_COMM(comm));
+        break;
+    }
+    if (rc != MPI_SUCCESS) uj_throw(env, rc);
+}
+
+JNIEXPORT jlong JNICALL Java_mpi_Comm_recvFast(JNIEnv *env, jclass c, jlong comm, jlong addr,
+                                               jint count, jlong type, jint src, jint tag)
+{
+    MPI_Status s;
+    s.MPI_ERROR = MPI_SUCCESS; /* MPI_Recv need not set it */
+    int rc = MPI_Recv((void *)(intptr_t)addr, count, UJ_TYPE(type), src, tag, UJ_COMM(comm), &s);
+    if (rc != MPI_SUCCESS) return uj_throw(env, rc), 0;
+    uint64_t from = (uint64_t)((int64_t)s.MPI_SOURCE + 2), t = (uint64_t)((int64_t)s.MPI_TAG + 1),
+             n = (uint64_t)s.ump_count;
+    if (from < (1u << 16) && t < (1u << 24) && n < (1u << 23) && s.MPI_ERROR == MPI_SUCCESS &&
+        !s.ump_cancelled)
+        return (jlong)(from << 47 | t << 23 | n);
+    last_status = s;
+    return -1;
+}
+
+JNIEXPORT void JNICALL Java_mpi_Comm_lastStatus(JNIEnv *env, jclass c, jlongArray st)
+{
+    uj_status_out(env, st, &last_status, MPI_UNDEFINED);
+}
+
 JNIEXPORT void JNICALL Java_mpi_Comm_recvNative(JNIEnv *env, jclass c, jlong comm, jobject buf,
                                                 jboolean d, jint off, jlong len, jint count,
                                                 jlong type, jint src, jint tag, jlongArray st)
@@ -98,16 +154,21 @@ static const char *isend_name[] = {"Comm.iSend", "Comm.isSend", "Comm.irSend", "
 static const char *init_name[] = {"Comm.sendInit", "Comm.sSendInit", "Comm.rSendInit",
                                   "Comm.bSendInit"};
 
+/* addr != 0: Java checked the buffer (Buf.fast) and passes its address. */
 JNIEXPORT jlong JNICALL Java_mpi_Comm_iSendNative(JNIEnv *env, jclass c, jlong comm, jobject buf,
-                                                  jlong len, jint count, jlong type, jint dest,
-                                                  jint tag, jint mode, jboolean persistent)
+                                                  jlong addr, jlong len, jint count, jlong type,
+                                                  jint dest, jint tag, jint mode,
+                                                  jboolean persistent)
 {
     MPI_Request r = MPI_REQUEST_NULL;
     MPI_Datatype t = UJ_TYPE(type);
     MPI_Comm cm = UJ_COMM(comm);
-    void *p =
-        uj_direct(env, buf, len, count, t, persistent ? init_name[mode & 3] : isend_name[mode & 3]);
-    if ((*env)->ExceptionCheck(env)) return 0;
+    void *p = (void *)(intptr_t)addr;
+    if (!p) {
+        p = uj_direct(env, buf, len, count, t,
+                      persistent ? init_name[mode & 3] : isend_name[mode & 3]);
+        if ((*env)->ExceptionCheck(env)) return 0;
+    }
     int rc;
     if (persistent) {
         switch (mode) {
@@ -145,13 +206,16 @@ JNIEXPORT jlong JNICALL Java_mpi_Comm_iSendNative(JNIEnv *env, jclass c, jlong c
 }
 
 JNIEXPORT jlong JNICALL Java_mpi_Comm_iRecvNative(JNIEnv *env, jclass c, jlong comm, jobject buf,
-                                                  jlong len, jint count, jlong type, jint src,
-                                                  jint tag, jboolean persistent)
+                                                  jlong addr, jlong len, jint count, jlong type,
+                                                  jint src, jint tag, jboolean persistent)
 {
     MPI_Request r = MPI_REQUEST_NULL;
-    void *p =
-        uj_direct(env, buf, len, count, UJ_TYPE(type), persistent ? "Comm.recvInit" : "Comm.iRecv");
-    if ((*env)->ExceptionCheck(env)) return 0;
+    void *p = (void *)(intptr_t)addr;
+    if (!p) {
+        p = uj_direct(env, buf, len, count, UJ_TYPE(type),
+                      persistent ? "Comm.recvInit" : "Comm.iRecv");
+        if ((*env)->ExceptionCheck(env)) return 0;
+    }
     int rc = persistent ? MPI_Recv_init(p, count, UJ_TYPE(type), src, tag, UJ_COMM(comm), &r)
                         : MPI_Irecv(p, count, UJ_TYPE(type), src, tag, UJ_COMM(comm), &r);
     if (rc != MPI_SUCCESS) return uj_throw(env, rc), 0;

@@ -79,7 +79,8 @@ set_tests_properties(java.umpjavac PROPERTIES TIMEOUT 200 LABELS java
 if(TARGET ump_java_bench)
   set(UJB_CP ${CMAKE_LIBRARY_OUTPUT_DIRECTORY}/ump.jar:${CMAKE_BINARY_DIR}/bench/java/ump_bench.jar)
   foreach(b "Latency;--max;64k" "Latency;--array;--max;1m" "Bandwidth;--max;64k"
-            "Bandwidth;--array;--max;16k" "Coll;--sizes;8,1k,64k" "Coll;--array;--sizes;8,64k")
+            "Bandwidth;--array;--max;16k" "Coll;--sizes;8,1k,64k" "Coll;--array;--sizes;8,64k"
+            "Calls" "Calls;--pin;--max;64k" "Crossover;--max;64k")
     list(GET b 0 cls)
     string(REPLACE ";" "_" nm "${b}")
     string(REPLACE "--" "" nm "${nm}")

@@ -72,6 +72,39 @@ final class Buf {
         return (long) java.lang.reflect.Array.getLength(o) << shift(o);
     }
 
+    /**
+     * The address of a direct buffer that holds count elements of type, when
+     * the fast path can take the call (Direct.OK, a datatype whose span Java
+     * knows, a count that fits); 0 sends the call the general way, which
+     * also reports whatever is wrong with it.
+     */
+    static long fast(Object o, int count, Datatype type) {
+        if (!Direct.OK || !(o instanceof Buffer)) return 0;
+        Buffer b = (Buffer) o;
+        long span = type.span;
+        if (span == 0 || count < 0 || !b.isDirect()) return 0;
+        if (count * span > ((long) b.capacity() << shift(b))) return 0;
+        return Direct.address(b);
+    }
+
+    /**
+     * The bytes to copy when a blocking call can take heap array o through
+     * the Java copy path (Scratch): a primitive array that holds count
+     * elements of a datatype whose span Java knows and which has no holes
+     * (a receive copies out only the bytes that arrived), whole elements of
+     * the array, below the pin threshold (or pinning not allowed); else -1.
+     */
+    static long copied(Object o, int count, Datatype type) {
+        if (!Direct.OK || o == null || !Scratch.takes(o)) return -1;
+        long span = type.span;
+        int sh = shift(o);
+        if (!type.dense || count < 0 || (span & ((1 << sh) - 1)) != 0) return -1;
+        long n = count * span;
+        if (n > ((long) java.lang.reflect.Array.getLength(o) << sh)) return -1;
+        if (n >= MPI.pinThreshold && MPI.pinAllowed) return -1;
+        return n <= Integer.MAX_VALUE - 8 ? n : -1; // larger: C's pool (a long index)
+    }
+
     /** Non-blocking calls take direct buffers only: the collector may move arrays. */
     static Buffer needDirect(Buffer b, String call) throws MPIException {
         if (b != null && !b.isDirect())

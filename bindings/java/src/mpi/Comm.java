@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 package mpi;
 
+import java.lang.ref.Reference;
 import java.nio.Buffer;
 
 /**
@@ -25,6 +26,14 @@ public class Comm implements Freeable, Cloneable {
     // ---- native calls (p2p.c, comm.c, coll.c) ----
     private static native void sendNative(long comm, Object buf, boolean d, int off, long len,
             int count, long type, int dest, int tag, int mode) throws MPIException;
+    // The fast path (Direct.java): a direct buffer by address, a datatype
+    // whose span Java knows; recvFast returns the status packed
+    // (Status.unpack), or -1 when it did not fit: then lastStatus has it.
+    private static native void sendFast(long comm, long addr, int count, long type, int dest,
+            int tag, int mode) throws MPIException;
+    private static native long recvFast(long comm, long addr, int count, long type, int src,
+            int tag) throws MPIException;
+    private static native void lastStatus(long[] st);
     private static native void recvNative(long comm, Object buf, boolean d, int off, long len,
             int count, long type, int src, int tag, long[] st) throws MPIException;
     private static native void sendRecvNative(long comm, Object sb, boolean sd, int soff,
@@ -34,10 +43,11 @@ public class Comm implements Freeable, Cloneable {
     private static native void sendRecvReplaceNative(long comm, Object b, boolean d, int off,
             long len, int count, long type, int dest, int stag, int src, int rtag, long[] st)
             throws MPIException;
-    private static native long iSendNative(long comm, Buffer buf, long len, int count, long type,
-            int dest, int tag, int mode, boolean persistent) throws MPIException;
-    private static native long iRecvNative(long comm, Buffer buf, long len, int count, long type,
-            int src, int tag, boolean persistent) throws MPIException;
+    // addr: Buf.fast's address (C then checks nothing), or 0 for C to check buf.
+    private static native long iSendNative(long comm, Buffer buf, long addr, long len, int count,
+            long type, int dest, int tag, int mode, boolean persistent) throws MPIException;
+    private static native long iRecvNative(long comm, Buffer buf, long addr, long len, int count,
+            long type, int src, int tag, boolean persistent) throws MPIException;
     private static native void probeNative(long comm, int src, int tag, long[] st)
             throws MPIException;
     private static native boolean iProbeNative(long comm, int src, int tag, long[] st)
@@ -174,6 +184,20 @@ public class Comm implements Freeable, Cloneable {
     private void send(Object buf, int count, Datatype type, int dest, int tag, int mode)
             throws MPIException {
         MPI.check();
+        long a = Buf.fast(buf, count, type);
+        if (a != 0) {
+            sendFast(handle, a, count, type.handle, dest, tag, mode);
+            Reference.reachabilityFence(buf); // C read its memory by address
+            return;
+        }
+        long n = Buf.copied(buf, count, type);
+        if (n >= 0) { // a small array: copied in Java, sent from the scratch
+            Scratch s = Scratch.of(n);
+            s.in(buf, (int) n);
+            sendFast(handle, s.address, count, type.handle, dest, tag, mode);
+            s.fence();
+            return;
+        }
         sendNative(handle, Buf.base(buf), Buf.direct(buf), Buf.off(buf), Buf.len(buf), count,
                 type.handle, dest, tag, mode);
     }
@@ -202,6 +226,30 @@ public class Comm implements Freeable, Cloneable {
     public final Status recv(Object buf, int count, Datatype type, int source, int tag)
             throws MPIException {
         MPI.check();
+        long a = Buf.fast(buf, count, type);
+        if (a != 0) {
+            long st = recvFast(handle, a, count, type.handle, source, tag);
+            Reference.reachabilityFence(buf); // C wrote its memory by address
+            if (st >= 0) return Status.unpack(st);
+            Status s = new Status();
+            lastStatus(s.data);
+            return s;
+        }
+        long n = buf instanceof byte[] ? Buf.copied(buf, count, type) : -1;
+        if (n >= 0) { // a small byte[]: received in the scratch, copied out in Java
+            Scratch sc = Scratch.of(n);
+            long st = recvFast(handle, sc.address, count, type.handle, source, tag);
+            Status s;
+            if (st >= 0) {
+                s = Status.unpack(st);
+            } else {
+                s = new Status();
+                lastStatus(s.data);
+            }
+            sc.out((byte[]) buf, (int) Math.min(s.data[Status.COUNT], n));
+            sc.fence();
+            return s;
+        }
         Status s = new Status();
         recvNative(handle, Buf.base(buf), Buf.direct(buf), Buf.off(buf), Buf.len(buf), count,
                 type.handle, source, tag, s.data);
@@ -236,7 +284,8 @@ public class Comm implements Freeable, Cloneable {
         MPI.check();
         Buf.needDirect(buf, name);
         return new Request(
-                iSendNative(handle, buf, Buf.len(buf), count, type.handle, dest, tag, mode, false),
+                iSendNative(handle, buf, Buf.fast(buf, count, type), Buf.len(buf), count,
+                        type.handle, dest, tag, mode, false),
                 buf, null);
     }
 
@@ -271,7 +320,8 @@ public class Comm implements Freeable, Cloneable {
         MPI.check();
         Buf.needDirect(buf, "Comm.iRecv");
         return new Request(
-                iRecvNative(handle, buf, Buf.len(buf), count, type.handle, source, tag, false),
+                iRecvNative(handle, buf, Buf.fast(buf, count, type), Buf.len(buf), count,
+                        type.handle, source, tag, false),
                 null, buf);
     }
 
@@ -280,7 +330,8 @@ public class Comm implements Freeable, Cloneable {
         MPI.check();
         Buf.needDirect(buf, name);
         return new Prequest(
-                iSendNative(handle, buf, Buf.len(buf), count, type.handle, dest, tag, mode, true),
+                iSendNative(handle, buf, Buf.fast(buf, count, type), Buf.len(buf), count,
+                        type.handle, dest, tag, mode, true),
                 buf);
     }
 
@@ -309,7 +360,8 @@ public class Comm implements Freeable, Cloneable {
         MPI.check();
         Buf.needDirect(buf, "Comm.recvInit");
         return new Prequest(
-                iRecvNative(handle, buf, Buf.len(buf), count, type.handle, source, tag, true),
+                iRecvNative(handle, buf, Buf.fast(buf, count, type), Buf.len(buf), count,
+                        type.handle, source, tag, true),
                 buf);
     }
 

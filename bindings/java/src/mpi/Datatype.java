@@ -17,6 +17,16 @@ public final class Datatype implements Freeable, Cloneable {
     long handle;
     final int baseType, baseSize;
     private final boolean predefined;
+    /**
+     * Bytes per element when count elements span exactly [0, count * span)
+     * (lower bounds 0, extent equal to true extent), else 0. The fast path
+     * (Buf.fast) checks a buffer against count * span in Java; 0 leaves the
+     * check, and the call, to the general path. Learned from C once the
+     * library is initialized (predefined types) or the type is made.
+     */
+    long span;
+    /** Whether the span is all data (size equals span): no holes to preserve. */
+    boolean dense;
 
     private Datatype(long handle, int baseType, int baseSize, boolean predefined) {
         this.handle = handle;
@@ -29,8 +39,18 @@ public final class Datatype implements Freeable, Cloneable {
         return new Datatype(MPI.predefined(MPI.K_TYPE, type), type, SIZES[type], true);
     }
 
-    private static Datatype derived(Datatype base, long handle) {
-        return new Datatype(handle, base.baseType, base.baseSize, false);
+    private static Datatype derived(Datatype base, long handle) throws MPIException {
+        Datatype t = new Datatype(handle, base.baseType, base.baseSize, false);
+        t.learnSpan();
+        return t;
+    }
+
+    /** Sets span from the extents in C (MPI must be initialized). */
+    void learnSpan() throws MPIException {
+        long[] e = new long[4];
+        extents(handle, e);
+        span = e[0] == 0 && e[2] == 0 && e[1] > 0 && e[1] == e[3] ? e[1] : 0;
+        dense = span != 0 && sizeNative(handle) == span;
     }
 
     private static native long contiguous(int count, long old) throws MPIException;
@@ -146,6 +166,8 @@ public final class Datatype implements Freeable, Cloneable {
         if (predefined) throw new MPIException("Datatype.free: a predefined datatype cannot be freed");
         freeNative(handle);
         handle = 0;
+        span = 0;
+        dense = false;
     }
 
     public boolean isNull() {

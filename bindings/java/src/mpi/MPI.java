@@ -26,7 +26,8 @@ public final class MPI {
     static {
         loadNative();
         String t = System.getProperty("ump.java.pinThreshold");
-        if (t != null) setPinThreshold(Long.parseLong(t.trim()));
+        if (t != null) setPinThresholdNative(Long.parseLong(t.trim()));
+        pinThreshold = getPinThresholdNative();
     }
 
     /** Loads libump_java: java.library.path, then beside ump.jar, then the build tree. */
@@ -133,7 +134,8 @@ public final class MPI {
     private static native double wtickNative();
     private static native String processorName() throws MPIException;
     private static native String libVersion();
-    private static native void setPinThreshold(long bytes);
+    private static native void setPinThresholdNative(long bytes);
+    private static native long getPinThresholdNative();
     private static native void attachNative(ByteBuffer buf, int size) throws MPIException;
     private static native void detachNative() throws MPIException;
     static native int errorClass(int code);
@@ -150,6 +152,11 @@ public final class MPI {
         if (initialized) throw new MPIException("MPI.Init: MPI is already initialized");
         int provided = initNative(required);
         initialized = true;
+        pinAllowed = provided < THREAD_MULTIPLE;
+        for (Datatype t : new Datatype[] {BYTE, CHAR, SHORT, BOOLEAN, INT, LONG, FLOAT, DOUBLE,
+                PACKED, INT2, SHORT_INT, LONG_INT, FLOAT_INT, DOUBLE_INT, FLOAT_COMPLEX,
+                DOUBLE_COMPLEX})
+            t.learnSpan();
         return provided;
     }
 
@@ -196,6 +203,31 @@ public final class MPI {
 
     public static String getLibVersion() {
         return libVersion();
+    }
+
+    /**
+     * The copy/pin crossover of heap arrays in blocking calls (ump's
+     * addition): an array span of at least this many bytes is pinned with
+     * GetPrimitiveArrayCritical for the call, a smaller one is copied
+     * through a per-thread pool of native buffers. 0 pins every array,
+     * Long.MAX_VALUE copies every one. The default is the crossover
+     * measured by bench/java/Crossover (docs/java.md); the property
+     * -Dump.java.pinThreshold=BYTES sets it at start-up. Direct buffers are
+     * never copied, whatever this says.
+     */
+    public static void setPinThreshold(long bytes) {
+        setPinThresholdNative(bytes);
+        pinThreshold = getPinThresholdNative();
+    }
+
+    /** Java's copy of the threshold (the copy path in Java reads it per call). */
+    static volatile long pinThreshold;
+    /** False at THREAD_MULTIPLE: arrays are copied whatever their size (buf.c). */
+    static volatile boolean pinAllowed = true;
+
+    /** The current copy/pin crossover in bytes (see setPinThreshold). */
+    public static long getPinThreshold() {
+        return getPinThresholdNative();
     }
 
     /** MPI_Buffer_attach: the buffer for bSend, a direct ByteBuffer. */

@@ -16,6 +16,18 @@ public final class Status {
         this.data = data;
     }
 
+    /** A status packed by p2p.c's recvFast (a value of at least 0). */
+    static Status unpack(long p) {
+        // Constant indices: the JIT keeps a status the caller drops, or
+        // only reads, in registers instead of allocating it.
+        long[] d = new long[LEN];
+        d[SOURCE] = (p >>> 47) - 2;
+        d[TAG] = ((p >>> 23) & 0xffffff) - 1;
+        d[COUNT] = p & 0x7fffff;
+        d[INDEX] = MPI.UNDEFINED;
+        return new Status(d);
+    }
+
     /** A copy of the slice i of a flat array of statuses. */
     static Status at(long[] flat, int i) {
         long[] d = new long[LEN];

@@ -26,6 +26,7 @@ public class P2p {
         peer = 1 - me;
         if (me < 2) {
             blocking();
+            statuses();
             nonblocking();
             persistent();
             combined();
@@ -35,6 +36,84 @@ public class P2p {
         w.barrier();
         if (me == 0) System.out.println("P2p OK on " + w.getSize() + " ranks");
         MPI.Finalize();
+    }
+
+    /**
+     * Blocking receives into direct buffers return their status packed in
+     * one value when source, tag and size are small (the fast path) and
+     * through a second call when not: both ways, with slices and int views
+     * (the address and the bounds the fast path works out in Java), a
+     * buffer one element short (the general path's error), PROC_NULL.
+     */
+    static void statuses() throws MPIException {
+        int ub = (Integer) w.getAttr(MPI.TAG_UB);
+        int big = (8 << 20) + 5; // over the 23 bits of a packed count
+        int[][] cases = {{5, ub}, {5, 0}, {big, 7}, {big, ub}, {0, (1 << 24) - 2},
+                {3, (1 << 24) - 1}};
+        for (int[] c : cases) {
+            int n = c[0], tag = c[1], s = seed++;
+            String what = "status of " + n + " bytes with tag " + tag;
+            if (me == 0) {
+                ByteBuffer b = MPI.newByteBuffer(n + 3);
+                T.fill(MPI.slice(b, 3), s, n);
+                w.send(MPI.slice(b, 3), n, MPI.BYTE, 1, tag);
+            } else {
+                ByteBuffer b = MPI.newByteBuffer(n + 16);
+                Status st = w.recv(MPI.slice(b, 16), n, MPI.BYTE, 0, MPI.ANY_TAG);
+                for (int i = 0; i < 16; i++)
+                    T.eq(b.get(i), 0, what + ": byte before the slice");
+                T.verify(MPI.slice(b, 16), s, n, what);
+                T.eq(st.getCount(MPI.BYTE), n, what + ": count");
+                T.eq(st.getSource(), 0, what + ": source");
+                T.eq(st.getTag(), tag, what + ": tag");
+                T.eq(st.getError(), MPI.SUCCESS, what + ": error");
+                T.check(!st.isCancelled(), what + ": not cancelled");
+            }
+        }
+        // An int view: counts in ints, bounds in bytes.
+        IntBuffer v = MPI.newIntBuffer(40);
+        if (me == 0) {
+            for (int i = 0; i < 40; i++)
+                v.put(i, i * 7 + 1);
+            w.send(MPI.slice(v, 2), 38, MPI.INT, 1, 3);
+        } else {
+            Status st = w.recv(v, 40, MPI.INT, MPI.ANY_SOURCE, 3);
+            T.eq(st.getCount(MPI.INT), 38, "int view count");
+            for (int i = 0; i < 38; i++)
+                T.eq(v.get(i), (i + 2) * 7 + 1, "int view element " + i);
+            try {
+                w.recv(MPI.slice(v, 1), 40, MPI.INT, 0, 3);
+                T.fail("a receive one int past the buffer did not throw");
+            } catch (MPIException e) {
+                T.eq(e.getErrorClass(), MPI.ERR_BUFFER, "one int past the buffer: class");
+            }
+        }
+        // A datatype with holes into a small byte[] (below the pin
+        // threshold): the holes keep their bytes, the blocks get the data.
+        Datatype vec = Datatype.createVector(3, 2, 5, MPI.BYTE); // 2 of every 5, extent 12
+        vec.commit();
+        for (int cnt : new int[] {1, 4}) {
+            int span = 12 * cnt, s = seed++;
+            byte[] a = new byte[span + 4];
+            if (me == 0) {
+                T.fill(a, s, a.length);
+                w.send(a, cnt, vec, 1, 4);
+            } else {
+                java.util.Arrays.fill(a, (byte) 0x5a);
+                Status vs = w.recv(a, cnt, vec, 0, 4);
+                T.eq(vs.getCount(vec), cnt, "vector into byte[] count");
+                for (int i = 0; i < a.length; i++) {
+                    boolean data = i < span && (i % 12) % 5 < 2;
+                    T.eq(a[i], data ? T.pat(s, i) : 0x5a, "vector into byte[] " + cnt
+                            + ": byte " + i + (data ? " (data)" : " (hole)"));
+                }
+            }
+        }
+        vec.free();
+        Status st = w.recv(MPI.newByteBuffer(4), 4, MPI.BYTE, MPI.PROC_NULL, 1);
+        T.eq(st.getSource(), MPI.PROC_NULL, "PROC_NULL source");
+        T.eq(st.getTag(), MPI.ANY_TAG, "PROC_NULL tag");
+        T.eq(st.getCount(MPI.BYTE), 0, "PROC_NULL count");
     }
 
     /** send/sSend/rSend/bSend, direct and heap, into direct and heap. */

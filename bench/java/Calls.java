@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: BSD-3-Clause
+import java.nio.ByteBuffer;
+
+import mpi.*;
+
+/**
+ * What the binding itself costs per call: blocking send to and receive from
+ * MPI.PROC_NULL, which ump completes at once, so the time is the Java side,
+ * the JNI transition, the checks, the status and the return, with no
+ * transport and no waiting for a peer. Direct buffers and byte[] arrays at
+ * a few small sizes, every variant timed in turn (A B C ... A B C ...) for
+ * --reps rounds of --iters calls; the median per call (time_us).
+ * One process is enough (umprun -n 1). This counts work, not latency: it
+ * is how a change to the small-message path is compared with the one
+ * before it on a loaded machine (run both builds alternately).
+ *
+ * With --pin: the work side of the copy/pin crossover of heap arrays. A
+ * blocking send of a byte[] to PROC_NULL, 0 B ... --max (4 MiB), with the
+ * array copied (in Java, into the per-thread scratch) and pinned
+ * (GetPrimitiveArrayCritical and its release in C), the two in turn; the
+ * crossover is the smallest size from which pinning costs less than
+ * copying at that size and every larger one (by the minimum over the
+ * rounds, which load on the machine can only raise). A receive copies the
+ * same bytes out again, so this is half the difference a ping-pong sees.
+ *   umprun -n 1 java -cp ump.jar:ump_bench.jar Calls [--iters N] [--reps R] [--pin]
+ */
+public class Calls {
+    static void pinCrossover(Bench b, int reps) throws MPIException {
+        Intracomm w = MPI.COMM_WORLD;
+        long saved = MPI.getPinThreshold();
+        byte[] a = new byte[(int) b.max];
+        long cross = -1;
+        java.util.List<Long> sizes = new java.util.ArrayList<>();
+        java.util.List<double[]> mins = new java.util.ArrayList<>();
+        for (long s = b.min; s <= b.max; s = b.next(s)) {
+            int n = (int) s;
+            long iters = Math.max(10, (b.quick ? 2_000_000L : 40_000_000L) / (2000 + n));
+            Op op = it -> {
+                for (long i = 0; i < it; i++)
+                    w.send(a, n, MPI.BYTE, MPI.PROC_NULL, 1);
+            };
+            double[][] t = new double[2][reps];
+            for (int v = 0; v < 2; v++) { // warm-up of both paths at this size
+                MPI.setPinThreshold(v == 0 ? Long.MAX_VALUE : 0);
+                op.run(iters);
+            }
+            for (int r = 0; r < reps; r++)
+                for (int v = 0; v < 2; v++) {
+                    MPI.setPinThreshold(v == 0 ? Long.MAX_VALUE : 0);
+                    long t0 = System.nanoTime();
+                    op.run(iters);
+                    t[v][r] = (double) (System.nanoTime() - t0) / iters;
+                }
+            double[] m = new double[2];
+            for (int v = 0; v < 2; v++) {
+                double[] x = t[v].clone();
+                java.util.Arrays.sort(x);
+                m[v] = x[0];
+                b.row("calls_pin", v == 0 ? "send-copy" : "send-pin", b.size, s, x[0] * 1e-9, s);
+            }
+            sizes.add(s);
+            mins.add(m);
+        }
+        MPI.setPinThreshold(saved);
+        for (int i = sizes.size() - 1; i >= 0 && mins.get(i)[1] < mins.get(i)[0]; i--)
+            cross = sizes.get(i);
+        if (b.rank == 0)
+            System.out.println(cross < 0 ? "crossover (work): copying never cost more than pinning"
+                    : "crossover (work): pin from " + cross + " bytes (copy below)");
+        b.end();
+    }
+
+    interface Op {
+        void run(long iters) throws MPIException;
+    }
+
+    public static void main(String[] args) throws MPIException {
+        Bench b = new Bench(args, 0, 4 << 20);
+        long iters = 2_000_000;
+        int reps = b.quick ? 3 : 15;
+        boolean pin = false;
+        for (int i = 0; i < b.rest.length; i++) {
+            if (b.rest[i].equals("--iters")) iters = Long.parseLong(b.rest[++i]);
+            else if (b.rest[i].equals("--reps")) reps = Integer.parseInt(b.rest[++i]);
+            else if (b.rest[i].equals("--pin")) pin = true;
+        }
+        if (pin) {
+            pinCrossover(b, reps);
+            return;
+        }
+        if (b.quick) iters = Math.min(iters, 20_000);
+        Intracomm w = MPI.COMM_WORLD;
+        ByteBuffer d = MPI.newByteBuffer(64);
+        byte[] a = new byte[64];
+        int[] sizes = {0, 4, 16};
+        String[] names = new String[sizes.length * 4];
+        Op[] ops = new Op[sizes.length * 4];
+        int k = 0;
+        for (int n : sizes) {
+            names[k] = "send-direct";
+            ops[k++] = it -> {
+                for (long i = 0; i < it; i++)
+                    w.send(d, n, MPI.BYTE, MPI.PROC_NULL, 1);
+            };
+            names[k] = "recv-direct";
+            ops[k++] = it -> {
+                for (long i = 0; i < it; i++) {
+                    Status s = w.recv(d, n, MPI.BYTE, MPI.PROC_NULL, 1);
+                    if (s.getSource() != MPI.PROC_NULL) throw new MPIException("bad status");
+                }
+            };
+            names[k] = "send-array";
+            ops[k++] = it -> {
+                for (long i = 0; i < it; i++)
+                    w.send(a, n, MPI.BYTE, MPI.PROC_NULL, 1);
+            };
+            names[k] = "recv-array";
+            ops[k++] = it -> {
+                for (long i = 0; i < it; i++) {
+                    Status s = w.recv(a, n, MPI.BYTE, MPI.PROC_NULL, 1);
+                    if (s.getSource() != MPI.PROC_NULL) throw new MPIException("bad status");
+                }
+            };
+        }
+        for (Op op : ops) // warm-up: let the JIT compile every loop first
+            op.run(Math.max(iters / 4, 1000));
+        double[][] t = new double[ops.length][reps];
+        for (int r = 0; r < reps; r++)
+            for (int j = 0; j < ops.length; j++) {
+                long t0 = System.nanoTime();
+                ops[j].run(iters);
+                t[j][r] = (double) (System.nanoTime() - t0) / iters;
+            }
+        for (int j = 0; j < ops.length; j++) {
+            double[] x = t[j].clone();
+            java.util.Arrays.sort(x);
+            b.row("calls", names[j], b.size, sizes[j / 4], x[x.length / 2] * 1e-9, 0);
+        }
+        b.end();
+    }
+}
