@@ -42,6 +42,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ump.h"
 #include "xport/xport.h"
 
 /* Counters of one cache (UMP_STATS prints them at finalize). */
