@@ -57,6 +57,7 @@ typedef struct ump_mem_stats {
     size_t entries;         /* regions in the cache now */
     size_t bytes;           /* bytes they cover */
     size_t in_use;          /* of them, regions with references */
+    bool cached;            /* the cache is on (else every registration is uncached) */
 } ump_mem_stats_t;
 
 typedef struct ump_mem_params {

@@ -334,4 +334,5 @@ void ump_mem_cache_stats(const ump_mem_cache_t *c, ump_mem_stats_t *s)
     s->entries = c->n;
     s->bytes = c->bytes;
     s->in_use = c->in_use;
+    s->cached = true;
 }
