@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The registration cache (src/mem) under real rendezvous over the libfabric
-# transport, on every provider of the ofi tests: tcp;ofi_rxm and shm.
+# transport: over tcp;ofi_rxm and shm with the default, small and tight
+# settings, and over sockets and udp;ofi_rxd once each.
 # regcache links the library's objects to read the cache's counters.
 if(NOT UMP_HAVE_OFI OR NOT TARGET umprun)
   return()
@@ -35,3 +36,8 @@ foreach(prov rxm shm)
   ump_mem_test(regcache.ofi.${prov}.tight 120 ${env} UMP_MEM_CACHE_MAX_ENTRIES=2
                UMP_MEM_CACHE_MAX_BYTES=1m)
 endforeach()
+# "udp;ofi_rxd" holds a semicolon a ctest environment cannot: libfabric's
+# own filter lets only udp and rxd load.
+ump_mem_test(regcache.ofi.sockets 120 UMP_TRANSPORTS=ofi UMP_OFI_PROVIDER=sockets)
+ump_mem_test(regcache.ofi.rxd 120 UMP_TRANSPORTS=ofi UMP_OFI_PROVIDER=ofi_rxd
+             FI_PROVIDER=udp,ofi_rxd)
