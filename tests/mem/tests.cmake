@@ -38,6 +38,6 @@ foreach(prov rxm shm)
 endforeach()
 # "udp;ofi_rxd" holds a semicolon a ctest environment cannot: libfabric's
 # own filter lets only udp and rxd load.
-ump_mem_test(regcache.ofi.sockets 120 UMP_TRANSPORTS=ofi UMP_OFI_PROVIDER=sockets)
-ump_mem_test(regcache.ofi.rxd 120 UMP_TRANSPORTS=ofi UMP_OFI_PROVIDER=ofi_rxd
+ump_mem_test(regcache.ofi.sockets 240 UMP_TRANSPORTS=ofi UMP_OFI_PROVIDER=sockets)
+ump_mem_test(regcache.ofi.rxd 240 UMP_TRANSPORTS=ofi UMP_OFI_PROVIDER=ofi_rxd
              FI_PROVIDER=udp,ofi_rxd)
