@@ -28,6 +28,9 @@ static struct {
         uint64_t direct;        /* registrations made without a cache */
     } c[MAX_CACHES];
     int n;
+    /* After ump_mem_fini every registration has been released: a request
+     * the core still holds at finalize must not release it twice. */
+    bool finished;
 } front;
 
 static int slot(ump_xp_t *xp)
@@ -50,6 +53,7 @@ static int slot(ump_xp_t *xp)
 
 int ump_mem_reg(ump_xp_t *xp, void *addr, size_t len, ump_xp_mr_t **mr)
 {
+    front.finished = false;
     int i = slot(xp);
     if (i >= 0 && front.c[i].cache) return ump_mem_cache_reg(front.c[i].cache, addr, len, mr);
     if (i >= 0) front.c[i].direct++;
@@ -58,7 +62,7 @@ int ump_mem_reg(ump_xp_t *xp, void *addr, size_t len, ump_xp_mr_t **mr)
 
 void ump_mem_dereg(ump_xp_mr_t *mr)
 {
-    if (!mr) return;
+    if (!mr || front.finished) return;
     for (int i = 0; i < front.n; i++) {
         if (front.c[i].xp == mr->xp && front.c[i].cache) {
             ump_mem_cache_dereg(front.c[i].cache, mr);
@@ -103,5 +107,6 @@ void ump_mem_fini(int rank)
         ump_mem_cache_destroy(front.c[i].cache);
         front.c[i].cache = NULL;
     }
+    front.finished = front.n > 0;
     front.n = 0;
 }
