@@ -5,8 +5,8 @@
  * unused neighbours, reference counts (a region in use is never evicted
  * nor deregistered), LRU eviction order, the bounds in entries and bytes,
  * explicit invalidation, and invalidation by the userfaultfd monitor when
- * memory is unmapped (munmap, mremap, madvise(MADV_DONTNEED), free) and
- * mapped again at the same address.
+ * memory is unmapped (munmap, mmap MAP_FIXED over it, mremap,
+ * madvise(MADV_DONTNEED), free) and mapped again at the same address.
  */
 #include <malloc.h>
 #include <setjmp.h>
@@ -289,7 +289,7 @@ static void test_invalidate(void **state)
 
 /* --- the monitor: real unmapping -------------------------------------- */
 
-enum { UNMAP, REMAP, DONTNEED, FREE };
+enum { UNMAP, FIXED, REMAP, DONTNEED, FREE };
 
 static void monitored(int how)
 {
@@ -318,6 +318,10 @@ static void monitored(int how)
     switch (how) {
     case UNMAP:
         assert_int_equal(munmap(p, n), 0);
+        q = mmap(p, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+        break;
+    case FIXED:
+        /* New pages mapped over the old ones, with no munmap first. */
         q = mmap(p, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
         break;
     case REMAP: {
@@ -371,6 +375,12 @@ static void test_monitor_munmap(void **state)
     monitored(UNMAP);
 }
 
+static void test_monitor_map_fixed(void **state)
+{
+    (void)state;
+    monitored(FIXED);
+}
+
 static void test_monitor_mremap(void **state)
 {
     (void)state;
@@ -416,17 +426,12 @@ int main(void)
     arena = mmap(NULL, 64 * pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (arena == MAP_FAILED) return 1;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hits),
-        cmocka_unit_test(test_merge),
-        cmocka_unit_test(test_lru_order),
-        cmocka_unit_test(test_bounds_and_refs),
-        cmocka_unit_test(test_reg_failure),
-        cmocka_unit_test(test_invalidate),
-        cmocka_unit_test(test_monitor_munmap),
-        cmocka_unit_test(test_monitor_mremap),
-        cmocka_unit_test(test_monitor_dontneed),
-        cmocka_unit_test(test_monitor_free),
-        cmocka_unit_test(test_monitor_file),
+        cmocka_unit_test(test_hits),           cmocka_unit_test(test_merge),
+        cmocka_unit_test(test_lru_order),      cmocka_unit_test(test_bounds_and_refs),
+        cmocka_unit_test(test_reg_failure),    cmocka_unit_test(test_invalidate),
+        cmocka_unit_test(test_monitor_munmap), cmocka_unit_test(test_monitor_map_fixed),
+        cmocka_unit_test(test_monitor_mremap), cmocka_unit_test(test_monitor_dontneed),
+        cmocka_unit_test(test_monitor_free),   cmocka_unit_test(test_monitor_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
