@@ -31,6 +31,7 @@
 #include <uthash.h>
 
 #include "dt/dt.h"
+#include "mem/mem.h"
 #include "rt/rt.h"
 #include "util/util.h"
 #include "xport/xport.h"
@@ -381,7 +382,7 @@ int ump_core_rget(ump_xp_t *xp, int src, struct ump_request *r, const ump_hdr_rt
 static inline void ump_core_mr_release(struct ump_request *r)
 {
     if (r->mr) {
-        r->mr->xp->ops->mem_dereg(r->mr);
+        ump_mem_dereg(r->mr);
         r->mr = NULL;
     }
 }

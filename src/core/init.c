@@ -279,6 +279,8 @@ int ump_finalize(void)
     ump_core_wait_until(quiet, NULL);
     int rc = ump_rt_fence(ump_core.rt);
     if (rc != UMP_OK) ump_warn("ump_finalize: final fence failed: %s", ump_strerror(rc));
+    /* Cached registrations go before the transports that made them. */
+    ump_mem_fini(ump_core.rank);
     for (int i = ump_core.nxps - 1; i >= 0; i--)
         ump_core.xps[i]->ops->close(ump_core.xps[i]);
     ump_core.nxps = 0;

@@ -20,7 +20,7 @@ size_t ump_core_rts_key_make(ump_xp_t *xp, struct ump_request *r, void *out)
     /* Only a contiguous buffer the receiver may read is worth registering:
      * a non-contiguous one is streamed over such transports. */
     if (!r->mr && !r->dt && xp->caps.rma_get && r->len >= xp->caps.get_min && r->len) {
-        int rc = xp->ops->mem_reg(xp, r->buf, r->len, &r->mr);
+        int rc = ump_mem_reg(xp, r->buf, r->len, &r->mr);
         if (rc != UMP_OK) {
             ump_debug("registering a %zu-byte send buffer failed (%s): the receiver streams it",
                       r->len, ump_strerror(rc));
@@ -84,7 +84,7 @@ int ump_core_rget(ump_xp_t *xp, int src, struct ump_request *r, const ump_hdr_rt
         /* No key: the sender did not register (non-contiguous, failure). */
         if (!key || r->dt) return UMP_ERR_UNSUPPORTED;
         if (take < xp->caps.get_min) return UMP_ERR_UNSUPPORTED;
-        int rc = xp->ops->mem_reg(xp, r->buf, take, &r->mr);
+        int rc = ump_mem_reg(xp, r->buf, take, &r->mr);
         if (rc != UMP_OK) {
             r->mr = NULL;
             ump_debug("registering a %zu-byte receive buffer failed (%s): streaming", take,

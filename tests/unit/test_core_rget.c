@@ -159,6 +159,9 @@ static int setup(void **state)
     (void)state;
     int provided;
     setenv("UMP_WAIT", "spin", 1);
+    /* Every registration is checked to be released after its transfer:
+     * the registration cache (tested in unit.mem_cache) would keep them. */
+    setenv("UMP_MEM_CACHE", "off", 1);
     if (ump_init(NULL, NULL, UMP_THREAD_SINGLE, &provided) != UMP_OK) return -1;
     f.xp = ump_core.peers[0].xp;
     f.real = f.xp->ops;

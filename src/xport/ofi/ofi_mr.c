@@ -2,7 +2,8 @@
 /*
  * Memory registration for the libfabric transport: the buffer pools and
  * the core's rendezvous buffers (mem_reg), following the provider's
- * mr_mode. No cache yet: each rendezvous registers and deregisters.
+ * mr_mode. The core reaches mem_reg through its registration cache
+ * (src/mem), which keeps registrations for reuse.
  */
 #include <errno.h>
 #include <stdlib.h>
