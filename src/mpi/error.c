@@ -277,8 +277,12 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     if (!ump_mpi_errh_ok(errhandler))
         return ump_mpi_error(comm, MPI_ERR_ARG, call, "invalid error handler");
     ump_mpi_errh_ref(errhandler);
+    /* Under the lock, as the readers that take a reference (get, the
+     * communicators made from comm) must not see the old one freed. */
+    ump_mpi_lock();
     MPI_Errhandler old = comm->errh;
     comm->errh = errhandler;
+    ump_mpi_unlock();
     errh_unref(old);
     return MPI_SUCCESS;
 }
@@ -290,9 +294,11 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
     UMP_MPI_CHECK_INIT(call);
     UMP_MPI_CHECK_COMM(call, comm);
     if (!errhandler) return ump_mpi_error(comm, MPI_ERR_ARG, call, "errhandler pointer is NULL");
+    ump_mpi_lock();
     MPI_Errhandler e = comm->errh ? comm->errh : MPI_ERRORS_ARE_FATAL;
     /* The handle returned is a new reference the user frees (MPI 3.1 8.3). */
     ump_mpi_errh_ref(e);
+    ump_mpi_unlock();
     *errhandler = e;
     return MPI_SUCCESS;
 }
