@@ -15,7 +15,12 @@
  *     would mix their traffic and break the sums), then Comm_free;
  *   - attribute caching (a keyval made, set on a communicator, copied by
  *     Comm_dup, read, deleted, freed; the same for datatypes), datatype
- *     creation (vector, struct, dup, names), op and error handler creation.
+ *     creation (vector, struct, dup, names), op and error handler creation;
+ *   - the same objects shared by every thread at once: attributes (each
+ *     thread's keyval) on MPI_COMM_WORLD and on a shared datatype, which
+ *     also carries messages, the name of a shared communicator, the error
+ *     handler of MPI_COMM_WORLD (while threads create communicators from
+ *     it), and a shared group's rank translation (built on first use).
  * Every thread of every rank checks what it gets; a wrong byte, sum, size
  * or attribute ends the job (mt.h). Deadlocks end it through umprun's
  * --timeout.
@@ -28,6 +33,11 @@
 #define MAXT 8
 static int ITERS = 30, NT = 4;
 static MPI_Comm tcomm[MAXT]; /* thread t's communicator (a dup of MPI_COMM_WORLD) */
+/* Shared by every thread: a communicator whose name they all set, a vector
+ * type (every other int of 3000) and a group (the world reversed). */
+static MPI_Comm scomm;
+static MPI_Datatype svec;
+static MPI_Group sgroup;
 
 static const int sizes[] = {0, 1, 8191, 8192, 8193, 65535, 65536, 65537, 200000};
 enum { NSIZES = sizeof(sizes) / sizeof(sizes[0]) };
@@ -102,10 +112,13 @@ static void ring(int t, int it, unsigned char *sbuf, unsigned char *rbuf)
     CHECK_DATA(rbuf, (size_t)sz, seed_of(from, t, it, 0), "ring message");
     CHECK(rbuf[sz] == 0xEE, "thread %d round %d: byte past the message written", t, it);
 
-    /* Every other int of 3000 (a vector type made by this thread). */
-    MPI_Datatype vec;
-    CALL(MPI_Type_vector(1500, 1, 2, MPI_INT, &vec));
-    CALL(MPI_Type_commit(&vec));
+    /* Every other int of 3000: a vector type made by this thread, or on
+     * odd rounds the one all threads share. */
+    MPI_Datatype vec = svec;
+    if (it % 2 == 0) {
+        CALL(MPI_Type_vector(1500, 1, 2, MPI_INT, &vec));
+        CALL(MPI_Type_commit(&vec));
+    }
     int *vs = mt_xmalloc(3000 * sizeof(int)), *vr = mt_xmalloc(1500 * sizeof(int));
     for (int i = 0; i < 3000; i++)
         vs[i] = i % 2 ? -1 : (int)seed_of(me, t, it, 1) + i;
@@ -117,7 +130,7 @@ static void ring(int t, int it, unsigned char *sbuf, unsigned char *rbuf)
               (int)seed_of(from, t, it, 1) + 2 * i);
     free(vs);
     free(vr);
-    CALL(MPI_Type_free(&vec));
+    if (vec != svec) CALL(MPI_Type_free(&vec));
 }
 
 static void probes(int t, int it, unsigned char *sbuf, unsigned char *rbuf)
@@ -283,6 +296,63 @@ static void objects(int t, int it)
     CALL(MPI_Errhandler_free(&eh));
 }
 
+/* Objects every thread uses at once, each thread with keyvals and values
+ * of its own. */
+static void shared(int t, int it, int kv)
+{
+    int n = mt_size;
+    /* Group translation through the shared group's reverse map. */
+    MPI_Group wg;
+    CALL(MPI_Comm_group(MPI_COMM_WORLD, &wg));
+    int in[MAXT * 4], out[MAXT * 4];
+    for (int i = 0; i < n; i++)
+        in[i] = i;
+    CALL(MPI_Group_translate_ranks(wg, n, in, sgroup, out));
+    for (int i = 0; i < n; i++)
+        CHECK(out[i] == n - 1 - i, "thread %d: world rank %d is %d in the reversed group", t, i,
+              out[i]);
+    CALL(MPI_Group_free(&wg));
+
+    /* An attribute of this thread's keyval on MPI_COMM_WORLD. */
+    void *mine = (char *)&tcomm[t] + it, *val = NULL;
+    int flag = 0;
+    CALL(MPI_Comm_set_attr(MPI_COMM_WORLD, kv, mine));
+    CALL(MPI_Comm_get_attr(MPI_COMM_WORLD, kv, &val, &flag));
+    CHECK(flag && val == mine, "thread %d: attribute on MPI_COMM_WORLD is %p, want %p", t, val,
+          mine);
+    CALL(MPI_Comm_delete_attr(MPI_COMM_WORLD, kv));
+    CALL(MPI_Comm_get_attr(MPI_COMM_WORLD, kv, &val, &flag));
+    CHECK(!flag, "thread %d: attribute still on MPI_COMM_WORLD after delete", t);
+
+    /* The same on the shared datatype, with a keyval made here. */
+    int tkv;
+    CALL(MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, MPI_TYPE_NULL_DELETE_FN, &tkv, NULL));
+    CALL(MPI_Type_set_attr(svec, tkv, mine));
+    CALL(MPI_Type_get_attr(svec, tkv, &val, &flag));
+    CHECK(flag && val == mine, "thread %d: attribute on the shared type is %p, want %p", t, val,
+          mine);
+    CALL(MPI_Type_delete_attr(svec, tkv));
+    CALL(MPI_Type_free_keyval(&tkv));
+
+    /* Names of a shared communicator: any thread's, never a mix. */
+    char name[MPI_MAX_OBJECT_NAME], got[MPI_MAX_OBJECT_NAME];
+    int len, gt, gi;
+    snprintf(name, sizeof(name), "shared by t%d r%d", t, it);
+    CALL(MPI_Comm_set_name(scomm, name));
+    CALL(MPI_Comm_get_name(scomm, got, &len));
+    CHECK(sscanf(got, "shared by t%d r%d", &gt, &gi) == 2 && gt >= 0 && gt < NT && gi >= 0 &&
+              gi < ITERS && (int)strlen(got) == len,
+          "thread %d: shared communicator's name is '%s'", t, got);
+
+    /* MPI_COMM_WORLD's handler replaced while other threads create
+     * communicators from it (they inherit it). */
+    MPI_Errhandler eh;
+    CALL(MPI_Comm_create_errhandler(errh_fn, &eh));
+    CALL(MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh));
+    CALL(MPI_Errhandler_free(&eh));
+    CALL(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+}
+
 static void *worker(void *arg)
 {
     int t = (int)(intptr_t)arg;
@@ -297,10 +367,12 @@ static void *worker(void *arg)
         collectives(t, it, tcomm[t]);
         creation(t, it, tcomm[t], kv);
         objects(t, it);
+        shared(t, it, kv);
         CALL(MPI_Comm_free_keyval(&kv));
     }
-    /* Each round: the value deleted from the parent and from the dup. */
-    CHECK(deletes == 2 * ITERS, "thread %d: %d delete callbacks, want %d", t, deletes, 2 * ITERS);
+    /* Each round: the value deleted from the parent, from the dup and from
+     * MPI_COMM_WORLD. */
+    CHECK(deletes == 3 * ITERS, "thread %d: %d delete callbacks, want %d", t, deletes, 3 * ITERS);
     free(sbuf);
     free(rbuf);
     return NULL;
@@ -322,6 +394,17 @@ int main(int argc, char **argv)
     CHECK(provided == MPI_THREAD_MULTIPLE, "provided thread level %d, want MULTIPLE", provided);
     for (int t = 0; t < NT; t++)
         CALL(MPI_Comm_dup(MPI_COMM_WORLD, &tcomm[t]));
+    CALL(MPI_Comm_dup(MPI_COMM_WORLD, &scomm));
+    CALL(MPI_Type_vector(1500, 1, 2, MPI_INT, &svec));
+    CALL(MPI_Type_commit(&svec));
+    MPI_Group wg;
+    CALL(MPI_Comm_group(MPI_COMM_WORLD, &wg));
+    int rev[MAXT * 4];
+    CHECK(mt_size <= MAXT * 4, "at most %d ranks", MAXT * 4);
+    for (int i = 0; i < mt_size; i++)
+        rev[i] = mt_size - 1 - i;
+    CALL(MPI_Group_incl(wg, mt_size, rev, &sgroup));
+    CALL(MPI_Group_free(&wg));
     pthread_t th[MAXT];
     for (int t = 0; t < NT; t++)
         CHECK(pthread_create(&th[t], NULL, worker, (void *)(intptr_t)t) == 0, "pthread_create");
@@ -331,6 +414,9 @@ int main(int argc, char **argv)
     CHECK(copies == want, "%d attribute copies, want %d", copies, want);
     for (int t = 0; t < NT; t++)
         CALL(MPI_Comm_free(&tcomm[t]));
+    CALL(MPI_Comm_free(&scomm));
+    CALL(MPI_Type_free(&svec));
+    CALL(MPI_Group_free(&sgroup));
     CALL(MPI_Barrier(MPI_COMM_WORLD));
     if (mt_rank == 0)
         printf("PASS thread_stress (%d ranks, %d threads each, %d rounds)\n", mt_size, NT, ITERS);
