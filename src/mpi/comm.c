@@ -78,8 +78,13 @@ int ump_mpi_comm_rank_of(MPI_Comm c, int world_rank)
 
 const char *ump_mpi_comm_name(MPI_Comm c, char *buf, size_t len)
 {
-    if (c->name[0]) return c->name;
-    snprintf(buf, len, "<unnamed, context id %d>", c->ctx_id);
+    /* A copy, under the lock: another thread may rename c meanwhile. */
+    ump_mpi_lock();
+    if (c->name[0])
+        snprintf(buf, len, "%s", c->name);
+    else
+        snprintf(buf, len, "<unnamed, context id %d>", c->ctx_id);
+    ump_mpi_unlock();
     return buf;
 }
 

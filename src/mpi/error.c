@@ -154,7 +154,12 @@ bool ump_mpi_errh_ok(MPI_Errhandler e)
 
 static void call_handler(MPI_Comm comm, int errclass)
 {
+    /* A reference held while it runs: another thread may replace comm's
+     * handler meanwhile (MPI_Comm_set_errhandler drops the old one). */
+    ump_mpi_lock();
     MPI_Errhandler h = comm->errh ? comm->errh : MPI_ERRORS_ARE_FATAL;
+    ump_mpi_errh_ref(h);
+    ump_mpi_unlock();
     if (h == MPI_ERRORS_RETURN) return;
     if (h == MPI_ERRORS_ARE_FATAL || !h->fn) {
         char msg[MPI_MAX_ERROR_STRING + 64];
@@ -166,6 +171,7 @@ static void call_handler(MPI_Comm comm, int errclass)
     MPI_Comm c = comm;
     int code = errclass;
     h->fn(&c, &code);
+    ump_mpi_errh_unref(h);
 }
 
 int ump_mpi_error(MPI_Comm comm, int errclass, const char *call, const char *fmt, ...)
