@@ -21,6 +21,8 @@ option(UMP_MPI_NAMES "Also install mpicc, mpicxx, mpiexec and mpirun (links to u
 set(UMPCC_LINK_EXTRA "")
 if(UMP_SANITIZE)
   set(UMPCC_LINK_EXTRA "-fsanitize=address,undefined")
+elseif(UMP_TSAN)
+  set(UMPCC_LINK_EXTRA "-fsanitize=thread")
 endif()
 set(UMPCC_DIR ${CMAKE_CURRENT_LIST_DIR}/../tools/umpcc)
 set(UMPCC_VERSION ${PROJECT_VERSION})

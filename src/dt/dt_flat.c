@@ -11,9 +11,12 @@
 const struct iovec *ump_dt_flat(ump_dt_t dt, size_t max_runs, size_t *nruns)
 {
     struct ump_dt *t = (struct ump_dt *)dt;
-    if (t->flat) {
-        *nruns = t->nflat;
-        return t->flat;
+    /* Threads sending one type at once may both build it: the first to
+     * publish wins (release, after nflat), the other frees its copy. */
+    struct iovec *have = __atomic_load_n(&t->flat, __ATOMIC_ACQUIRE);
+    if (have) {
+        *nruns = __atomic_load_n(&t->nflat, __ATOMIC_RELAXED);
+        return have;
     }
     if (t->nblocks > max_runs || !t->nblocks) return NULL;
     struct iovec *v = malloc(t->nblocks * sizeof(*v));
@@ -30,8 +33,13 @@ const struct iovec *ump_dt_flat(ump_dt_t dt, size_t max_runs, size_t *nruns)
         free(v);
         return NULL;
     }
-    t->flat = v;
-    t->nflat = (size_t)n;
-    *nruns = t->nflat;
-    return t->flat;
+    /* Every builder finds the same count, so nflat may be written twice. */
+    __atomic_store_n(&t->nflat, (size_t)n, __ATOMIC_RELAXED);
+    if (!__atomic_compare_exchange_n(&t->flat, &have, v, false, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE)) {
+        free(v);
+        v = have;
+    }
+    *nruns = (size_t)n;
+    return v;
 }

@@ -5,6 +5,11 @@
  * MPI_WTIME_IS_GLOBAL never collide); it stays allocated while attributes
  * use it, even after MPI_Comm_free_keyval, as MPI 3.1 6.7.2 requires.
  * Attributes are a short list per communicator.
+ *
+ * Threads: the keyval table and every communicator's list change under
+ * ump_mpi_lock; the user's copy and delete callbacks run without it (they
+ * may call MPI, attributes included), on an attribute already taken off
+ * its list, or on a value read under the lock.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -40,12 +45,13 @@ static int attr_universe_size, attr_appnum;
  * program per job, so MPI_APPNUM is 0. */
 static int *universe_size(void)
 {
-    if (!attr_universe_size) {
+    /* Threads that ask first at the same time store the same value. */
+    if (!__atomic_load_n(&attr_universe_size, __ATOMIC_RELAXED)) {
         const char *e = getenv("UMP_JOB_UNIVERSE_SIZE");
         char *end;
         long v = e ? strtol(e, &end, 10) : 0;
         if (!e || *end || v < ump_size() || v > INT_MAX) v = ump_size();
-        attr_universe_size = (int)v;
+        __atomic_store_n(&attr_universe_size, (int)v, __ATOMIC_RELAXED);
     }
     return &attr_universe_size;
 }
@@ -154,6 +160,7 @@ int PMPI_Comm_free_keyval(int *comm_keyval)
     return free_keyval("MPI_Comm_free_keyval", comm_keyval);
 }
 
+/* The attribute of keyval k on c, and the link to it. Lock held. */
 static ump_mpi_attr_t *find(MPI_Comm c, int k, ump_mpi_attr_t ***prevp)
 {
     ump_mpi_attr_t **pp = &c->attrs;
@@ -165,15 +172,15 @@ static ump_mpi_attr_t *find(MPI_Comm c, int k, ump_mpi_attr_t ***prevp)
     return NULL;
 }
 
-/* Runs the delete callback of attribute a of c; MPI class. */
-static int call_delete(MPI_Comm c, ump_mpi_attr_t *a)
+/* Runs the delete callback of keyval k for `value` on c; MPI class. */
+static int call_delete(MPI_Comm c, int k, void *value)
 {
     ump_mpi_lock();
-    keyval_t *kv = kv_of(a->keyval);
+    keyval_t *kv = kv_of(k);
     MPI_Comm_delete_attr_function *del = kv ? kv->del : NULL;
     void *extra = kv ? kv->extra : NULL;
     ump_mpi_unlock();
-    return del ? del(c, a->keyval, a->value, extra) : MPI_SUCCESS;
+    return del ? del(c, k, value, extra) : MPI_SUCCESS;
 }
 
 static int check_user_key(const char *call, MPI_Comm comm, int k, bool for_set)
@@ -197,25 +204,38 @@ static int set_attr(const char *call, MPI_Comm comm, int comm_keyval, void *attr
     UMP_MPI_CHECK_COMM(call, comm);
     int rc = check_user_key(call, comm, comm_keyval, true);
     if (rc != MPI_SUCCESS) return rc;
+    ump_mpi_attr_t *n = malloc(sizeof(*n));
+    if (!n) return ump_mpi_error(comm, MPI_ERR_NO_MEM, call, "out of memory");
+    ump_mpi_lock();
     ump_mpi_attr_t *a = find(comm, comm_keyval, NULL);
-    if (a) {
-        /* Overwriting deletes the old value first (MPI 3.1 6.7.2). */
-        rc = call_delete(comm, a);
-        if (rc != MPI_SUCCESS)
-            return ump_mpi_error(comm, rc, call, "the delete callback of keyval %d failed (%d)",
-                                 comm_keyval, rc);
-        a->value = attribute_val;
+    keyval_t *kv = kv_of(comm_keyval);
+    if (!a && kv) {
+        n->keyval = comm_keyval;
+        n->value = attribute_val;
+        n->next = comm->attrs;
+        comm->attrs = n;
+        kv->refcount++;
+        ump_mpi_unlock();
         return MPI_SUCCESS;
     }
-    a = malloc(sizeof(*a));
-    if (!a) return ump_mpi_error(comm, MPI_ERR_NO_MEM, call, "out of memory");
-    a->keyval = comm_keyval;
-    a->value = attribute_val;
-    a->next = comm->attrs;
-    comm->attrs = a;
-    ump_mpi_lock();
-    kv_of(comm_keyval)->refcount++;
+    void *old = a ? a->value : NULL;
+    if (a) a->value = attribute_val;
     ump_mpi_unlock();
+    free(n);
+    if (!a) /* the keyval was freed by another thread since the check */
+        return ump_mpi_error(comm, MPI_ERR_KEYVAL, call, "keyval %d is invalid or freed",
+                             comm_keyval);
+    /* Overwriting deletes the old value (MPI 3.1 6.7.2); when that fails,
+     * the old value stays unless another thread has set one since. */
+    rc = call_delete(comm, comm_keyval, old);
+    if (rc != MPI_SUCCESS) {
+        ump_mpi_lock();
+        a = find(comm, comm_keyval, NULL);
+        if (a && a->value == attribute_val) a->value = old;
+        ump_mpi_unlock();
+        return ump_mpi_error(comm, rc, call, "the delete callback of keyval %d failed (%d)",
+                             comm_keyval, rc);
+    }
     return MPI_SUCCESS;
 }
 
@@ -265,9 +285,11 @@ static int get_attr(const char *call, MPI_Comm comm, int comm_keyval, void *attr
     }
     int rc = check_user_key(call, comm, comm_keyval, false);
     if (rc != MPI_SUCCESS) return rc;
+    ump_mpi_lock();
     ump_mpi_attr_t *a = find(comm, comm_keyval, NULL);
     *flag = a != NULL;
     if (a) *(void **)attribute_val = a->value;
+    ump_mpi_unlock();
     return MPI_SUCCESS;
 }
 
@@ -284,18 +306,27 @@ static int delete_attr(const char *call, MPI_Comm comm, int comm_keyval)
     UMP_MPI_CHECK_COMM(call, comm);
     int rc = check_user_key(call, comm, comm_keyval, true);
     if (rc != MPI_SUCCESS) return rc;
+    /* Off the list first, so that no other thread deletes it too. */
+    ump_mpi_lock();
     ump_mpi_attr_t **pp, *a = find(comm, comm_keyval, &pp);
+    if (a) *pp = a->next;
+    ump_mpi_unlock();
     if (!a)
         return ump_mpi_error(comm, MPI_ERR_KEYVAL, call, "no attribute is set for keyval %d",
                              comm_keyval);
-    rc = call_delete(comm, a);
-    if (rc != MPI_SUCCESS)
+    rc = call_delete(comm, comm_keyval, a->value);
+    ump_mpi_lock();
+    if (rc != MPI_SUCCESS) {
+        a->next = comm->attrs; /* a failed delete leaves it set */
+        comm->attrs = a;
+        a = NULL;
+    } else {
+        kv_unref(comm_keyval);
+    }
+    ump_mpi_unlock();
+    if (!a)
         return ump_mpi_error(comm, rc, call, "the delete callback of keyval %d failed (%d)",
                              comm_keyval, rc);
-    *pp = a->next;
-    ump_mpi_lock();
-    kv_unref(comm_keyval);
-    ump_mpi_unlock();
     free(a);
     return MPI_SUCCESS;
 }
@@ -308,44 +339,69 @@ int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 
 int ump_mpi_attr_copy_all(MPI_Comm oldc, MPI_Comm newc)
 {
-    for (ump_mpi_attr_t *a = oldc->attrs; a; a = a->next) {
+    /* The copy callbacks run on a snapshot, without the lock: they may
+     * call MPI, and other threads may change oldc's attributes meanwhile. */
+    ump_mpi_lock();
+    size_t n = 0;
+    for (ump_mpi_attr_t *a = oldc->attrs; a; a = a->next)
+        n++;
+    ump_mpi_attr_t *snap = n ? malloc(sizeof(*snap) * n) : NULL;
+    n = 0;
+    for (ump_mpi_attr_t *a = oldc->attrs; a && snap; a = a->next)
+        snap[n++] = *a;
+    bool failed = oldc->attrs && !snap;
+    ump_mpi_unlock();
+    if (failed) return MPI_ERR_NO_MEM;
+    int rc = MPI_SUCCESS;
+    for (size_t i = 0; i < n && rc == MPI_SUCCESS; i++) {
+        int k = snap[i].keyval;
         ump_mpi_lock();
-        keyval_t *kv = kv_of(a->keyval);
+        keyval_t *kv = kv_of(k);
         MPI_Comm_copy_attr_function *copy = kv ? kv->copy : NULL;
         void *extra = kv ? kv->extra : NULL;
+        if (kv) kv->refcount++; /* held while the callback runs */
         ump_mpi_unlock();
         if (!copy) continue;
         void *out = NULL;
         int flag = 0;
-        int rc = copy(oldc, a->keyval, extra, a->value, &out, &flag);
-        if (rc != MPI_SUCCESS) return rc;
-        if (!flag) continue;
-        ump_mpi_attr_t *n = malloc(sizeof(*n));
-        if (!n) return MPI_ERR_NO_MEM;
-        n->keyval = a->keyval;
-        n->value = out;
-        n->next = newc->attrs;
-        newc->attrs = n;
+        rc = copy(oldc, k, extra, snap[i].value, &out, &flag);
+        ump_mpi_attr_t *na = rc == MPI_SUCCESS && flag ? malloc(sizeof(*na)) : NULL;
+        if (rc == MPI_SUCCESS && flag && !na) rc = MPI_ERR_NO_MEM;
         ump_mpi_lock();
-        kv->refcount++;
+        if (na) { /* the attribute takes over the reference */
+            na->keyval = k;
+            na->value = out;
+            na->next = newc->attrs;
+            newc->attrs = na;
+        } else {
+            kv_unref(k);
+        }
         ump_mpi_unlock();
     }
-    return MPI_SUCCESS;
+    free(snap);
+    return rc;
 }
 
 int ump_mpi_attr_delete_all(MPI_Comm c)
 {
-    while (c->attrs) {
-        ump_mpi_attr_t *a = c->attrs;
-        int rc = call_delete(c, a);
-        if (rc != MPI_SUCCESS) return rc;
-        c->attrs = a->next;
+    for (;;) {
         ump_mpi_lock();
-        kv_unref(a->keyval);
+        ump_mpi_attr_t *a = c->attrs;
+        if (a) c->attrs = a->next;
         ump_mpi_unlock();
+        if (!a) return MPI_SUCCESS;
+        int rc = call_delete(c, a->keyval, a->value);
+        ump_mpi_lock();
+        if (rc != MPI_SUCCESS) {
+            a->next = c->attrs;
+            c->attrs = a;
+        } else {
+            kv_unref(a->keyval);
+        }
+        ump_mpi_unlock();
+        if (rc != MPI_SUCCESS) return rc;
         free(a);
     }
-    return MPI_SUCCESS;
 }
 
 /* --- the deprecated MPI-1 names (still in MPI 3.1, 15.2) ------------------ */

@@ -14,9 +14,26 @@
  * collectives on reserved tags (UMP_MPI_TAG_COMM_BASE...), written here on
  * core sends so they do not depend on src/coll.
  *
- * Creating communicators concurrently from several threads on the same
- * process is not supported (the agreements could pick the same id).
+ * Threads (MPI_THREAD_MULTIPLE) may create communicators at once from
+ * different parents (or, with MPI_Comm_create_group, from one parent with
+ * different tags); their agreements may run at once on overlapping sets of
+ * processes. Two rules keep an id from going to two communicators and keep
+ * the agreements from waiting on each other forever:
+ *   - one agreement at a time per process owns the bitmap: it offers its
+ *     free ids and marks the one agreed before giving the bitmap up; any
+ *     other offers no id at all (it never waits for the bitmap, so no cycle
+ *     of waits between processes can form), and every member retries when
+ *     any member offered nothing (an extra word in the AND says so);
+ *   - of the agreements pending on a process, only the one with the
+ *     smallest key (parent's id, then create_group's tag) may take the
+ *     bitmap. The smallest pending agreement everywhere therefore gets the
+ *     bitmap on all its members once the rounds already running end, and
+ *     succeeds; the others follow one by one.
+ * A member of the parent that joins no new communicator (color
+ * MPI_UNDEFINED, outside the group) marks nothing, so it offers every id
+ * and needs no bitmap.
  */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,13 +46,28 @@ struct ump_mpi_comm ump_mpi_comm_self = {.magic = UMP_MPI_MAGIC_COMM, .predefine
 struct ump_mpi_comm ump_mpi_comm_null = {.magic = UMP_MPI_MAGIC_DEAD};
 
 enum { NWORDS = UMP_MPI_MAX_CTX_IDS / 64 };
-static uint64_t ctx_used[NWORDS];
+static uint64_t ctx_used[NWORDS]; /* under ump_mpi_lock */
+
+/* An agreement waiting for (or holding) this process's bitmap; lives on
+ * its caller's stack, listed under ump_mpi_lock. */
+struct ctx_waiter {
+    struct ctx_waiter *next;
+    uint64_t key;
+};
+static struct ctx_waiter *ctx_waiters;
+static bool ctx_mask_busy; /* an agreement's offer of free ids is in flight */
 
 enum {
     TAG_REDUCE = UMP_MPI_TAG_COMM_BASE + 1,
     TAG_BCAST,
     TAG_GATHER,
 };
+/* MPI_Comm_create_group's agreements run on the parent's collective
+ * context beside the parent's own collectives and creations, and beside
+ * each other (other tags): each gets a pair of tags of its own between the
+ * collectives' (below 2^30) and TAG_REDUCE, from its tag. */
+#define GROUP_TAG_BASE  (1 << 30)
+#define GROUP_TAG_PAIRS ((UMP_MPI_TAG_COMM_BASE - GROUP_TAG_BASE) / 2)
 
 int ump_mpi_comm_rank_of(MPI_Comm c, int world_rank)
 {
@@ -46,8 +78,13 @@ int ump_mpi_comm_rank_of(MPI_Comm c, int world_rank)
 
 const char *ump_mpi_comm_name(MPI_Comm c, char *buf, size_t len)
 {
-    if (c->name[0]) return c->name;
-    snprintf(buf, len, "<unnamed, context id %d>", c->ctx_id);
+    /* A copy, under the lock: another thread may rename c meanwhile. */
+    ump_mpi_lock();
+    if (c->name[0])
+        snprintf(buf, len, "%s", c->name);
+    else
+        snprintf(buf, len, "<unnamed, context id %d>", c->ctx_id);
+    ump_mpi_unlock();
     return buf;
 }
 
@@ -154,8 +191,9 @@ static int to_world(MPI_Comm c, int r)
     return ump_mpi_world_rank(c, r);
 }
 
-/* AND of `nwords` words over every member of c, result everywhere. */
-static int and_allreduce(MPI_Comm c, uint64_t *bits, int nwords)
+/* AND of `nwords` words over every member of c, result everywhere, on the
+ * two tags given. */
+static int and_allreduce(MPI_Comm c, uint64_t *bits, int nwords, int tag_reduce, int tag_bcast)
 {
     int me = c->rank, n = c->size, rc = UMP_OK;
     size_t len = sizeof(uint64_t) * (size_t)nwords;
@@ -165,12 +203,12 @@ static int and_allreduce(MPI_Comm c, uint64_t *bits, int nwords)
     /* Binomial reduction to rank 0. */
     for (; mask < n; mask <<= 1) {
         if (me & mask) {
-            rc = ump_send(bits, len, UMP_BYTE, to_world(c, me - mask), TAG_REDUCE, c->ctx_coll);
+            rc = ump_send(bits, len, UMP_BYTE, to_world(c, me - mask), tag_reduce, c->ctx_coll);
             break;
         }
         if (me + mask < n) {
             rc =
-                ump_recv(tmp, len, UMP_BYTE, to_world(c, me + mask), TAG_REDUCE, c->ctx_coll, NULL);
+                ump_recv(tmp, len, UMP_BYTE, to_world(c, me + mask), tag_reduce, c->ctx_coll, NULL);
             if (rc != UMP_OK) break;
             for (int i = 0; i < nwords; i++)
                 bits[i] &= tmp[i];
@@ -182,14 +220,14 @@ static int and_allreduce(MPI_Comm c, uint64_t *bits, int nwords)
     for (mask = 1; mask < n; mask <<= 1) {
         if (me & mask) {
             rc =
-                ump_recv(bits, len, UMP_BYTE, to_world(c, me - mask), TAG_BCAST, c->ctx_coll, NULL);
+                ump_recv(bits, len, UMP_BYTE, to_world(c, me - mask), tag_bcast, c->ctx_coll, NULL);
             if (rc != UMP_OK) return rc;
             break;
         }
     }
     for (mask >>= 1; mask > 0; mask >>= 1)
         if (me + mask < n) {
-            rc = ump_send(bits, len, UMP_BYTE, to_world(c, me + mask), TAG_BCAST, c->ctx_coll);
+            rc = ump_send(bits, len, UMP_BYTE, to_world(c, me + mask), tag_bcast, c->ctx_coll);
             if (rc != UMP_OK) return rc;
         }
     return UMP_OK;
@@ -225,28 +263,104 @@ static int allgather(MPI_Comm c, const void *mine, size_t len, void *all)
     return UMP_OK;
 }
 
+/* Whether w is the first of the pending agreements. Lock held. */
+static bool ctx_first(const struct ctx_waiter *w)
+{
+    for (const struct ctx_waiter *o = ctx_waiters; o; o = o->next)
+        if (o->key < w->key) return false;
+    return true;
+}
+
+static void ctx_waiter_remove(struct ctx_waiter *w)
+{
+    for (struct ctx_waiter **pp = &ctx_waiters; *pp; pp = &(*pp)->next)
+        if (*pp == w) {
+            *pp = w->next;
+            return;
+        }
+}
+
+/* agree_ctx_id on the tags of `group_tag` (MPI_Comm_create_group) or, when
+ * it is negative, on the parent's own. */
+static int agree_ctx_id_tagged(const char *call, MPI_Comm parent, bool member, int group_tag,
+                               int *id)
+{
+    int tag_reduce = TAG_REDUCE, tag_bcast = TAG_BCAST;
+    if (group_tag >= 0) {
+        tag_reduce = GROUP_TAG_BASE + 2 * (group_tag % GROUP_TAG_PAIRS);
+        tag_bcast = tag_reduce + 1;
+    }
+    struct ctx_waiter self = {
+        .key = (uint64_t)(uint32_t)parent->ctx_id << 32 | (uint32_t)(group_tag + 1),
+    };
+    if (member) {
+        ump_mpi_lock();
+        self.next = ctx_waiters;
+        ctx_waiters = &self;
+        ump_mpi_unlock();
+    }
+    /* bits[NWORDS] is 1 from a process that offered its free ids (or, not
+     * joining, every id): the AND of the rest is then the ids free on all. */
+    uint64_t bits[NWORDS + 1];
+    int rc = MPI_SUCCESS;
+    for (unsigned round = 0;; round++) {
+        bool owner = false;
+        if (member) {
+            ump_mpi_lock();
+            if (!ctx_mask_busy && ctx_first(&self)) owner = ctx_mask_busy = true;
+            for (int i = 0; i < NWORDS; i++)
+                bits[i] = owner ? ~ctx_used[i] : 0;
+            ump_mpi_unlock();
+            bits[NWORDS] = owner;
+        } else {
+            for (int i = 0; i <= NWORDS; i++)
+                bits[i] = ~0ull;
+        }
+        int urc = and_allreduce(parent, bits, NWORDS + 1, tag_reduce, tag_bcast);
+        int found = -1;
+        if (urc == UMP_OK)
+            for (int i = 0; i < NWORDS && found < 0; i++)
+                if (bits[i]) found = i * 64 + __builtin_ctzll(bits[i]);
+        if (owner) {
+            /* Marked before the bitmap is given up: no later offer has it. */
+            ump_mpi_lock();
+            if (found >= 0) ctx_used[found / 64] |= 1ull << (found % 64);
+            ctx_mask_busy = false;
+            ump_mpi_unlock();
+        }
+        if (urc != UMP_OK) {
+            rc = ump_mpi_error(parent, ump_mpi_class_of(urc), call,
+                               "context id agreement failed: %s", ump_strerror(urc));
+            break;
+        }
+        if (found >= 0) {
+            *id = found;
+            break;
+        }
+        if (bits[NWORDS]) {
+            rc = ump_mpi_error(parent, MPI_ERR_INTERN, call,
+                               "no context id is free on every member (%d in use at most)",
+                               UMP_MPI_MAX_CTX_IDS);
+            break;
+        }
+        /* Some member's bitmap was taken by another agreement: let that one
+         * finish before asking again. */
+        if (round > 4) sched_yield();
+    }
+    if (member) {
+        ump_mpi_lock();
+        ctx_waiter_remove(&self);
+        ump_mpi_unlock();
+    }
+    return rc;
+}
+
 /* Agrees on a context id among the members of `parent`; those with `member`
- * set mark it used. Every member of the parent must call it. */
+ * set mark it used. Every member of the parent must call it; safe at once
+ * from several threads for different parents (see the top of the file). */
 static int agree_ctx_id(const char *call, MPI_Comm parent, bool member, int *id)
 {
-    uint64_t bits[NWORDS];
-    ump_mpi_lock();
-    for (int i = 0; i < NWORDS; i++)
-        bits[i] = ~ctx_used[i];
-    ump_mpi_unlock();
-    int rc = and_allreduce(parent, bits, NWORDS);
-    if (rc != UMP_OK)
-        return ump_mpi_error(parent, ump_mpi_class_of(rc), call, "context id agreement failed: %s",
-                             ump_strerror(rc));
-    for (int i = 0; i < NWORDS; i++)
-        if (bits[i]) {
-            *id = i * 64 + __builtin_ctzll(bits[i]);
-            if (member) ctx_mark(*id, true);
-            return MPI_SUCCESS;
-        }
-    return ump_mpi_error(parent, MPI_ERR_INTERN, call,
-                         "no context id is free on every member (%d in use at most)",
-                         UMP_MPI_MAX_CTX_IDS);
+    return agree_ctx_id_tagged(call, parent, member, -1, id);
 }
 
 static MPI_Comm comm_new(MPI_Group g, int id, MPI_Comm parent)
@@ -263,8 +377,11 @@ static MPI_Comm comm_new(MPI_Group g, int id, MPI_Comm parent)
         return NULL;
     }
     c->refcount = 1;
+    /* Under the lock: another thread may set the parent's handler now. */
+    ump_mpi_lock();
     c->errh = parent->errh;
     ump_mpi_errh_ref(c->errh);
+    ump_mpi_unlock();
     return c;
 }
 
@@ -459,10 +576,9 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 
 /* MPI_Comm_create_group: collective over the members of `group` only, so
  * the context id is agreed on a stand-in communicator of the group that
- * speaks on the parent's collective context. The agreement exchanges
- * receive from named members only and a process makes communicators one
- * at a time, so `tag` (which MPI 3.1 6.4.2 provides for creations by
- * several threads at once, not supported here) is checked, not needed. */
+ * speaks on the parent's collective context, on tags made from `tag`: the
+ * tag keeps apart creations by several threads at once from one parent
+ * (MPI 3.1 6.4.2) and orders them against each other. */
 #pragma weak MPI_Comm_create_group = PMPI_Comm_create_group
 int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
@@ -487,11 +603,12 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
                                     .rank = group->rank,
                                     .size = group->size,
                                     .group = group,
+                                    .ctx_id = comm->ctx_id,
                                     .ctx_coll = comm->ctx_coll,
                                     .errh = comm->errh};
     snprintf(stand_in.name, sizeof(stand_in.name), "(group of %d for MPI_Comm_create_group)",
              group->size);
-    int id, rc = agree_ctx_id(call, &stand_in, true, &id);
+    int id, rc = agree_ctx_id_tagged(call, &stand_in, true, tag, &id);
     if (rc != MPI_SUCCESS) return rc;
     ump_mpi_group_ref(group);
     MPI_Comm c = comm_new(group, id, comm);
@@ -570,8 +687,11 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
     UMP_MPI_CHECK_INIT(call);
     UMP_MPI_CHECK_COMM(call, comm);
     if (!comm_name) return ump_mpi_error(comm, MPI_ERR_ARG, call, "comm_name is NULL");
-    /* Longer names are truncated, as MPI 3.1 6.8 allows. */
+    /* Longer names are truncated, as MPI 3.1 6.8 allows. Under the lock:
+     * another thread may read the name meanwhile. */
+    ump_mpi_lock();
     snprintf(comm->name, sizeof(comm->name), "%s", comm_name);
+    ump_mpi_unlock();
     return MPI_SUCCESS;
 }
 
@@ -583,7 +703,9 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
     UMP_MPI_CHECK_COMM(call, comm);
     if (!comm_name || !resultlen)
         return ump_mpi_error(comm, MPI_ERR_ARG, call, "comm_name or resultlen is NULL");
+    ump_mpi_lock();
     int n = snprintf(comm_name, MPI_MAX_OBJECT_NAME, "%s", comm->name);
+    ump_mpi_unlock();
     *resultlen = UMP_MIN(n, MPI_MAX_OBJECT_NAME - 1);
     return MPI_SUCCESS;
 }

@@ -154,7 +154,12 @@ bool ump_mpi_errh_ok(MPI_Errhandler e)
 
 static void call_handler(MPI_Comm comm, int errclass)
 {
+    /* A reference held while it runs: another thread may replace comm's
+     * handler meanwhile (MPI_Comm_set_errhandler drops the old one). */
+    ump_mpi_lock();
     MPI_Errhandler h = comm->errh ? comm->errh : MPI_ERRORS_ARE_FATAL;
+    ump_mpi_errh_ref(h);
+    ump_mpi_unlock();
     if (h == MPI_ERRORS_RETURN) return;
     if (h == MPI_ERRORS_ARE_FATAL || !h->fn) {
         char msg[MPI_MAX_ERROR_STRING + 64];
@@ -166,6 +171,7 @@ static void call_handler(MPI_Comm comm, int errclass)
     MPI_Comm c = comm;
     int code = errclass;
     h->fn(&c, &code);
+    ump_mpi_errh_unref(h);
 }
 
 int ump_mpi_error(MPI_Comm comm, int errclass, const char *call, const char *fmt, ...)
@@ -277,8 +283,12 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     if (!ump_mpi_errh_ok(errhandler))
         return ump_mpi_error(comm, MPI_ERR_ARG, call, "invalid error handler");
     ump_mpi_errh_ref(errhandler);
+    /* Under the lock, as the readers that take a reference (get, the
+     * communicators made from comm) must not see the old one freed. */
+    ump_mpi_lock();
     MPI_Errhandler old = comm->errh;
     comm->errh = errhandler;
+    ump_mpi_unlock();
     errh_unref(old);
     return MPI_SUCCESS;
 }
@@ -290,9 +300,11 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
     UMP_MPI_CHECK_INIT(call);
     UMP_MPI_CHECK_COMM(call, comm);
     if (!errhandler) return ump_mpi_error(comm, MPI_ERR_ARG, call, "errhandler pointer is NULL");
+    ump_mpi_lock();
     MPI_Errhandler e = comm->errh ? comm->errh : MPI_ERRORS_ARE_FATAL;
     /* The handle returned is a new reference the user frees (MPI 3.1 8.3). */
     ump_mpi_errh_ref(e);
+    ump_mpi_unlock();
     *errhandler = e;
     return MPI_SUCCESS;
 }

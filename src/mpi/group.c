@@ -60,7 +60,10 @@ void ump_mpi_group_unref(MPI_Group g)
 int ump_mpi_group_rank_of(MPI_Group g, int w)
 {
     if (w < 0 || g->size == 0) return MPI_UNDEFINED;
-    if (!g->inverse) {
+    /* Built once, by whichever thread asks first; the release store of the
+     * map (after its length) lets a reader that sees it read both. */
+    int *map = __atomic_load_n(&g->inverse, __ATOMIC_ACQUIRE);
+    if (!map) {
         int len = 0;
         for (int i = 0; i < g->size; i++)
             len = UMP_MAX(len, g->world[i] + 1);
@@ -77,13 +80,14 @@ int ump_mpi_group_rank_of(MPI_Group g, int w)
         ump_mpi_lock();
         if (!g->inverse) {
             g->inverse_len = len;
-            g->inverse = inv;
+            __atomic_store_n(&g->inverse, inv, __ATOMIC_RELEASE);
             inv = NULL;
         }
         ump_mpi_unlock();
         free(inv);
+        map = __atomic_load_n(&g->inverse, __ATOMIC_ACQUIRE);
     }
-    return w < g->inverse_len ? g->inverse[w] : MPI_UNDEFINED;
+    return w < g->inverse_len ? map[w] : MPI_UNDEFINED;
 }
 
 #define CHECK_GROUP(call, g)                                                                       \

@@ -13,6 +13,10 @@
  * The datatype object belongs to the engine (src/dt), so the attributes
  * live here, in a list of (type, attributes) for the few types that have
  * any, looked up by handle.
+ *
+ * Threads: the tables and lists change under ump_mpi_lock; the user's
+ * callbacks run without it, on an attribute already off its list or on a
+ * value read under the lock.
  */
 #include <stdlib.h>
 
@@ -68,12 +72,11 @@ static tkeyval_t *kv_of(int k)
     return &keyvals[i];
 }
 
+/* Lock held. */
 static void kv_unref(int k)
 {
-    ump_mpi_lock();
     tkeyval_t *kv = kv_of(k);
     if (kv) kv->refcount--;
-    ump_mpi_unlock();
 }
 
 /* The attribute list of dt (made when `create`), or NULL. Lock held. */
@@ -119,14 +122,14 @@ static int check_key(const char *call, int k, bool for_set)
                          "%d is not a datatype keyval, or it was freed", k);
 }
 
-static int call_delete(MPI_Datatype dt, ump_mpi_attr_t *a)
+static int call_delete(MPI_Datatype dt, int k, void *value)
 {
     ump_mpi_lock();
-    tkeyval_t *kv = kv_of(a->keyval);
+    tkeyval_t *kv = kv_of(k);
     MPI_Type_delete_attr_function *del = kv ? kv->del : NULL;
     void *extra = kv ? kv->extra : NULL;
     ump_mpi_unlock();
-    return del ? del(dt, a->keyval, a->value, extra) : MPI_SUCCESS;
+    return del ? del(dt, k, value, extra) : MPI_SUCCESS;
 }
 
 #pragma weak MPI_Type_create_keyval = PMPI_Type_create_keyval
@@ -167,13 +170,15 @@ int PMPI_Type_free_keyval(int *type_keyval)
     UMP_MPI_CHECK_INIT(call);
     if (!type_keyval)
         return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "type_keyval pointer is NULL");
-    int rc = check_key(call, *type_keyval, true);
-    if (rc != MPI_SUCCESS) return rc;
     ump_mpi_lock();
     tkeyval_t *kv = kv_of(*type_keyval);
-    kv->freed = true;
-    kv->refcount--;
+    bool ok = kv && !kv->freed;
+    if (ok) {
+        kv->freed = true;
+        kv->refcount--;
+    }
     ump_mpi_unlock();
+    if (!ok) return check_key(call, MPI_KEYVAL_INVALID, true);
     *type_keyval = MPI_KEYVAL_INVALID;
     return MPI_SUCCESS;
 }
@@ -194,32 +199,44 @@ int PMPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_v
     CHECK_TYPE(call, datatype);
     int rc = check_key(call, type_keyval, true);
     if (rc != MPI_SUCCESS) return rc;
+    ump_mpi_attr_t *n = malloc(sizeof(*n));
+    if (!n) return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_NO_MEM, call, "out of memory");
     ump_mpi_lock();
     ump_mpi_attr_t **pp = find(list_of(datatype, false), type_keyval);
-    ump_mpi_unlock();
-    if (pp) {
-        /* Overwriting deletes the old value first (MPI 3.1 6.7.2). */
-        rc = call_delete(datatype, *pp);
-        if (rc != MPI_SUCCESS)
-            return ump_mpi_error(MPI_COMM_NULL, rc, call,
-                                 "the delete callback of keyval %d failed (%d)", type_keyval, rc);
-        (*pp)->value = attribute_val;
-        return MPI_SUCCESS;
-    }
-    ump_mpi_attr_t *a = malloc(sizeof(*a));
-    ump_mpi_lock();
-    tattrs_t *t = a ? list_of(datatype, true) : NULL;
-    if (t) {
-        a->keyval = type_keyval;
+    ump_mpi_attr_t *a = pp ? *pp : NULL;
+    void *old = a ? a->value : NULL;
+    if (a) {
         a->value = attribute_val;
-        a->next = t->attrs;
-        t->attrs = a;
-        kv_of(type_keyval)->refcount++;
+    } else {
+        tkeyval_t *kv = kv_of(type_keyval);
+        tattrs_t *t = kv ? list_of(datatype, true) : NULL;
+        if (t) {
+            n->keyval = type_keyval;
+            n->value = attribute_val;
+            n->next = t->attrs;
+            t->attrs = n;
+            kv->refcount++;
+            n = NULL;
+        } else {
+            rc = kv ? MPI_ERR_NO_MEM : MPI_ERR_KEYVAL;
+        }
     }
     ump_mpi_unlock();
-    if (!t) {
-        free(a);
-        return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_NO_MEM, call, "out of memory");
+    free(n);
+    if (rc != MPI_SUCCESS)
+        return ump_mpi_error(MPI_COMM_NULL, rc, call, "keyval %d: %s", type_keyval,
+                             rc == MPI_ERR_KEYVAL ? "freed by another thread" : "out of memory");
+    if (!a) return MPI_SUCCESS;
+    /* Overwriting deletes the old value (MPI 3.1 6.7.2); when that fails,
+     * the old value stays unless another thread has set one since. */
+    rc = call_delete(datatype, type_keyval, old);
+    if (rc != MPI_SUCCESS) {
+        ump_mpi_lock();
+        pp = find(list_of(datatype, false), type_keyval);
+        if (pp && (*pp)->value == attribute_val) (*pp)->value = old;
+        ump_mpi_unlock();
+        return ump_mpi_error(MPI_COMM_NULL, rc, call,
+                             "the delete callback of keyval %d failed (%d)", type_keyval, rc);
     }
     return MPI_SUCCESS;
 }
@@ -250,62 +267,82 @@ int PMPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval)
     CHECK_TYPE(call, datatype);
     int rc = check_key(call, type_keyval, false);
     if (rc != MPI_SUCCESS) return rc;
+    /* Off the list first, so that no other thread deletes it too. */
     ump_mpi_lock();
     tattrs_t *t = list_of(datatype, false);
-    ump_mpi_attr_t **pp = find(t, type_keyval);
+    ump_mpi_attr_t **pp = find(t, type_keyval), *a = pp ? *pp : NULL;
+    if (a) *pp = a->next;
     ump_mpi_unlock();
-    if (!pp)
+    if (!a)
         return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_KEYVAL, call,
                              "no attribute is set for keyval %d on this datatype", type_keyval);
-    ump_mpi_attr_t *a = *pp;
-    rc = call_delete(datatype, a);
+    rc = call_delete(datatype, type_keyval, a->value);
+    ump_mpi_lock();
+    /* Looked up again: another thread may have dropped t meanwhile. */
+    t = list_of(datatype, rc != MPI_SUCCESS);
+    if (rc != MPI_SUCCESS && t) { /* a failed delete leaves it set */
+        a->next = t->attrs;
+        t->attrs = a;
+        a = NULL;
+    } else {
+        if (t && !t->attrs) list_drop(datatype);
+        kv_unref(type_keyval);
+    }
+    ump_mpi_unlock();
+    free(a); /* NULL when set again, or the value deleted */
     if (rc != MPI_SUCCESS)
         return ump_mpi_error(MPI_COMM_NULL, rc, call,
                              "the delete callback of keyval %d failed (%d)", type_keyval, rc);
-    ump_mpi_lock();
-    *pp = a->next;
-    if (!t->attrs) list_drop(datatype);
-    ump_mpi_unlock();
-    kv_unref(a->keyval);
-    free(a);
     return MPI_SUCCESS;
 }
 
 int ump_mpi_type_attr_copy(MPI_Datatype oldt, MPI_Datatype newt)
 {
+    /* The copy callbacks run on a snapshot, without the lock. */
     ump_mpi_lock();
     tattrs_t *t = list_of(oldt, false);
-    ump_mpi_attr_t *a = t ? t->attrs : NULL;
+    size_t n = 0;
+    for (ump_mpi_attr_t *a = t ? t->attrs : NULL; a; a = a->next)
+        n++;
+    ump_mpi_attr_t *snap = n ? malloc(sizeof(*snap) * n) : NULL;
+    n = 0;
+    for (ump_mpi_attr_t *a = t && snap ? t->attrs : NULL; a; a = a->next)
+        snap[n++] = *a;
+    bool failed = t && t->attrs && !snap;
     ump_mpi_unlock();
-    for (; a; a = a->next) {
+    if (failed) return MPI_ERR_NO_MEM;
+    int rc = MPI_SUCCESS;
+    for (size_t i = 0; i < n && rc == MPI_SUCCESS; i++) {
+        int k = snap[i].keyval;
         ump_mpi_lock();
-        tkeyval_t *kv = kv_of(a->keyval);
+        tkeyval_t *kv = kv_of(k);
         MPI_Type_copy_attr_function *copy = kv ? kv->copy : NULL;
         void *extra = kv ? kv->extra : NULL;
+        if (kv) kv->refcount++; /* held while the callback runs */
         ump_mpi_unlock();
         if (!copy) continue;
         void *out = NULL;
         int flag = 0;
-        int rc = copy(oldt, a->keyval, extra, a->value, &out, &flag);
-        if (rc != MPI_SUCCESS) return rc;
-        if (!flag) continue;
-        ump_mpi_attr_t *n = malloc(sizeof(*n));
+        rc = copy(oldt, k, extra, snap[i].value, &out, &flag);
+        ump_mpi_attr_t *na = rc == MPI_SUCCESS && flag ? malloc(sizeof(*na)) : NULL;
         ump_mpi_lock();
-        tattrs_t *nt = n ? list_of(newt, true) : NULL;
-        if (nt) {
-            n->keyval = a->keyval;
-            n->value = out;
-            n->next = nt->attrs;
-            nt->attrs = n;
-            kv_of(a->keyval)->refcount++;
+        tattrs_t *nt = na ? list_of(newt, true) : NULL;
+        if (nt) { /* the attribute takes over the reference */
+            na->keyval = k;
+            na->value = out;
+            na->next = nt->attrs;
+            nt->attrs = na;
+        } else {
+            kv_unref(k);
         }
         ump_mpi_unlock();
-        if (!nt) {
-            free(n);
-            return MPI_ERR_NO_MEM;
+        if (rc == MPI_SUCCESS && flag && !nt) {
+            free(na);
+            rc = MPI_ERR_NO_MEM;
         }
     }
-    return MPI_SUCCESS;
+    free(snap);
+    return rc;
 }
 
 int ump_mpi_type_attr_delete_all(MPI_Datatype dt)
@@ -314,15 +351,22 @@ int ump_mpi_type_attr_delete_all(MPI_Datatype dt)
         ump_mpi_lock();
         tattrs_t *t = list_of(dt, false);
         ump_mpi_attr_t *a = t ? t->attrs : NULL;
+        if (a) t->attrs = a->next;
         ump_mpi_unlock();
         if (!a) break;
-        int rc = call_delete(dt, a);
-        if (rc != MPI_SUCCESS) return rc;
+        int rc = call_delete(dt, a->keyval, a->value);
         ump_mpi_lock();
-        t->attrs = a->next;
+        t = rc != MPI_SUCCESS ? list_of(dt, true) : NULL;
+        if (t) {
+            a->next = t->attrs;
+            t->attrs = a;
+            a = NULL;
+        } else {
+            kv_unref(a->keyval);
+        }
         ump_mpi_unlock();
-        kv_unref(a->keyval);
         free(a);
+        if (rc != MPI_SUCCESS) return rc;
     }
     ump_mpi_lock();
     list_drop(dt);

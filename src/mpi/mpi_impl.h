@@ -279,7 +279,8 @@ static inline void ump_mpi_comm_unref(MPI_Comm c)
  * new communicator), freed with the communicator object. */
 int ump_mpi_topo_dup(const char *call, MPI_Comm oldc, MPI_Comm newc);
 void ump_mpi_topo_free(MPI_Comm c);
-/* Name of a communicator for error messages ("MPI_COMM_WORLD", "comm 0x..."). */
+/* Name of a communicator for error messages ("MPI_COMM_WORLD", "<unnamed,
+ * context id 5>"), copied into buf (len >= MPI_MAX_OBJECT_NAME); returns buf. */
 const char *ump_mpi_comm_name(MPI_Comm c, char *buf, size_t len);
 /* Called by MPI_Init / MPI_Finalize. */
 int ump_mpi_comm_init(void);

@@ -523,7 +523,10 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
     UMP_MPI_CHECK_INIT(call);
     CHECK_OLD(call, datatype);
     CHECK_PTR(call, type_name, "type_name");
+    /* Under the lock: another thread may read the name meanwhile. */
+    ump_mpi_lock();
     int rc = ump_dt_set_name(datatype, type_name);
+    ump_mpi_unlock();
     return rc == UMP_OK ? MPI_SUCCESS : dt_fail(rc, call);
 }
 #pragma weak MPI_Type_set_name = PMPI_Type_set_name
@@ -535,7 +538,9 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
     CHECK_OLD(call, datatype);
     CHECK_PTR(call, type_name, "type_name");
     CHECK_PTR(call, resultlen, "resultlen");
+    ump_mpi_lock();
     int n = snprintf(type_name, MPI_MAX_OBJECT_NAME, "%s", ump_mpi_dt_name(datatype));
+    ump_mpi_unlock();
     *resultlen = n < MPI_MAX_OBJECT_NAME ? n : MPI_MAX_OBJECT_NAME - 1;
     return MPI_SUCCESS;
 }

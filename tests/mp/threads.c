@@ -16,6 +16,7 @@
  */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 
 #include "mp_common.h"
 
@@ -109,7 +110,14 @@ int main(int argc, char **argv)
     mp_barrier();
     double dt = mp_now() - t0;
     if (me == 0) printf("threads: %d threads x %d round trips ok in %.2f s\n", NT, K, dt);
-    MP_CHECK(dt < MAX_S * NT * K / 240.0,
+    /* UMPTEST_NO_TIMING=1 (the ThreadSanitizer run of scripts/test.sh,
+     * where every access is several times slower and the machine's load
+     * decides the time) keeps the checks of data and drops the bound; the
+     * other builds check the wake-ups. */
+    const char *nt = getenv("UMPTEST_NO_TIMING");
+    bool timed = !(nt && *nt && strcmp(nt, "0"));
+    if (!timed && me == 0) printf("threads: wake-up time bound not checked (UMPTEST_NO_TIMING)\n");
+    MP_CHECK(!timed || dt < MAX_S * NT * K / 240.0,
              "%d threads x %d round trips took %.2f s: blocked threads miss their wake-ups", NT, K,
              dt);
     mp_finalize();

@@ -255,3 +255,17 @@ set_tests_properties(mpi.comm31.universe PROPERTIES TIMEOUT 90 LABELS mpi)
 add_test(NAME mpi.comm31.universe_singleton COMMAND $<TARGET_FILE:mpi_comm31>
                                                     --expect-universe=1)
 set_tests_properties(mpi.comm31.universe_singleton PROPERTIES TIMEOUT 60 LABELS mpi)
+
+# MPI_THREAD_MULTIPLE under load (4 threads per rank: point-to-point,
+# probes, collectives and communicator, attribute and datatype creation at
+# once): 4 ranks over shm and tcp. Label threads (the ThreadSanitizer
+# build runs that label).
+ump_mpi_program(mpi_thread_stress ${MPI_TEST_DIR}/thread_stress.c ${CMAKE_BINARY_DIR}/tests/mpi
+                thread_stress)
+foreach(xp shm tcp)
+  set(name mpi.thread_stress.n4.${xp})
+  add_test(NAME ${name} COMMAND ${MPI_UMPRUN} -n 4 --timeout 240 -x UMP_TRANSPORTS=${xp}
+                                $<TARGET_FILE:mpi_thread_stress>)
+  set_tests_properties(${name} PROPERTIES TIMEOUT 300 LABELS "mpi;threads"
+                                          ENVIRONMENT UMP_TRANSPORTS=${xp})
+endforeach()
