@@ -159,9 +159,8 @@ static void check_join(int rank)
         uint16_t port;
         MP_CALL(ump_recv(&port, sizeof(port), UMP_BYTE, 0, 11, MP_CTX_CTRL, UMP_STATUS_IGNORE));
         fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        struct sockaddr_in sa = {.sin_family = AF_INET,
-                                 .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
-                                 .sin_port = port};
+        struct sockaddr_in sa = {
+            .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK), .sin_port = port};
         MP_CHECK(fd >= 0 && !connect(fd, (struct sockaddr *)&sa, sizeof(sa)), "connect: %m");
     }
     size_t n = rank == 0 ? 100000 : 3;

@@ -25,7 +25,7 @@ if(UMP_MPI_MISSING)
 endif()
 
 set(MPI_TEST_DIR ${CMAKE_CURRENT_LIST_DIR})
-set(MPI_TEST_PROGS env p2p probe requests comm group errh types info coll stress)
+set(MPI_TEST_PROGS env p2p probe requests comm group errh types info coll stress dpm)
 set(MPI_CLASSIC_PROGS ring pi halo master_worker)
 set(MPI_UMPRUN $<TARGET_FILE:umprun>)
 
