@@ -74,6 +74,18 @@ foreach(prog ${MPI_TEST_PROGS})
   set_tests_properties(mpi.${prog}.singleton PROPERTIES TIMEOUT 60 LABELS mpi)
 endforeach()
 
+# Client and server meeting through a port, both ways, and join: 1-4 ranks
+# over each transport.
+ump_mpi_program(mpi_dpm_comm ${MPI_TEST_DIR}/dpm_comm.c ${CMAKE_BINARY_DIR}/tests/mpi dpm_comm)
+foreach(n 1 2 3 4)
+  foreach(xp shm tcp)
+    set(name mpi.dpm_comm.n${n}.${xp})
+    add_test(NAME ${name} COMMAND ${MPI_UMPRUN} -n ${n} --timeout 60 -x UMP_TRANSPORTS=${xp}
+                                  $<TARGET_FILE:mpi_dpm_comm>)
+    set_tests_properties(${name} PROPERTIES TIMEOUT 90 LABELS mpi ENVIRONMENT UMP_TRANSPORTS=${xp})
+  endforeach()
+endforeach()
+
 # MPI_Init_thread with each required level; under MULTIPLE the program also
 # communicates from two threads at once.
 foreach(run "single;2;shm" "funneled;2;shm" "serialized;2;shm" "multiple;2;shm" "multiple;4;shm"
