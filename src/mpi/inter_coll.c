@@ -24,8 +24,12 @@ static int done(MPI_Comm comm, const char *call, int rc)
 
 /* Ends a call: blocking (request NULL) returns its result; nonblocking
  * wraps the core request the schedule completes. */
-static int finish(MPI_Comm comm, const char *call, int rc, ump_req_t g, MPI_Request *request)
+static int finish(MPI_Comm comm, const char *call, int rc, const ump_req_t *gp,
+                  MPI_Request *request)
 {
+    /* gp is read only here, after the collective (an argument of the same
+     * call) has stored its request. */
+    ump_req_t g = *gp;
     if (!request || rc != UMP_OK) return done(comm, call, rc);
     MPI_Request r = ump_mpi_req_new(UMP_MPI_REQ_COLL, comm);
     if (!r) {
@@ -107,7 +111,7 @@ static int check_op(const char *call, MPI_Comm comm, MPI_Op op, MPI_Datatype dt)
 int ump_mpi_inter_barrier(const char *call, MPI_Comm comm, MPI_Request *request)
 {
     ump_req_t g = UMP_REQ_NULL;
-    return finish(comm, call, ump_inter_barrier(comm->ucomm, GREQ(request, g)), g, request);
+    return finish(comm, call, ump_inter_barrier(comm->ucomm, GREQ(request, g)), &g, request);
 }
 
 int ump_mpi_inter_bcast(const char *call, void *buf, int count, MPI_Datatype dt, int root,
@@ -124,7 +128,7 @@ int ump_mpi_inter_bcast(const char *call, void *buf, int count, MPI_Datatype dt,
                                   : side == ROOT_GROUP ? UMP_ROOT_NONE
                                                        : root,
                                   comm->ucomm, GREQ(request, g)),
-                  g, request);
+                  &g, request);
 }
 
 static int uroot(int side, int root)
@@ -145,7 +149,7 @@ int ump_mpi_inter_reduce(const char *call, const void *sbuf, void *rbuf, int cou
                   ump_inter_reduce(sbuf, rbuf, (size_t)count, dt,
                                    side == ROOT_GROUP ? NULL : op->uop, uroot(side, root),
                                    comm->ucomm, GREQ(request, g)),
-                  g, request);
+                  &g, request);
 }
 
 int ump_mpi_inter_allreduce(const char *call, const void *sbuf, void *rbuf, int count,
@@ -158,7 +162,7 @@ int ump_mpi_inter_allreduce(const char *call, const void *sbuf, void *rbuf, int 
     return finish(
         comm, call,
         ump_inter_allreduce(sbuf, rbuf, (size_t)count, dt, op->uop, comm->ucomm, GREQ(request, g)),
-        g, request);
+        &g, request);
 }
 
 int ump_mpi_inter_gather(const char *call, const void *sbuf, int scount, MPI_Datatype sdt,
@@ -185,7 +189,7 @@ int ump_mpi_inter_gather(const char *call, const void *sbuf, int scount, MPI_Dat
                   ump_inter_gatherv(sbuf, (size_t)scount, sdt, rbuf, rcounts, displs,
                                     (size_t)rcount, rdt, uroot(side, root), comm->ucomm,
                                     GREQ(request, g)),
-                  g, request);
+                  &g, request);
 }
 
 int ump_mpi_inter_scatter(const char *call, const void *sbuf, const int *scounts, const int *displs,
@@ -209,7 +213,7 @@ int ump_mpi_inter_scatter(const char *call, const void *sbuf, const int *scounts
                   ump_inter_scatterv(sbuf, scounts, displs, (size_t)scount, sdt, rbuf,
                                      (size_t)rcount, rdt, uroot(side, root), comm->ucomm,
                                      GREQ(request, g)),
-                  g, request);
+                  &g, request);
 }
 
 int ump_mpi_inter_allgather(const char *call, const void *sbuf, int scount, MPI_Datatype sdt,
@@ -227,7 +231,7 @@ int ump_mpi_inter_allgather(const char *call, const void *sbuf, int scount, MPI_
     return finish(comm, call,
                   ump_inter_allgatherv(sbuf, (size_t)scount, sdt, rbuf, rcounts, displs,
                                        (size_t)rcount, rdt, comm->ucomm, GREQ(request, g)),
-                  g, request);
+                  &g, request);
 }
 
 int ump_mpi_inter_alltoall(const char *call, const void *sbuf, const int *scounts,
@@ -257,7 +261,7 @@ int ump_mpi_inter_alltoall(const char *call, const void *sbuf, const int *scount
                   ump_inter_alltoallw(sbuf, scounts, sdispls, (const ump_dt_t *)sdts, rbuf, rcounts,
                                       rdispls, (const ump_dt_t *)rdts, sdts != NULL, (size_t)scount,
                                       sdt, (size_t)rcount, rdt, comm->ucomm, GREQ(request, g)),
-                  g, request);
+                  &g, request);
 }
 
 int ump_mpi_inter_reduce_scatter(const char *call, const void *sbuf, void *rbuf, const int *rcounts,
@@ -284,5 +288,5 @@ int ump_mpi_inter_reduce_scatter(const char *call, const void *sbuf, void *rbuf,
     return finish(comm, call,
                   ump_inter_reduce_scatter(sbuf, rbuf, rcounts, (size_t)rcount, dt, op->uop,
                                            comm->ucomm, GREQ(request, g)),
-                  g, request);
+                  &g, request);
 }
