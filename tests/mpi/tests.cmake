@@ -267,3 +267,20 @@ set_tests_properties(mpi.comm31.universe PROPERTIES TIMEOUT 90 LABELS mpi)
 add_test(NAME mpi.comm31.universe_singleton COMMAND $<TARGET_FILE:mpi_comm31>
                                                     --expect-universe=1)
 set_tests_properties(mpi.comm31.universe_singleton PROPERTIES TIMEOUT 60 LABELS mpi)
+
+# Intercommunicators: construction, point-to-point and errors (inter), and
+# every collective against serial references (inter_coll), with the world
+# cut into groups of uneven sizes (1+1, 1+3, 2+2, 2+3, 1+4, 4+5, 1+8, ...).
+foreach(prog inter inter_coll)
+  ump_mpi_program(mpi_${prog} ${MPI_TEST_DIR}/${prog}.c ${CMAKE_BINARY_DIR}/tests/mpi ${prog})
+  foreach(n 2 4 5 9)
+    foreach(xp shm tcp)
+      set(name mpi.${prog}.n${n}.${xp})
+      add_test(NAME ${name}
+               COMMAND ${MPI_UMPRUN} -n ${n} --timeout 240 -x UMP_TRANSPORTS=${xp}
+                       $<TARGET_FILE:mpi_${prog}>)
+      set_tests_properties(${name} PROPERTIES TIMEOUT 300 LABELS mpi
+                                              ENVIRONMENT UMP_TRANSPORTS=${xp})
+    endforeach()
+  endforeach()
+endforeach()
