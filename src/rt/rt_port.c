@@ -201,6 +201,72 @@ void ump_rt_ports_fini(ump_rt_t *rt)
         ump_rt_port_close(rt, rt->ports->name);
 }
 
+/* Sends v (5 bytes) and the card while receiving the other side's verdict,
+ * length and card: both at once, so two large cards cannot each wait for
+ * the other to be read. *refused when the other side's verdict is "no". */
+static int swap_cards(int fd, const uint8_t v[5], const void *mine, size_t mlen, void **theirs,
+                      size_t *tlen, bool *refused, uint64_t deadline, void (*idle)(void *),
+                      void *arg)
+{
+    uint8_t ov[5];
+    size_t sent = 0, got = 0, n = 0; /* bytes of v + mine sent; of ov + card received */
+    uint8_t *card = NULL;
+    bool have_len = false;
+    int rc = UMP_OK;
+    while (!rc && (sent < 5 + mlen || !have_len || got < 5 + n)) {
+        struct pollfd p = {.fd = fd,
+                           .events = (short)((sent < 5 + mlen ? POLLOUT : 0) |
+                                             (!have_len || got < 5 + n ? POLLIN : 0))};
+        int k = poll(&p, 1, idle ? PORT_STEP_MS : 1000);
+        if (k < 0 && errno != EINTR) rc = UMP_ERR_IO;
+        if (k <= 0) {
+            if (!rc && ump_time_ns() > deadline) rc = UMP_ERR_TIMEOUT;
+            if (!rc && idle) idle(arg);
+            continue;
+        }
+        if (p.revents & POLLOUT) {
+            const uint8_t *src = sent < 5 ? v + sent : (const uint8_t *)mine + (sent - 5);
+            size_t len = sent < 5 ? 5 - sent : mlen - (sent - 5);
+            ssize_t w = send(fd, src, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+            if (w > 0)
+                sent += (size_t)w;
+            else if (w < 0 && errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK)
+                rc = UMP_ERR_PEER_DEAD;
+        }
+        if (!rc && (p.revents & (POLLIN | POLLHUP | POLLERR))) {
+            uint8_t *dst = got < 5 ? ov + got : card + (got - 5);
+            size_t len = got < 5 ? (got == 0 ? 1 : 5 - got) : n - (got - 5);
+            ssize_t r = recv(fd, dst, len, MSG_DONTWAIT);
+            if (r == 0) {
+                rc = UMP_ERR_PEER_DEAD;
+            } else if (r < 0) {
+                if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK)
+                    rc = UMP_ERR_PEER_DEAD;
+            } else {
+                got += (size_t)r;
+                if (got >= 1 && ov[0] != 1) { /* refused: nothing follows */
+                    *refused = true;
+                    rc = UMP_ERR_AUTH;
+                } else if (got == 5 && !have_len) {
+                    n = ump_kvs_load_u32(ov + 1);
+                    have_len = true;
+                    if (n > PORT_CARD_MAX)
+                        rc = UMP_ERR_PROTOCOL;
+                    else if (!(card = malloc(n ? n : 1)))
+                        rc = UMP_ERR_NO_MEMORY;
+                }
+            }
+        }
+    }
+    if (rc) {
+        free(card);
+        return rc;
+    }
+    *theirs = card;
+    *tlen = n;
+    return UMP_OK;
+}
+
 /* The exchange on a connected socket (see the top of the file). role:
  * 'C' connector, 'A' acceptor, 0 decided by the nonces (join). */
 static int meet(ump_rt_t *rt, int fd, int role, const uint8_t pnonce[8], const void *mine,
@@ -252,40 +318,23 @@ static int meet(ump_rt_t *rt, int fd, int role, const uint8_t pnonce[8], const v
     /* verdict byte, then (when accepted) u32 length and the card */
     uint8_t v[5] = {ok ? 1 : 0};
     put32(v + 1, (uint32_t)mlen);
-    rc = xfer(fd, v, ok ? 5 : 1, true, deadline, idle, arg);
-    if (!rc && ok && mlen) rc = xfer(fd, (void *)mine, mlen, true, deadline, idle, arg);
     if (!ok) {
+        xfer(fd, v, 1, true, deadline, idle, arg);
         snprintf(why, whylen,
                  "the other side failed authentication: it is not a process of "
                  "this job (another umprun job or a singleton has another secret)");
         return UMP_ERR_AUTH;
     }
-    uint8_t ov[5];
-    if (!rc) rc = xfer(fd, ov, 1, false, deadline, idle, arg);
-    if (rc) {
-        snprintf(why, whylen, "the other side closed the connection during the handshake");
-        return rc;
-    }
-    if (ov[0] != 1) {
+    bool refused = false;
+    rc = swap_cards(fd, v, mine, mlen, theirs, tlen, &refused, deadline, idle, arg);
+    if (refused) {
         snprintf(why, whylen,
                  "the other side refused this process: it is not of the other "
                  "side's job (the job secrets differ)");
         return UMP_ERR_AUTH;
     }
-    rc = xfer(fd, ov + 1, 4, false, deadline, idle, arg);
-    uint32_t n = rc ? 0 : ump_kvs_load_u32(ov + 1);
-    if (!rc && n > PORT_CARD_MAX) rc = UMP_ERR_PROTOCOL;
-    void *card = rc ? NULL : malloc(n ? n : 1);
-    if (!rc && !card) rc = UMP_ERR_NO_MEMORY;
-    if (!rc && n) rc = xfer(fd, card, n, false, deadline, idle, arg);
-    if (rc) {
-        free(card);
-        snprintf(why, whylen, "the exchange with the other side failed: %s", ump_strerror(rc));
-        return rc;
-    }
-    *theirs = card;
-    *tlen = n;
-    return UMP_OK;
+    if (rc) snprintf(why, whylen, "the exchange with the other side failed: %s", ump_strerror(rc));
+    return rc;
 }
 
 int ump_rt_port_accept(ump_rt_t *rt, const char *name, const void *mine, size_t mlen, void **theirs,

@@ -4,7 +4,8 @@
  *  - rank 0 opens a port and publishes it; publishing again is refused;
  *    the other ranks look it up (an unknown service is not found);
  *  - every other rank in turn connects and the two exchange cards of sizes
- *    from 0 bytes to 1 MiB, checked byte for byte on both sides;
+ *    from 0 bytes to 24 MiB (both large at once too), checked byte for byte
+ *    on both sides;
  *  - a singleton (this program started without umprun, so with another
  *    job secret) opens a port; rank 0's connect to it is refused with
  *    UMP_ERR_AUTH; the singleton also checks its process-local names;
@@ -109,8 +110,11 @@ static void check_outsider(const char *self)
 static void check_meet(int rank, int size, const char *port)
 {
     for (int c = 1; c < size; c++) {
-        for (int i = 0; i < (int)NSIZES; i++) {
-            size_t mine_n = card_sizes[(i + c) % NSIZES], their_n = card_sizes[i];
+        /* The last round: two cards larger than the sockets' buffers, sent
+         * at once by both sides. */
+        for (int i = 0; i <= (int)NSIZES; i++) {
+            size_t mine_n = i < (int)NSIZES ? card_sizes[(i + c) % NSIZES] : (24u << 20) + 3;
+            size_t their_n = i < (int)NSIZES ? card_sizes[i] : (24u << 20) + 5;
             void *theirs = NULL;
             size_t tlen = 0;
             if (rank == 0) {
