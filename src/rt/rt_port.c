@@ -157,9 +157,10 @@ int ump_rt_port_open(ump_rt_t *rt, char *name, size_t len)
     char hex[17];
     struct ump_rt_port *p = calloc(1, sizeof(*p));
     if (!p || ump_random_bytes(nonce, sizeof(nonce))) {
+        int rc = p ? UMP_ERR_IO : UMP_ERR_NO_MEMORY;
         free(p);
         close(fd);
-        return p ? UMP_ERR_IO : UMP_ERR_NO_MEMORY;
+        return rc;
     }
     ump_hex_encode(nonce, sizeof(nonce), hex);
     int n = snprintf(p->name, sizeof(p->name), "%s%s%s%s:%u:%s", PORT_PREFIX, v6 ? "[" : "", ip,
