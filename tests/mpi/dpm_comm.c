@@ -14,6 +14,11 @@
  *  - errors: connecting to a closed port and accepting on a port this
  *    process did not open give MPI_ERR_PORT; disconnecting
  *    MPI_COMM_WORLD gives MPI_ERR_COMM.
+ * With --server FILE (2 ranks) and --other-job FILE (1 rank), run by
+ * dpm_jobs.sh as two umprun jobs: the server's rank 0 writes its port to
+ * FILE and accepts; the other job's connect is refused (MPI_ERR_PORT, its
+ * secret differs) while the accept goes on waiting, until the server's
+ * rank 1 connects once FILE.go exists.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -192,9 +197,64 @@ static void errors(void)
     EXPECT_CLASS(MPI_Comm_join(-1, &ic), MPI_ERR_ARG);
 }
 
+static char *read_port(const char *file, char *port)
+{
+    for (int i = 0; i < 6000; i++) {
+        FILE *f = fopen(file, "r");
+        if (f) {
+            char *r = fgets(port, MPI_MAX_PORT_NAME, f);
+            fclose(f);
+            if (r && strlen(port) > 0) return port;
+        }
+        usleep(10000);
+    }
+    CHECK(0, "no port name in %s", file);
+    return NULL;
+}
+
+static int two_jobs(const char *mode, const char *file)
+{
+    char port[MPI_MAX_PORT_NAME], tmp[4096];
+    MPI_Comm ic = MPI_COMM_NULL;
+    if (!strcmp(mode, "--other-job")) {
+        CHECK(mt_size == 1, "run the other job on 1 rank");
+        EXPECT_CLASS(MPI_Comm_connect(read_port(file, port), MPI_INFO_NULL, 0, MPI_COMM_SELF, &ic),
+                     MPI_ERR_PORT);
+        CHECK(ic == MPI_COMM_NULL, "a refused connect made a communicator");
+        return mt_done();
+    }
+    CHECK(mt_size == 2, "run the server job on 2 ranks");
+    int v = 0;
+    if (mt_rank == 0) {
+        CALL(MPI_Open_port(MPI_INFO_NULL, port));
+        snprintf(tmp, sizeof(tmp), "%s.tmp", file);
+        FILE *f = fopen(tmp, "w");
+        CHECK(f && fputs(port, f) >= 0 && fclose(f) == 0 && rename(tmp, file) == 0, "writing %s",
+              file);
+        /* Refuses the other job's process, then takes rank 1. */
+        CALL(MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &ic));
+        v = 41;
+        CALL(MPI_Send(&v, 1, MPI_INT, 0, 1, ic));
+        CALL(MPI_Close_port(port));
+    } else {
+        snprintf(tmp, sizeof(tmp), "%s.go", file);
+        while (access(tmp, F_OK))
+            usleep(10000);
+        CALL(MPI_Comm_connect(read_port(file, port), MPI_INFO_NULL, 0, MPI_COMM_SELF, &ic));
+        CALL(MPI_Recv(&v, 1, MPI_INT, 0, 1, ic, MPI_STATUS_IGNORE));
+        CHECK(v == 41, "got %d over the intercommunicator", v);
+    }
+    CALL(MPI_Comm_disconnect(&ic));
+    return mt_done();
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv, "dpm_comm");
+    if (argc == 3) {
+        CALL(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+        return two_jobs(argv[1], argv[2]);
+    }
     CALL(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     CALL(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
     errors();

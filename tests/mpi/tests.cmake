@@ -85,6 +85,10 @@ foreach(n 1 2 3 4)
     set_tests_properties(${name} PROPERTIES TIMEOUT 90 LABELS mpi ENVIRONMENT UMP_TRANSPORTS=${xp})
   endforeach()
 endforeach()
+# Two umprun jobs: a process of the other job is refused at the port.
+add_test(NAME mpi.dpm_comm.two_jobs COMMAND bash ${MPI_TEST_DIR}/dpm_jobs.sh ${MPI_UMPRUN}
+                                            $<TARGET_FILE:mpi_dpm_comm>)
+set_tests_properties(mpi.dpm_comm.two_jobs PROPERTIES TIMEOUT 90 LABELS mpi)
 
 # MPI_Init_thread with each required level; under MULTIPLE the program also
 # communicates from two threads at once.
