@@ -353,6 +353,10 @@ static void errors(MPI_Comm ic, MPI_Comm local)
     EXPECT_CLASS(MPI_Gather(&v, 1, MPI_INT, &v, 1, MPI_INT, -5, ic), MPI_ERR_ROOT);
     EXPECT_CLASS(MPI_Allgather(MPI_IN_PLACE, 1, MPI_INT, &v, 1, MPI_INT, ic), MPI_ERR_BUFFER);
     int w = 0;
+    EXPECT_CLASS(MPI_Allgatherv(&v, 1, MPI_INT, &w, NULL, NULL, MPI_INT, ic), MPI_ERR_ARG);
+    EXPECT_CLASS(MPI_Gatherv(&v, 1, MPI_INT, &w, NULL, NULL, MPI_INT, MPI_ROOT, ic), MPI_ERR_ARG);
+    EXPECT_CLASS(MPI_Reduce_scatter(&v, &w, NULL, MPI_INT, MPI_SUM, ic), MPI_ERR_ARG);
+    EXPECT_CLASS(MPI_Ibarrier(ic, NULL), MPI_ERR_REQUEST);
     EXPECT_CLASS(MPI_Scan(&v, &w, 1, MPI_INT, MPI_SUM, ic), MPI_ERR_COMM);
     EXPECT_CLASS(MPI_Exscan(&v, &w, 1, MPI_INT, MPI_SUM, ic), MPI_ERR_COMM);
     MPI_Request rq;
