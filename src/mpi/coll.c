@@ -324,9 +324,8 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     static const char call[] = "MPI_Gatherv";
     UMP_MPI_CHECK_INIT(call);
     if (ump_mpi_is_inter(comm))
-        return ump_mpi_inter_gather(call, sendbuf, sendcount, sendtype, recvbuf,
-                                    root == MPI_ROOT ? recvcounts : NULL, displs, 0, recvtype, root,
-                                    comm, NULL);
+        return ump_mpi_inter_gather(call, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                    -1, recvtype, root, comm, NULL);
     int rc = gather_check(call, sendbuf, sendcount, sendtype, recvbuf,
                           comm && ump_mpi_comm_ok(comm) && comm->rank == root ? recvcounts : NULL,
                           displs, 0, recvtype, root, comm);
@@ -347,9 +346,8 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     UMP_MPI_CHECK_INIT(call);
     if (ump_mpi_is_inter(comm)) {
         if (!request) return ump_mpi_error(comm, MPI_ERR_REQUEST, call, "request pointer is NULL");
-        return ump_mpi_inter_gather(call, sendbuf, sendcount, sendtype, recvbuf,
-                                    root == MPI_ROOT ? recvcounts : NULL, displs, 0, recvtype, root,
-                                    comm, request);
+        return ump_mpi_inter_gather(call, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                    -1, recvtype, root, comm, request);
     }
     int rc = gather_check(call, sendbuf, sendcount, sendtype, recvbuf,
                           comm && ump_mpi_comm_ok(comm) && comm->rank == root ? recvcounts : NULL,
@@ -441,8 +439,8 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
     static const char call[] = "MPI_Scatterv";
     UMP_MPI_CHECK_INIT(call);
     if (ump_mpi_is_inter(comm))
-        return ump_mpi_inter_scatter(call, sendbuf, root == MPI_ROOT ? sendcounts : NULL, displs, 0,
-                                     sendtype, recvbuf, recvcount, recvtype, root, comm, NULL);
+        return ump_mpi_inter_scatter(call, sendbuf, sendcounts, displs, -1, sendtype, recvbuf,
+                                     recvcount, recvtype, root, comm, NULL);
     int rc = scatter_check(call, sendbuf,
                            comm && ump_mpi_comm_ok(comm) && comm->rank == root ? sendcounts : NULL,
                            displs, 0, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -463,8 +461,8 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
     UMP_MPI_CHECK_INIT(call);
     if (ump_mpi_is_inter(comm)) {
         if (!request) return ump_mpi_error(comm, MPI_ERR_REQUEST, call, "request pointer is NULL");
-        return ump_mpi_inter_scatter(call, sendbuf, root == MPI_ROOT ? sendcounts : NULL, displs, 0,
-                                     sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+        return ump_mpi_inter_scatter(call, sendbuf, sendcounts, displs, -1, sendtype, recvbuf,
+                                     recvcount, recvtype, root, comm, request);
     }
     int rc = scatter_check(call, sendbuf,
                            comm && ump_mpi_comm_ok(comm) && comm->rank == root ? sendcounts : NULL,
@@ -555,7 +553,7 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
     UMP_MPI_CHECK_INIT(call);
     if (ump_mpi_is_inter(comm))
         return ump_mpi_inter_allgather(call, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                                       displs, 0, recvtype, comm, NULL);
+                                       displs, -1, recvtype, comm, NULL);
     int rc = allgather_check(call, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0,
                              recvtype, true, comm);
     if (rc != MPI_SUCCESS) return rc;
@@ -574,7 +572,7 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
     if (ump_mpi_is_inter(comm)) {
         if (!request) return ump_mpi_error(comm, MPI_ERR_REQUEST, call, "request pointer is NULL");
         return ump_mpi_inter_allgather(call, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                                       displs, 0, recvtype, comm, request);
+                                       displs, -1, recvtype, comm, request);
     }
     int rc = allgather_check(call, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0,
                              recvtype, true, comm);
@@ -671,8 +669,8 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
     static const char call[] = "MPI_Alltoallv";
     UMP_MPI_CHECK_INIT(call);
     if (ump_mpi_is_inter(comm))
-        return ump_mpi_inter_alltoall(call, sendbuf, sendcounts, sdispls, NULL, 0, sendtype,
-                                      recvbuf, recvcounts, rdispls, NULL, 0, recvtype, comm, NULL);
+        return ump_mpi_inter_alltoall(call, sendbuf, sendcounts, sdispls, NULL, -1, sendtype,
+                                      recvbuf, recvcounts, rdispls, NULL, -1, recvtype, comm, NULL);
     int rc = alltoall_check(call, sendbuf, sendcounts, sdispls, NULL, 0, sendtype, recvbuf,
                             recvcounts, rdispls, NULL, 0, recvtype, 1, comm);
     if (rc != MPI_SUCCESS) return rc;
@@ -690,8 +688,8 @@ int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
     UMP_MPI_CHECK_INIT(call);
     if (ump_mpi_is_inter(comm)) {
         if (!request) return ump_mpi_error(comm, MPI_ERR_REQUEST, call, "request pointer is NULL");
-        return ump_mpi_inter_alltoall(call, sendbuf, sendcounts, sdispls, NULL, 0, sendtype,
-                                      recvbuf, recvcounts, rdispls, NULL, 0, recvtype, comm,
+        return ump_mpi_inter_alltoall(call, sendbuf, sendcounts, sdispls, NULL, -1, sendtype,
+                                      recvbuf, recvcounts, rdispls, NULL, -1, recvtype, comm,
                                       request);
     }
     int rc = alltoall_check(call, sendbuf, sendcounts, sdispls, NULL, 0, sendtype, recvbuf,
@@ -712,8 +710,9 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
     static const char call[] = "MPI_Alltoallw";
     UMP_MPI_CHECK_INIT(call);
     if (ump_mpi_is_inter(comm))
-        return ump_mpi_inter_alltoall(call, sendbuf, sendcounts, sdispls, sendtypes, 0, NULL,
-                                      recvbuf, recvcounts, rdispls, recvtypes, 0, NULL, comm, NULL);
+        return ump_mpi_inter_alltoall(call, sendbuf, sendcounts, sdispls, sendtypes, -1, NULL,
+                                      recvbuf, recvcounts, rdispls, recvtypes, -1, NULL, comm,
+                                      NULL);
     int rc = alltoall_check(call, sendbuf, sendcounts, sdispls, sendtypes, 0, MPI_DATATYPE_NULL,
                             recvbuf, recvcounts, rdispls, recvtypes, 0, MPI_DATATYPE_NULL, 2, comm);
     if (rc != MPI_SUCCESS) return rc;
@@ -732,8 +731,8 @@ int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdisp
     UMP_MPI_CHECK_INIT(call);
     if (ump_mpi_is_inter(comm)) {
         if (!request) return ump_mpi_error(comm, MPI_ERR_REQUEST, call, "request pointer is NULL");
-        return ump_mpi_inter_alltoall(call, sendbuf, sendcounts, sdispls, sendtypes, 0, NULL,
-                                      recvbuf, recvcounts, rdispls, recvtypes, 0, NULL, comm,
+        return ump_mpi_inter_alltoall(call, sendbuf, sendcounts, sdispls, sendtypes, -1, NULL,
+                                      recvbuf, recvcounts, rdispls, recvtypes, -1, NULL, comm,
                                       request);
     }
     int rc = alltoall_check(call, sendbuf, sendcounts, sdispls, sendtypes, 0, MPI_DATATYPE_NULL,
@@ -777,7 +776,7 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
     static const char call[] = "MPI_Reduce_scatter";
     UMP_MPI_CHECK_INIT(call);
     if (ump_mpi_is_inter(comm))
-        return ump_mpi_inter_reduce_scatter(call, sendbuf, recvbuf, recvcounts, 0, datatype, op,
+        return ump_mpi_inter_reduce_scatter(call, sendbuf, recvbuf, recvcounts, -1, datatype, op,
                                             comm, NULL);
     if (!recvcounts) return ump_mpi_error(comm, MPI_ERR_ARG, call, "recvcounts is NULL");
     int rc = redscat_check(call, sendbuf, recvbuf, recvcounts, 0, datatype, op, comm);
@@ -810,7 +809,7 @@ int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcount
     UMP_MPI_CHECK_INIT(call);
     if (ump_mpi_is_inter(comm)) {
         if (!request) return ump_mpi_error(comm, MPI_ERR_REQUEST, call, "request pointer is NULL");
-        return ump_mpi_inter_reduce_scatter(call, sendbuf, recvbuf, recvcounts, 0, datatype, op,
+        return ump_mpi_inter_reduce_scatter(call, sendbuf, recvbuf, recvcounts, -1, datatype, op,
                                             comm, request);
     }
     if (!recvcounts) return ump_mpi_error(comm, MPI_ERR_ARG, call, "recvcounts is NULL");

@@ -59,7 +59,7 @@ static void set_ctx(MPI_Comm c, int id)
     c->ctx_coll = c->ctx_p2p + 1;
 }
 
-void ump_mpi_ctx_mark(int id, bool used)
+static void ctx_mark(int id, bool used)
 {
     ump_mpi_lock();
     if (used)
@@ -99,7 +99,7 @@ int ump_mpi_comm_init(void)
     c->refcount = 1;
     set_ctx(c, 0);
     snprintf(c->name, sizeof(c->name), "MPI_COMM_WORLD");
-    ump_mpi_ctx_mark(0, true);
+    ctx_mark(0, true);
     if (make_ucomm(c) != UMP_OK) return MPI_ERR_NO_MEM;
 
     c = MPI_COMM_SELF;
@@ -113,7 +113,7 @@ int ump_mpi_comm_init(void)
     c->refcount = 1;
     set_ctx(c, 1);
     snprintf(c->name, sizeof(c->name), "MPI_COMM_SELF");
-    ump_mpi_ctx_mark(1, true);
+    ctx_mark(1, true);
     if (make_ucomm(c) != UMP_OK) return MPI_ERR_NO_MEM;
     return MPI_SUCCESS;
 }
@@ -138,7 +138,7 @@ void ump_mpi_comm_free_last(MPI_Comm c)
 {
     /* The id is reused only now: a receive still pending on a freed
      * communicator must not match traffic of a newer one. */
-    ump_mpi_ctx_mark(c->ctx_id, false);
+    ctx_mark(c->ctx_id, false);
     c->magic = UMP_MPI_MAGIC_DEAD;
     if (c->ucomm) ump_comm_free(&c->ucomm);
     if (c->topo) ump_mpi_topo_free(c);
@@ -244,7 +244,7 @@ static int agree_ctx_id(const char *call, MPI_Comm parent, bool member, int *id)
     for (int i = 0; i < NWORDS; i++)
         if (bits[i]) {
             *id = i * 64 + __builtin_ctzll(bits[i]);
-            if (member) ump_mpi_ctx_mark(*id, true);
+            if (member) ctx_mark(*id, true);
             return MPI_SUCCESS;
         }
     return ump_mpi_error(parent, MPI_ERR_INTERN, call,
@@ -292,6 +292,11 @@ MPI_Comm ump_mpi_comm_new(MPI_Group g, int id, MPI_Comm parent)
     return comm_new(g, id, parent);
 }
 
+void ump_mpi_ctx_mark(int id, bool used)
+{
+    ctx_mark(id, used);
+}
+
 /* --- MPI functions --------------------------------------------------------- */
 
 #pragma weak MPI_Comm_size = PMPI_Comm_size
@@ -323,19 +328,15 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     UMP_MPI_CHECK_INIT(call);
     UMP_MPI_CHECK_COMM(call, comm);
     if (!newcomm) return ump_mpi_error(comm, MPI_ERR_ARG, call, "newcomm pointer is NULL");
-    MPI_Comm c;
-    int id, rc;
-    if (comm->rgroup) {
-        if ((rc = ump_mpi_inter_dup(call, comm, &c)) != MPI_SUCCESS) return rc;
-    } else {
-        if ((rc = agree_ctx_id(call, comm, true, &id)) != MPI_SUCCESS) return rc;
-        ump_mpi_group_ref(comm->group);
-        c = comm_new(comm->group, id, comm);
-        if (!c) {
-            ump_mpi_group_unref(comm->group);
-            ump_mpi_ctx_mark(id, false);
-            return ump_mpi_error(comm, MPI_ERR_NO_MEM, call, "out of memory");
-        }
+    if (comm->rgroup) return ump_mpi_inter_dup(call, comm, newcomm);
+    int id, rc = agree_ctx_id(call, comm, true, &id);
+    if (rc != MPI_SUCCESS) return rc;
+    ump_mpi_group_ref(comm->group);
+    MPI_Comm c = comm_new(comm->group, id, comm);
+    if (!c) {
+        ump_mpi_group_unref(comm->group);
+        ctx_mark(id, false);
+        return ump_mpi_error(comm, MPI_ERR_NO_MEM, call, "out of memory");
     }
     /* Before the attributes: copying the topology is collective. */
     if (comm->topo && (rc = ump_mpi_topo_dup(call, comm, c)) != MPI_SUCCESS) {
@@ -406,7 +407,7 @@ static int split(const char *call, MPI_Comm comm, int color, int key, MPI_Comm *
     MPI_Comm c = g ? comm_new(g, id, comm) : NULL;
     if (!c) {
         ump_mpi_group_unref(g);
-        ump_mpi_ctx_mark(id, false);
+        ctx_mark(id, false);
         rc = ump_mpi_error(comm, MPI_ERR_NO_MEM, call, "out of memory");
         goto out;
     }
@@ -482,7 +483,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     MPI_Comm c = comm_new(group, id, comm);
     if (!c) {
         ump_mpi_group_unref(group);
-        ump_mpi_ctx_mark(id, false);
+        ctx_mark(id, false);
         return ump_mpi_error(comm, MPI_ERR_NO_MEM, call, "out of memory");
     }
     *newcomm = c;
@@ -530,7 +531,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     MPI_Comm c = comm_new(group, id, comm);
     if (!c) {
         ump_mpi_group_unref(group);
-        ump_mpi_ctx_mark(id, false);
+        ctx_mark(id, false);
         return ump_mpi_error(comm, MPI_ERR_NO_MEM, call, "out of memory");
     }
     *newcomm = c;

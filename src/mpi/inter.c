@@ -175,10 +175,24 @@ static int inter_check(const char *call, MPI_Comm c)
 
 int ump_mpi_inter_dup(const char *call, MPI_Comm c, MPI_Comm *newcomm)
 {
+    MPI_Comm d;
     int id, rc = agree(call, c, &id);
     if (rc != MPI_SUCCESS) return rc;
-    rc = make(c->group, c->rgroup, id, c->low, c->errh, newcomm);
+    rc = make(c->group, c->rgroup, id, c->low, c->errh, &d);
     if (rc != MPI_SUCCESS) return ump_mpi_error(c, rc, call, "making the intercommunicator failed");
+    /* As MPI_Comm_dup does for intracommunicators (they have no topology). */
+    rc = ump_mpi_comm_info_copy(c, d);
+    if (rc != MPI_SUCCESS) {
+        ump_mpi_comm_unref(d);
+        return rc;
+    }
+    rc = ump_mpi_attr_copy_all(c, d);
+    if (rc != MPI_SUCCESS) {
+        ump_mpi_attr_delete_all(d);
+        ump_mpi_comm_unref(d);
+        return ump_mpi_error(c, rc, call, "an attribute copy callback failed");
+    }
+    *newcomm = d;
     return MPI_SUCCESS;
 }
 

@@ -42,7 +42,8 @@ int ump_mpi_intercomm_build(MPI_Comm local, MPI_Group remote, int ctx_id, bool l
 void ump_mpi_ctx_mark(int id, bool used);
 MPI_Comm ump_mpi_comm_new(MPI_Group g, int id, MPI_Comm parent);
 
-/* inter.c: the intercommunicator forms of comm.c's calls. */
+/* inter.c: the intercommunicator forms of comm.c's calls (inter_dup is all
+ * of MPI_Comm_dup's work: info and attributes too). */
 void ump_mpi_inter_free(MPI_Comm c); /* the parts only an intercommunicator has */
 int ump_mpi_inter_dup(const char *call, MPI_Comm c, MPI_Comm *newcomm);
 int ump_mpi_inter_split(const char *call, MPI_Comm c, int color, int key, MPI_Comm *newcomm);

@@ -170,9 +170,14 @@ int ump_mpi_inter_gather(const char *call, const void *sbuf, int scount, MPI_Dat
                          MPI_Datatype rdt, int root, MPI_Comm comm, MPI_Request *request)
 {
     int side, m = comm->rgroup->size;
+    bool v = rcount < 0; /* the v-form: its arrays must be there */
+    if (v)
+        rcount = 0;
+    else
+        rcounts = displs = NULL;
     CHECKED(check_root(call, comm, root, &side));
     if (side == ROOT) {
-        if (rcounts) {
+        if (v) {
             CHECKED(check_counts(call, comm, rcounts, displs, m, "recvcounts"));
             int mx = 0;
             for (int i = 0; i < m; i++)
@@ -197,9 +202,14 @@ int ump_mpi_inter_scatter(const char *call, const void *sbuf, const int *scounts
                           int root, MPI_Comm comm, MPI_Request *request)
 {
     int side, m = comm->rgroup->size;
+    bool v = scount < 0;
+    if (v)
+        scount = 0;
+    else
+        scounts = displs = NULL;
     CHECKED(check_root(call, comm, root, &side));
     if (side == ROOT) {
-        if (scounts) {
+        if (v) {
             CHECKED(check_counts(call, comm, scounts, displs, m, "sendcounts"));
             CHECKED(check_buf(call, comm, sbuf, 0, sdt, false, "send buffer"));
         } else {
@@ -220,8 +230,13 @@ int ump_mpi_inter_allgather(const char *call, const void *sbuf, int scount, MPI_
                             void *rbuf, const int *rcounts, const int *displs, int rcount,
                             MPI_Datatype rdt, MPI_Comm comm, MPI_Request *request)
 {
+    bool v = rcount < 0;
+    if (v)
+        rcount = 0;
+    else
+        rcounts = displs = NULL;
     CHECKED(check_buf(call, comm, sbuf, scount, sdt, false, "send buffer"));
-    if (rcounts) {
+    if (v) {
         CHECKED(check_counts(call, comm, rcounts, displs, comm->rgroup->size, "recvcounts"));
         CHECKED(check_buf(call, comm, rbuf, 0, rdt, true, "receive buffer"));
     } else {
@@ -241,7 +256,14 @@ int ump_mpi_inter_alltoall(const char *call, const void *sbuf, const int *scount
                            MPI_Request *request)
 {
     int m = comm->rgroup->size;
-    if (scounts) {
+    bool v = scount < 0;
+    if (v) {
+        scount = rcount = 0;
+    } else {
+        scounts = sdispls = rcounts = rdispls = NULL;
+        sdts = rdts = NULL;
+    }
+    if (v) {
         CHECKED(check_counts(call, comm, scounts, sdispls, m, "sendcounts"));
         CHECKED(check_counts(call, comm, rcounts, rdispls, m, "recvcounts"));
         if ((sdts != NULL) != (rdts != NULL) || (!sdts && (!sdt || !rdt)))
@@ -269,7 +291,10 @@ int ump_mpi_inter_reduce_scatter(const char *call, const void *sbuf, void *rbuf,
                                  MPI_Request *request)
 {
     int n = comm->size, mine = rcount, total = 0;
-    if (rcounts) {
+    bool v = rcount < 0;
+    if (v && !rcounts) return ump_mpi_error(comm, MPI_ERR_ARG, call, "recvcounts is NULL");
+    if (v) {
+        rcount = 0;
         for (int i = 0; i < n; i++) {
             if (rcounts[i] < 0)
                 return ump_mpi_error(comm, MPI_ERR_COUNT, call, "recvcounts[%d] = %d is negative",
@@ -278,6 +303,7 @@ int ump_mpi_inter_reduce_scatter(const char *call, const void *sbuf, void *rbuf,
         }
         mine = rcounts[comm->rank];
     } else {
+        rcounts = NULL;
         UMP_MPI_CHECK_COUNT(call, comm, rcount);
         total = rcount * n;
     }

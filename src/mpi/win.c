@@ -224,6 +224,7 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
     static const char call[] = "MPI_Win_allocate";
     UMP_MPI_CHECK_INIT(call);
     UMP_MPI_CHECK_COMM(call, comm);
+    UMP_MPI_CHECK_INTRA(call, comm);
     if (!baseptr)
         return ump_mpi_error(comm, MPI_ERR_ARG, call, "rank %d: baseptr is NULL", comm->rank);
     if (size < 0)

@@ -231,15 +231,26 @@ static int copy_fn(MPI_Comm c, int kv, void *extra, void *in, void *out, int *fl
 
 static void dup_split_create(MPI_Comm ic)
 {
-    int kv, val = 42, res;
+    int kv, val = 42, res, flag = 0;
     CALL(MPI_Comm_create_keyval(copy_fn, MPI_COMM_NULL_DELETE_FN, &kv, NULL));
     CALL(MPI_Comm_set_attr(ic, kv, &val));
     CALL(MPI_Comm_set_name(ic, "my intercomm"));
+    MPI_Info hint;
+    CALL(MPI_Info_create(&hint));
+    CALL(MPI_Info_set(hint, "inter_test_hint", "yes"));
+    CALL(MPI_Comm_set_info(ic, hint));
+    CALL(MPI_Info_free(&hint));
     MPI_Comm d;
     copies = 0;
     CALL(MPI_Comm_dup(ic, &d));
+    char hv[16] = "";
+    CALL(MPI_Comm_get_info(d, &hint));
+    CALL(MPI_Info_get(hint, "inter_test_hint", (int)sizeof(hv) - 1, hv, &flag));
+    CHECK(flag && !strcmp(hv, "yes"), "info hint on the dup: flag %d value '%s'", flag, hv);
+    CALL(MPI_Info_free(&hint));
     CHECK(copies == 1, "copy callback ran %d times", copies);
-    int *got, flag = 0;
+    int *got;
+    flag = 0;
     CALL(MPI_Comm_get_attr(d, kv, &got, &flag));
     CHECK(flag && *got == 42, "attribute on the dup: flag %d", flag);
     CALL(MPI_Comm_compare(ic, d, &res));
@@ -353,6 +364,10 @@ static void errors(MPI_Comm ic, MPI_Comm local)
     EXPECT_CLASS(MPI_Gather(&v, 1, MPI_INT, &v, 1, MPI_INT, -5, ic), MPI_ERR_ROOT);
     EXPECT_CLASS(MPI_Allgather(MPI_IN_PLACE, 1, MPI_INT, &v, 1, MPI_INT, ic), MPI_ERR_BUFFER);
     int w = 0;
+    EXPECT_CLASS(MPI_Allgatherv(&v, 1, MPI_INT, &w, NULL, NULL, MPI_INT, ic), MPI_ERR_ARG);
+    EXPECT_CLASS(MPI_Gatherv(&v, 1, MPI_INT, &w, NULL, NULL, MPI_INT, MPI_ROOT, ic), MPI_ERR_ARG);
+    EXPECT_CLASS(MPI_Reduce_scatter(&v, &w, NULL, MPI_INT, MPI_SUM, ic), MPI_ERR_ARG);
+    EXPECT_CLASS(MPI_Ibarrier(ic, NULL), MPI_ERR_REQUEST);
     EXPECT_CLASS(MPI_Scan(&v, &w, 1, MPI_INT, MPI_SUM, ic), MPI_ERR_COMM);
     EXPECT_CLASS(MPI_Exscan(&v, &w, 1, MPI_INT, MPI_SUM, ic), MPI_ERR_COMM);
     MPI_Request rq;
