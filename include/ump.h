@@ -389,10 +389,9 @@ double ump_wtime(void);
 #define UMP_PORT_NAME_MAX 256
 int ump_port_open(char *name, size_t len);
 int ump_port_close(const char *name);
-int ump_port_accept(const char *name, const void *mine, size_t mlen, void **theirs,
-                    size_t *tlen);
-int ump_port_connect(const char *name, const void *mine, size_t mlen, void **theirs,
-                     size_t *tlen, int timeout_s);
+int ump_port_accept(const char *name, const void *mine, size_t mlen, void **theirs, size_t *tlen);
+int ump_port_connect(const char *name, const void *mine, size_t mlen, void **theirs, size_t *tlen,
+                     int timeout_s);
 int ump_join(int fd, const void *mine, size_t mlen, void **theirs, size_t *tlen);
 int ump_name_publish(const char *service, const char *port);
 int ump_name_unpublish(const char *service, const char *port);

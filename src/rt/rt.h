@@ -116,8 +116,8 @@ int ump_rt_port_close(ump_rt_t *rt, const char *name);
  *   other side is of another job; logged with the reason.
  * join: the same exchange over a connected socket fd (MPI_Comm_join); the
  *   ends are equal, the fd is left open and in its blocking mode. */
-int ump_rt_port_accept(ump_rt_t *rt, const char *name, const void *mine, size_t mlen,
-                       void **theirs, size_t *tlen, void (*idle)(void *), void *arg);
+int ump_rt_port_accept(ump_rt_t *rt, const char *name, const void *mine, size_t mlen, void **theirs,
+                       size_t *tlen, void (*idle)(void *), void *arg);
 int ump_rt_port_connect(ump_rt_t *rt, const char *name, const void *mine, size_t mlen,
                         void **theirs, size_t *tlen, int timeout_s, void (*idle)(void *),
                         void *arg);

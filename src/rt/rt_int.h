@@ -42,8 +42,8 @@ struct ump_rt {
     bool lost;             /* the connection failed: umprun is gone or ending the job */
     ump_kvs_buf_t pending; /* PUT entries not yet sent */
     uint32_t npending;
-    struct ump_rt_pmix *pmix; /* PMIx backend state */
-    char local_ip[64];        /* PMIx: what ump_rt_local_addr reports */
+    struct ump_rt_pmix *pmix;  /* PMIx backend state */
+    char local_ip[64];         /* PMIx: what ump_rt_local_addr reports */
     struct ump_rt_port *ports; /* open ports (rt_port.c) */
     struct ump_rt_name *names; /* published names without umprun (rt_name.c) */
 };
