@@ -374,6 +374,45 @@ const char *ump_hostname(void);
 /* Monotonic wall clock in seconds. */
 double ump_wtime(void);
 
+/* --- meeting other processes (MPI's dynamic processes) ------------------- */
+
+/*
+ * Ports and names, for MPI_Open_port, Comm_accept/connect, Comm_join and
+ * Publish/Lookup_name. A port is a listening socket of this process, named
+ * "ump-port:<ip>:<port>:<nonce>" (at most UMP_PORT_NAME_MAX bytes with the
+ * NUL). Two processes meet on it: each proves it knows the job secret (a
+ * process of another job is refused, and logged) and sends a "card" (bytes
+ * the caller chose), receiving the other's in *theirs (malloc'd; the caller
+ * frees it). While they wait, accept, connect and join drive this process's
+ * communication, so ranks that wait on it make progress. Not to be called
+ * from two threads at once.
+ *
+ * ump_port_accept waits for a client on a port this process opened
+ * (UMP_ERR_INVALID for another name). ump_port_connect: UMP_ERR_INVALID for
+ * a name that is not a port, UMP_ERR_PEER_DEAD when nothing listens there
+ * (within timeout_s), UMP_ERR_AUTH when the other side is of another job.
+ * ump_join meets the process at the other end of a connected socket fd.
+ *
+ * The name service maps service names to port names: under umprun every
+ * process of the job sees them, otherwise only this process.
+ * ump_name_publish: UMP_ERR_BUSY when the service is published already;
+ * unpublish: UMP_ERR_INVALID when it is not (or under another port); lookup:
+ * UMP_ERR_INVALID when not published.
+ */
+#define UMP_PORT_NAME_MAX 256
+int ump_port_open(char *name, size_t len);
+int ump_port_close(const char *name);
+int ump_port_accept(const char *name, const void *mine, size_t mlen, void **theirs, size_t *tlen);
+int ump_port_connect(const char *name, const void *mine, size_t mlen, void **theirs, size_t *tlen,
+                     int timeout_s);
+int ump_join(int fd, const void *mine, size_t mlen, void **theirs, size_t *tlen);
+int ump_name_publish(const char *service, const char *port);
+int ump_name_unpublish(const char *service, const char *port);
+int ump_name_lookup(const char *service, char *port, size_t len);
+/* This job's identifier (16 hex digits): processes that meet compare it to
+ * tell whether they are ranks of one world. */
+const char *ump_job_id(void);
+
 /* --- point-to-point ------------------------------------------------------ */
 
 /* Standard-mode send: completes when the buffer may be reused. */

@@ -251,6 +251,62 @@ int ump_iscan(const void *sbuf, void *rbuf, size_t count, ump_dt_t dt, ump_redop
 int ump_iexscan(const void *sbuf, void *rbuf, size_t count, ump_dt_t dt, ump_redop_t op,
                 ump_comm_t comm, ump_req_t *req);
 
+/* --- intercommunicators ----------------------------------------------------------
+ *
+ * An intercommunicator joins two disjoint groups: the local one (this
+ * process among them) and the remote one. Its collectives move data from
+ * one group to the other only (MPI 3.1 §5.2.2): ump_inter_* below, never
+ * the calls above. Every member of both groups calls each of them, in the
+ * same order. Rooted ones take, in the root's group, UMP_ROOT on the root
+ * and UMP_ROOT_NONE on the others, and in the other group the root's rank
+ * in the remote group. A NULL count array means `rcount` (or `scount`)
+ * for every member, a NULL displacement array blocks of that count in
+ * rank order; reductions reduce the other group's contributions in its
+ * rank order. `req` NULL runs the collective to completion (blocking),
+ * otherwise starts it and returns its request there. */
+#define UMP_ROOT      (-3)
+#define UMP_ROOT_NONE (-2)
+
+/* An intercommunicator of the local and the remote list of world ranks
+ * (peer indices; copied), whose collectives use core context `ctx`: every
+ * member of both groups makes its own with the same context and lists. */
+int ump_intercomm_create(const int *local, int n, const int *remote, int m, uint32_t ctx,
+                         ump_comm_t *out);
+/* Size of the remote group; 0 for a communicator that is not an inter one. */
+int ump_comm_remote_size(ump_comm_t comm);
+
+int ump_inter_barrier(ump_comm_t comm, ump_req_t *req);
+int ump_inter_bcast(void *buf, size_t count, ump_dt_t dt, int root, ump_comm_t comm,
+                    ump_req_t *req);
+/* The root receives rcounts[i] (or rcount) elements from remote member i. */
+int ump_inter_gatherv(const void *sbuf, size_t scount, ump_dt_t sdt, void *rbuf, const int *rcounts,
+                      const int *displs, size_t rcount, ump_dt_t rdt, int root, ump_comm_t comm,
+                      ump_req_t *req);
+int ump_inter_scatterv(const void *sbuf, const int *scounts, const int *displs, size_t scount,
+                       ump_dt_t sdt, void *rbuf, size_t rcount, ump_dt_t rdt, int root,
+                       ump_comm_t comm, ump_req_t *req);
+/* Every member receives the send buffers of the remote group, in its order. */
+int ump_inter_allgatherv(const void *sbuf, size_t scount, ump_dt_t sdt, void *rbuf,
+                         const int *rcounts, const int *displs, size_t rcount, ump_dt_t rdt,
+                         ump_comm_t comm, ump_req_t *req);
+/* Block i of the send buffer goes to remote member i; sdts/rdts NULL mean
+ * sdt/rdt for all; bytes_displ: displacements count bytes (alltoallw). */
+int ump_inter_alltoallw(const void *sbuf, const int *scounts, const int *sdispls,
+                        const ump_dt_t *sdts, void *rbuf, const int *rcounts, const int *rdispls,
+                        const ump_dt_t *rdts, int bytes_displ, size_t scount, ump_dt_t sdt,
+                        size_t rcount, ump_dt_t rdt, ump_comm_t comm, ump_req_t *req);
+/* The root gets the reduction of the remote group's send buffers. */
+int ump_inter_reduce(const void *sbuf, void *rbuf, size_t count, ump_dt_t dt, ump_redop_t op,
+                     int root, ump_comm_t comm, ump_req_t *req);
+/* Every member gets the reduction of the remote group's send buffers. */
+int ump_inter_allreduce(const void *sbuf, void *rbuf, size_t count, ump_dt_t dt, ump_redop_t op,
+                        ump_comm_t comm, ump_req_t *req);
+/* The reduction of the remote group's vectors (the sum of this group's
+ * counts long, equal to the remote group's sum) is scattered over this
+ * group by rcounts (or rcount each: reduce_scatter_block). */
+int ump_inter_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, size_t rcount,
+                             ump_dt_t dt, ump_redop_t op, ump_comm_t comm, ump_req_t *req);
+
 #ifdef __cplusplus
 }
 #endif

@@ -13,9 +13,13 @@
  */
 #include "coll/coll.h"
 
-static int bad_comm(const char *call)
+static int bad_comm(const char *call, ump_comm_t c)
 {
-    ump_error("%s: the communicator is NULL (rank %d)", call, ump_rank());
+    if (c)
+        ump_error("%s: the communicator is an intercommunicator: use ump_inter_* (rank %d)", call,
+                  ump_rank());
+    else
+        ump_error("%s: the communicator is NULL (rank %d)", call, ump_rank());
     return UMP_ERR_INVALID;
 }
 
@@ -85,7 +89,7 @@ static int result(const char *call, int rc, ump_redop_t op, ump_dt_t dt)
     } while (0)
 #define CHECK_COMM(call, c)                                                                        \
     do {                                                                                           \
-        if (UMP_UNLIKELY(!(c))) return bad_comm(call);                                             \
+        if (UMP_UNLIKELY(!(c) || (c)->rsize)) return bad_comm(call, c);                            \
     } while (0)
 
 /* --- barrier, bcast ------------------------------------------------------------ */

@@ -43,6 +43,9 @@ struct ump_comm {
     uint32_t ctx;               /* core context of the collectives */
     bool predefined;            /* ump_comm_world(): not freed by ump_comm_free */
     struct ump_coll_comm *coll; /* algorithm state, made on first use */
+    /* Intercommunicators (inter.c): the remote group, else 0 and NULL. */
+    int rsize;
+    int *rworld; /* remote member -> world rank (owned) */
 };
 
 static inline int ump_coll_wrank(ump_comm_t c, int rank)

@@ -153,6 +153,7 @@ static void comm_destroy(struct ump_comm *c)
 {
     ump_coll_comm_free(c);
     free(c->world);
+    free(c->rworld);
     free(c);
 }
 

@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
+#include "mpi/inter.h"
 #include "mpi/mpi_impl.h"
 
 #define CHECK_ROOT(call, c, root)                                                                  \
@@ -79,6 +80,7 @@ int PMPI_Barrier(MPI_Comm comm)
 {
     static const char call[] = "MPI_Barrier";
     UMP_MPI_CHECK_INIT(call);
+    if (ump_mpi_is_inter(comm)) return ump_mpi_inter_barrier(call, comm, NULL);
     UMP_MPI_CHECK_COMM(call, comm);
     if (comm->size == 1) return MPI_SUCCESS;
     return done(comm, call, ump_barrier(comm->ucomm));
@@ -89,6 +91,10 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
     static const char call[] = "MPI_Ibarrier";
     UMP_MPI_CHECK_INIT(call);
+    if (ump_mpi_is_inter(comm)) {
+        if (!request) return ump_mpi_error(comm, MPI_ERR_REQUEST, call, "request pointer is NULL");
+        return ump_mpi_inter_barrier(call, comm, request);
+    }
     UMP_MPI_CHECK_COMM(call, comm);
     CHECK_REQ(call, comm, request);
     ump_req_t g = UMP_REQ_NULL;
@@ -116,6 +122,9 @@ static int bcast_check(const char *call, void *buf, int count, MPI_Datatype dt, 
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
     static const char call[] = "MPI_Bcast";
+    UMP_MPI_CHECK_INIT(call);
+    if (ump_mpi_is_inter(comm))
+        return ump_mpi_inter_bcast(call, buffer, count, datatype, root, comm, NULL);
     int rc = bcast_check(call, buffer, count, datatype, root, comm);
     if (rc != MPI_SUCCESS) return rc;
     if (comm->size == 1) return MPI_SUCCESS;
@@ -127,6 +136,11 @@ int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Co
                 MPI_Request *request)
 {
     static const char call[] = "MPI_Ibcast";
+    UMP_MPI_CHECK_INIT(call);
+    if (ump_mpi_is_inter(comm)) {
+        if (!request) return ump_mpi_error(comm, MPI_ERR_REQUEST, call, "request pointer is NULL");
+        return ump_mpi_inter_bcast(call, buffer, count, datatype, root, comm, request);
+    }
     int rc = bcast_check(call, buffer, count, datatype, root, comm);
     if (rc != MPI_SUCCESS) return rc;
     CHECK_REQ(call, comm, request);
@@ -168,6 +182,9 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
                 int root, MPI_Comm comm)
 {
     static const char call[] = "MPI_Reduce";
+    UMP_MPI_CHECK_INIT(call);
+    if (ump_mpi_is_inter(comm))
+        return ump_mpi_inter_reduce(call, sendbuf, recvbuf, count, datatype, op, root, comm, NULL);
     int rc = reduce_check(call, sendbuf, recvbuf, count, datatype, op, root, comm);
     if (rc != MPI_SUCCESS) return rc;
     if (!count) return MPI_SUCCESS;
@@ -180,6 +197,12 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
                  int root, MPI_Comm comm, MPI_Request *request)
 {
     static const char call[] = "MPI_Ireduce";
+    UMP_MPI_CHECK_INIT(call);
+    if (ump_mpi_is_inter(comm)) {
+        if (!request) return ump_mpi_error(comm, MPI_ERR_REQUEST, call, "request pointer is NULL");
+        return ump_mpi_inter_reduce(call, sendbuf, recvbuf, count, datatype, op, root, comm,
+                                    request);
+    }
     int rc = reduce_check(call, sendbuf, recvbuf, count, datatype, op, root, comm);
     if (rc != MPI_SUCCESS) return rc;
     CHECK_REQ(call, comm, request);
@@ -193,6 +216,9 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
                    MPI_Comm comm)
 {
     static const char call[] = "MPI_Allreduce";
+    UMP_MPI_CHECK_INIT(call);
+    if (ump_mpi_is_inter(comm))
+        return ump_mpi_inter_allreduce(call, sendbuf, recvbuf, count, datatype, op, comm, NULL);
     int rc = reduce_check(call, sendbuf, recvbuf, count, datatype, op, EVERY_RANK, comm);
     if (rc != MPI_SUCCESS) return rc;
     if (!count) return MPI_SUCCESS;
@@ -205,6 +231,11 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
                     MPI_Comm comm, MPI_Request *request)
 {
     static const char call[] = "MPI_Iallreduce";
+    UMP_MPI_CHECK_INIT(call);
+    if (ump_mpi_is_inter(comm)) {
+        if (!request) return ump_mpi_error(comm, MPI_ERR_REQUEST, call, "request pointer is NULL");
+        return ump_mpi_inter_allreduce(call, sendbuf, recvbuf, count, datatype, op, comm, request);
+    }
     int rc = reduce_check(call, sendbuf, recvbuf, count, datatype, op, EVERY_RANK, comm);
     if (rc != MPI_SUCCESS) return rc;
     CHECK_REQ(call, comm, request);
@@ -251,6 +282,10 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     static const char call[] = "MPI_Gather";
+    UMP_MPI_CHECK_INIT(call);
+    if (ump_mpi_is_inter(comm))
+        return ump_mpi_inter_gather(call, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL,
+                                    recvcount, recvtype, root, comm, NULL);
     int rc = gather_check(call, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
                           recvtype, root, comm);
     if (rc != MPI_SUCCESS) return rc;
@@ -265,6 +300,12 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  MPI_Request *request)
 {
     static const char call[] = "MPI_Igather";
+    UMP_MPI_CHECK_INIT(call);
+    if (ump_mpi_is_inter(comm)) {
+        if (!request) return ump_mpi_error(comm, MPI_ERR_REQUEST, call, "request pointer is NULL");
+        return ump_mpi_inter_gather(call, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL,
+                                    recvcount, recvtype, root, comm, request);
+    }
     int rc = gather_check(call, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
                           recvtype, root, comm);
     if (rc != MPI_SUCCESS) return rc;
@@ -281,6 +322,10 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  MPI_Comm comm)
 {
     static const char call[] = "MPI_Gatherv";
+    UMP_MPI_CHECK_INIT(call);
+    if (ump_mpi_is_inter(comm))
+        return ump_mpi_inter_gather(call, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                    -1, recvtype, root, comm, NULL);
     int rc = gather_check(call, sendbuf, sendcount, sendtype, recvbuf,
                           comm && ump_mpi_comm_ok(comm) && comm->rank == root ? recvcounts : NULL,
                           displs, 0, recvtype, root, comm);
@@ -298,6 +343,12 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   MPI_Comm comm, MPI_Request *request)
 {
     static const char call[] = "MPI_Igatherv";
+    UMP_MPI_CHECK_INIT(call);
+    if (ump_mpi_is_inter(comm)) {
+        if (!request) return ump_mpi_error(comm, MPI_ERR_REQUEST, call, "request pointer is NULL");
+        return ump_mpi_inter_gather(call, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                    -1, recvtype, root, comm, request);
+    }
     int rc = gather_check(call, sendbuf, sendcount, sendtype, recvbuf,
                           comm && ump_mpi_comm_ok(comm) && comm->rank == root ? recvcounts : NULL,
                           displs, 0, recvtype, root, comm);
@@ -346,6 +397,10 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     static const char call[] = "MPI_Scatter";
+    UMP_MPI_CHECK_INIT(call);
+    if (ump_mpi_is_inter(comm))
+        return ump_mpi_inter_scatter(call, sendbuf, NULL, NULL, sendcount, sendtype, recvbuf,
+                                     recvcount, recvtype, root, comm, NULL);
     int rc = scatter_check(call, sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount,
                            recvtype, root, comm);
     if (rc != MPI_SUCCESS) return rc;
@@ -360,6 +415,12 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   MPI_Request *request)
 {
     static const char call[] = "MPI_Iscatter";
+    UMP_MPI_CHECK_INIT(call);
+    if (ump_mpi_is_inter(comm)) {
+        if (!request) return ump_mpi_error(comm, MPI_ERR_REQUEST, call, "request pointer is NULL");
+        return ump_mpi_inter_scatter(call, sendbuf, NULL, NULL, sendcount, sendtype, recvbuf,
+                                     recvcount, recvtype, root, comm, request);
+    }
     int rc = scatter_check(call, sendbuf, NULL, NULL, sendcount, sendtype, recvbuf, recvcount,
                            recvtype, root, comm);
     if (rc != MPI_SUCCESS) return rc;
@@ -376,6 +437,10 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
                   int root, MPI_Comm comm)
 {
     static const char call[] = "MPI_Scatterv";
+    UMP_MPI_CHECK_INIT(call);
+    if (ump_mpi_is_inter(comm))
+        return ump_mpi_inter_scatter(call, sendbuf, sendcounts, displs, -1, sendtype, recvbuf,
+                                     recvcount, recvtype, root, comm, NULL);
     int rc = scatter_check(call, sendbuf,
                            comm && ump_mpi_comm_ok(comm) && comm->rank == root ? sendcounts : NULL,
                            displs, 0, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -393,6 +458,12 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
                    int root, MPI_Comm comm, MPI_Request *request)
 {
     static const char call[] = "MPI_Iscatterv";
+    UMP_MPI_CHECK_INIT(call);
+    if (ump_mpi_is_inter(comm)) {
+        if (!request) return ump_mpi_error(comm, MPI_ERR_REQUEST, call, "request pointer is NULL");
+        return ump_mpi_inter_scatter(call, sendbuf, sendcounts, displs, -1, sendtype, recvbuf,
+                                     recvcount, recvtype, root, comm, request);
+    }
     int rc = scatter_check(call, sendbuf,
                            comm && ump_mpi_comm_ok(comm) && comm->rank == root ? sendcounts : NULL,
                            displs, 0, sendtype, recvbuf, recvcount, recvtype, root, comm);
@@ -440,6 +511,10 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     static const char call[] = "MPI_Allgather";
+    UMP_MPI_CHECK_INIT(call);
+    if (ump_mpi_is_inter(comm))
+        return ump_mpi_inter_allgather(call, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL,
+                                       recvcount, recvtype, comm, NULL);
     int rc = allgather_check(call, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
                              recvtype, false, comm);
     if (rc != MPI_SUCCESS) return rc;
@@ -453,6 +528,12 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     static const char call[] = "MPI_Iallgather";
+    UMP_MPI_CHECK_INIT(call);
+    if (ump_mpi_is_inter(comm)) {
+        if (!request) return ump_mpi_error(comm, MPI_ERR_REQUEST, call, "request pointer is NULL");
+        return ump_mpi_inter_allgather(call, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL,
+                                       recvcount, recvtype, comm, request);
+    }
     int rc = allgather_check(call, sendbuf, sendcount, sendtype, recvbuf, NULL, NULL, recvcount,
                              recvtype, false, comm);
     if (rc != MPI_SUCCESS) return rc;
@@ -469,6 +550,10 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                     MPI_Comm comm)
 {
     static const char call[] = "MPI_Allgatherv";
+    UMP_MPI_CHECK_INIT(call);
+    if (ump_mpi_is_inter(comm))
+        return ump_mpi_inter_allgather(call, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                       displs, -1, recvtype, comm, NULL);
     int rc = allgather_check(call, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0,
                              recvtype, true, comm);
     if (rc != MPI_SUCCESS) return rc;
@@ -483,6 +568,12 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                      MPI_Comm comm, MPI_Request *request)
 {
     static const char call[] = "MPI_Iallgatherv";
+    UMP_MPI_CHECK_INIT(call);
+    if (ump_mpi_is_inter(comm)) {
+        if (!request) return ump_mpi_error(comm, MPI_ERR_REQUEST, call, "request pointer is NULL");
+        return ump_mpi_inter_allgather(call, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                       displs, -1, recvtype, comm, request);
+    }
     int rc = allgather_check(call, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, 0,
                              recvtype, true, comm);
     if (rc != MPI_SUCCESS) return rc;
@@ -537,6 +628,10 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     static const char call[] = "MPI_Alltoall";
+    UMP_MPI_CHECK_INIT(call);
+    if (ump_mpi_is_inter(comm))
+        return ump_mpi_inter_alltoall(call, sendbuf, NULL, NULL, NULL, sendcount, sendtype, recvbuf,
+                                      NULL, NULL, NULL, recvcount, recvtype, comm, NULL);
     int rc = alltoall_check(call, sendbuf, NULL, NULL, NULL, sendcount, sendtype, recvbuf, NULL,
                             NULL, NULL, recvcount, recvtype, 0, comm);
     if (rc != MPI_SUCCESS) return rc;
@@ -550,6 +645,12 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     static const char call[] = "MPI_Ialltoall";
+    UMP_MPI_CHECK_INIT(call);
+    if (ump_mpi_is_inter(comm)) {
+        if (!request) return ump_mpi_error(comm, MPI_ERR_REQUEST, call, "request pointer is NULL");
+        return ump_mpi_inter_alltoall(call, sendbuf, NULL, NULL, NULL, sendcount, sendtype, recvbuf,
+                                      NULL, NULL, NULL, recvcount, recvtype, comm, request);
+    }
     int rc = alltoall_check(call, sendbuf, NULL, NULL, NULL, sendcount, sendtype, recvbuf, NULL,
                             NULL, NULL, recvcount, recvtype, 0, comm);
     if (rc != MPI_SUCCESS) return rc;
@@ -566,6 +667,10 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     static const char call[] = "MPI_Alltoallv";
+    UMP_MPI_CHECK_INIT(call);
+    if (ump_mpi_is_inter(comm))
+        return ump_mpi_inter_alltoall(call, sendbuf, sendcounts, sdispls, NULL, -1, sendtype,
+                                      recvbuf, recvcounts, rdispls, NULL, -1, recvtype, comm, NULL);
     int rc = alltoall_check(call, sendbuf, sendcounts, sdispls, NULL, 0, sendtype, recvbuf,
                             recvcounts, rdispls, NULL, 0, recvtype, 1, comm);
     if (rc != MPI_SUCCESS) return rc;
@@ -580,6 +685,13 @@ int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
                     const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     static const char call[] = "MPI_Ialltoallv";
+    UMP_MPI_CHECK_INIT(call);
+    if (ump_mpi_is_inter(comm)) {
+        if (!request) return ump_mpi_error(comm, MPI_ERR_REQUEST, call, "request pointer is NULL");
+        return ump_mpi_inter_alltoall(call, sendbuf, sendcounts, sdispls, NULL, -1, sendtype,
+                                      recvbuf, recvcounts, rdispls, NULL, -1, recvtype, comm,
+                                      request);
+    }
     int rc = alltoall_check(call, sendbuf, sendcounts, sdispls, NULL, 0, sendtype, recvbuf,
                             recvcounts, rdispls, NULL, 0, recvtype, 1, comm);
     if (rc != MPI_SUCCESS) return rc;
@@ -596,6 +708,11 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
                    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     static const char call[] = "MPI_Alltoallw";
+    UMP_MPI_CHECK_INIT(call);
+    if (ump_mpi_is_inter(comm))
+        return ump_mpi_inter_alltoall(call, sendbuf, sendcounts, sdispls, sendtypes, -1, NULL,
+                                      recvbuf, recvcounts, rdispls, recvtypes, -1, NULL, comm,
+                                      NULL);
     int rc = alltoall_check(call, sendbuf, sendcounts, sdispls, sendtypes, 0, MPI_DATATYPE_NULL,
                             recvbuf, recvcounts, rdispls, recvtypes, 0, MPI_DATATYPE_NULL, 2, comm);
     if (rc != MPI_SUCCESS) return rc;
@@ -611,6 +728,13 @@ int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdisp
                     MPI_Request *request)
 {
     static const char call[] = "MPI_Ialltoallw";
+    UMP_MPI_CHECK_INIT(call);
+    if (ump_mpi_is_inter(comm)) {
+        if (!request) return ump_mpi_error(comm, MPI_ERR_REQUEST, call, "request pointer is NULL");
+        return ump_mpi_inter_alltoall(call, sendbuf, sendcounts, sdispls, sendtypes, -1, NULL,
+                                      recvbuf, recvcounts, rdispls, recvtypes, -1, NULL, comm,
+                                      request);
+    }
     int rc = alltoall_check(call, sendbuf, sendcounts, sdispls, sendtypes, 0, MPI_DATATYPE_NULL,
                             recvbuf, recvcounts, rdispls, recvtypes, 0, MPI_DATATYPE_NULL, 2, comm);
     if (rc != MPI_SUCCESS) return rc;
@@ -650,6 +774,10 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     static const char call[] = "MPI_Reduce_scatter";
+    UMP_MPI_CHECK_INIT(call);
+    if (ump_mpi_is_inter(comm))
+        return ump_mpi_inter_reduce_scatter(call, sendbuf, recvbuf, recvcounts, -1, datatype, op,
+                                            comm, NULL);
     if (!recvcounts) return ump_mpi_error(comm, MPI_ERR_ARG, call, "recvcounts is NULL");
     int rc = redscat_check(call, sendbuf, recvbuf, recvcounts, 0, datatype, op, comm);
     if (rc != MPI_SUCCESS) return rc;
@@ -662,6 +790,10 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     static const char call[] = "MPI_Reduce_scatter_block";
+    UMP_MPI_CHECK_INIT(call);
+    if (ump_mpi_is_inter(comm))
+        return ump_mpi_inter_reduce_scatter(call, sendbuf, recvbuf, NULL, recvcount, datatype, op,
+                                            comm, NULL);
     int rc = redscat_check(call, sendbuf, recvbuf, NULL, recvcount, datatype, op, comm);
     if (rc != MPI_SUCCESS) return rc;
     return done(comm, call,
@@ -674,6 +806,12 @@ int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcount
                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     static const char call[] = "MPI_Ireduce_scatter";
+    UMP_MPI_CHECK_INIT(call);
+    if (ump_mpi_is_inter(comm)) {
+        if (!request) return ump_mpi_error(comm, MPI_ERR_REQUEST, call, "request pointer is NULL");
+        return ump_mpi_inter_reduce_scatter(call, sendbuf, recvbuf, recvcounts, -1, datatype, op,
+                                            comm, request);
+    }
     if (!recvcounts) return ump_mpi_error(comm, MPI_ERR_ARG, call, "recvcounts is NULL");
     int rc = redscat_check(call, sendbuf, recvbuf, recvcounts, 0, datatype, op, comm);
     if (rc != MPI_SUCCESS) return rc;
@@ -689,6 +827,12 @@ int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
                                MPI_Request *request)
 {
     static const char call[] = "MPI_Ireduce_scatter_block";
+    UMP_MPI_CHECK_INIT(call);
+    if (ump_mpi_is_inter(comm)) {
+        if (!request) return ump_mpi_error(comm, MPI_ERR_REQUEST, call, "request pointer is NULL");
+        return ump_mpi_inter_reduce_scatter(call, sendbuf, recvbuf, NULL, recvcount, datatype, op,
+                                            comm, request);
+    }
     int rc = redscat_check(call, sendbuf, recvbuf, NULL, recvcount, datatype, op, comm);
     if (rc != MPI_SUCCESS) return rc;
     CHECK_REQ(call, comm, request);
@@ -704,6 +848,7 @@ static int scan_common(const char *call, const void *sbuf, void *rbuf, int count
 {
     UMP_MPI_CHECK_INIT(call);
     UMP_MPI_CHECK_COMM(call, comm);
+    UMP_MPI_CHECK_INTRA(call, comm);
     UMP_MPI_CHECK_COUNT(call, comm, count);
     UMP_MPI_CHECK_DT(call, comm, dt);
     CHECK_OP(call, comm, op);

@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi/inter.h"
 #include "mpi/mpi_impl.h"
 #include "util/util.h"
 
@@ -73,7 +74,7 @@ int ump_mpi_comm_rank_of(MPI_Comm c, int world_rank)
 {
     if (c == MPI_COMM_WORLD)
         return world_rank >= 0 && world_rank < c->size ? world_rank : MPI_UNDEFINED;
-    return ump_mpi_group_rank_of(c->group, world_rank);
+    return ump_mpi_group_rank_of(ump_mpi_peer_group(c), world_rank);
 }
 
 const char *ump_mpi_comm_name(MPI_Comm c, char *buf, size_t len)
@@ -178,6 +179,7 @@ void ump_mpi_comm_free_last(MPI_Comm c)
     c->magic = UMP_MPI_MAGIC_DEAD;
     if (c->ucomm) ump_comm_free(&c->ucomm);
     if (c->topo) ump_mpi_topo_free(c);
+    if (c->rgroup) ump_mpi_inter_free(c);
     ump_mpi_comm_info_free(c);
     ump_mpi_group_unref(c->group);
     ump_mpi_errh_unref(c->errh);
@@ -186,9 +188,10 @@ void ump_mpi_comm_free_last(MPI_Comm c)
 
 /* --- internal collectives on the parent's collective context -------------- */
 
+/* Only on intracommunicators (and the local ones of intercommunicators). */
 static int to_world(MPI_Comm c, int r)
 {
-    return ump_mpi_world_rank(c, r);
+    return c->group->world[r];
 }
 
 /* AND of `nwords` words over every member of c, result everywhere, on the
@@ -363,6 +366,22 @@ static int agree_ctx_id(const char *call, MPI_Comm parent, bool member, int *id)
     return agree_ctx_id_tagged(call, parent, member, -1, id);
 }
 
+int ump_mpi_ctx_free_mask(MPI_Comm local, uint64_t mask[UMP_MPI_MAX_CTX_IDS / 64])
+{
+    ump_mpi_lock();
+    for (int i = 0; i < NWORDS; i++)
+        mask[i] = ~ctx_used[i];
+    ump_mpi_unlock();
+    return ump_mpi_class_of_fast(and_allreduce(local, mask, NWORDS));
+}
+
+int ump_mpi_ctx_pick(const uint64_t *mask)
+{
+    for (int i = 0; i < NWORDS; i++)
+        if (mask[i]) return i * 64 + __builtin_ctzll(mask[i]);
+    return -1;
+}
+
 static MPI_Comm comm_new(MPI_Group g, int id, MPI_Comm parent)
 {
     MPI_Comm c = calloc(1, sizeof(*c));
@@ -383,6 +402,16 @@ static MPI_Comm comm_new(MPI_Group g, int id, MPI_Comm parent)
     ump_mpi_errh_ref(c->errh);
     ump_mpi_unlock();
     return c;
+}
+
+MPI_Comm ump_mpi_comm_new(MPI_Group g, int id, MPI_Comm parent)
+{
+    return comm_new(g, id, parent);
+}
+
+void ump_mpi_ctx_mark(int id, bool used)
+{
+    ctx_mark(id, used);
 }
 
 /* --- MPI functions --------------------------------------------------------- */
@@ -416,6 +445,7 @@ int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
     UMP_MPI_CHECK_INIT(call);
     UMP_MPI_CHECK_COMM(call, comm);
     if (!newcomm) return ump_mpi_error(comm, MPI_ERR_ARG, call, "newcomm pointer is NULL");
+    if (comm->rgroup) return ump_mpi_inter_dup(call, comm, newcomm);
     int id, rc = agree_ctx_id(call, comm, true, &id);
     if (rc != MPI_SUCCESS) return rc;
     ump_mpi_group_ref(comm->group);
@@ -515,6 +545,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     if (color < 0 && color != MPI_UNDEFINED)
         return ump_mpi_error(comm, MPI_ERR_ARG, call, "color %d is negative and not MPI_UNDEFINED",
                              color);
+    if (comm->rgroup) return ump_mpi_inter_split(call, comm, color, key, newcomm);
     return split(call, comm, color, key, newcomm);
 }
 
@@ -527,6 +558,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
     if (!newcomm) return ump_mpi_error(comm, MPI_ERR_ARG, call, "newcomm pointer is NULL");
     if (info != MPI_INFO_NULL && !ump_mpi_info_ok(info))
         return ump_mpi_error(comm, MPI_ERR_INFO, call, "invalid info object");
+    UMP_MPI_CHECK_INTRA(call, comm);
     int color;
     if (split_type == MPI_UNDEFINED) {
         color = MPI_UNDEFINED;
@@ -551,6 +583,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     UMP_MPI_CHECK_COMM(call, comm);
     if (!newcomm) return ump_mpi_error(comm, MPI_ERR_ARG, call, "newcomm pointer is NULL");
     if (!ump_mpi_group_ok(group)) return ump_mpi_error(comm, MPI_ERR_GROUP, call, "invalid group");
+    if (comm->rgroup) return ump_mpi_inter_create(call, comm, group, newcomm);
     for (int i = 0; i < group->size; i++)
         if (ump_mpi_comm_rank_of(comm, group->world[i]) == MPI_UNDEFINED)
             return ump_mpi_error(comm, MPI_ERR_GROUP, call,
@@ -587,6 +620,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     UMP_MPI_CHECK_COMM(call, comm);
     if (!newcomm) return ump_mpi_error(comm, MPI_ERR_ARG, call, "newcomm pointer is NULL");
     if (!ump_mpi_group_ok(group)) return ump_mpi_error(comm, MPI_ERR_GROUP, call, "invalid group");
+    UMP_MPI_CHECK_INTRA(call, comm);
     if (tag < 0 || tag > UMP_TAG_UB)
         return ump_mpi_error(comm, MPI_ERR_TAG, call, "tag %d is outside [0, MPI_TAG_UB]", tag);
     for (int i = 0; i < group->size; i++)
@@ -652,6 +686,10 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
         *result = MPI_IDENT;
         return MPI_SUCCESS;
     }
+    if (comm1->rgroup || comm2->rgroup) {
+        *result = ump_mpi_inter_compare(comm1, comm2);
+        return MPI_SUCCESS;
+    }
     int g = ump_mpi_group_compare(comm1->group, comm2->group);
     *result = g == MPI_IDENT ? MPI_CONGRUENT : g;
     return MPI_SUCCESS;
@@ -676,7 +714,7 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
     UMP_MPI_CHECK_INIT(call);
     UMP_MPI_CHECK_COMM(call, comm);
     if (!flag) return ump_mpi_error(comm, MPI_ERR_ARG, call, "flag pointer is NULL");
-    *flag = 0; /* ump has intracommunicators only */
+    *flag = comm->rgroup != NULL;
     return MPI_SUCCESS;
 }
 

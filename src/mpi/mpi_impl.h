@@ -77,14 +77,31 @@ struct ump_mpi_comm {
     /* Process topology (topo.h), or NULL. */
     struct ump_mpi_topo *topo;
     MPI_Info info; /* hints set by the program (comm_info.c), or NULL */
+    /* Intercommunicators (inter.c): the remote group, which point-to-point
+     * ranks name, else NULL; `local` is an intracommunicator of the local
+     * group for the construction calls; `low` orders the two groups. */
+    MPI_Group rgroup;
+    MPI_Comm local;
+    bool low;
 };
 
-/* Translations between communicator ranks and core (world) ranks. */
+/* The group point-to-point ranks name: the remote one of an
+ * intercommunicator, else the communicator's own. */
+static inline MPI_Group ump_mpi_peer_group(MPI_Comm c)
+{
+    return __builtin_expect(c->rgroup != NULL, 0) ? c->rgroup : c->group;
+}
+static inline int ump_mpi_peer_size(MPI_Comm c)
+{
+    return ump_mpi_peer_group(c)->size;
+}
+/* Translations between point-to-point ranks and core (world) ranks. */
 static inline int ump_mpi_world_rank(MPI_Comm c, int rank)
 {
-    return c->group->world[rank];
+    return ump_mpi_peer_group(c)->world[rank];
 }
-/* Communicator rank of a core rank, or MPI_UNDEFINED. */
+/* Point-to-point rank of a core rank (in the remote group of an
+ * intercommunicator), or MPI_UNDEFINED. */
 int ump_mpi_comm_rank_of(MPI_Comm c, int world_rank);
 
 struct ump_mpi_op {
@@ -307,6 +324,14 @@ static inline void ump_mpi_req_reap(bool finalizing)
     do {                                                                                           \
         if (!ump_mpi_comm_ok(c))                                                                   \
             return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_COMM, call, "invalid communicator");       \
+    } while (0)
+/* For the calls MPI 3.1 defines on intracommunicators only. */
+#define UMP_MPI_CHECK_INTRA(call, c)                                                               \
+    do {                                                                                           \
+        if ((c)->rgroup)                                                                           \
+            return ump_mpi_error(c, MPI_ERR_COMM, call,                                            \
+                                 "the communicator is an intercommunicator; this call takes an "   \
+                                 "intracommunicator only");                                        \
     } while (0)
 #define UMP_MPI_CHECK_COUNT(call, c, n)                                                            \
     do {                                                                                           \

@@ -143,9 +143,10 @@ static UMP_INLINE_PATH int check_send(const char *call, const void *buf, int cou
     UMP_MPI_CHECK_COUNT(call, comm, count);
     UMP_MPI_CHECK_DT(call, comm, dt);
     UMP_MPI_CHECK_BUF(call, comm, buf, count, dt);
-    if (dest != MPI_PROC_NULL && (dest < 0 || dest >= comm->size))
+    if (dest != MPI_PROC_NULL && (dest < 0 || dest >= ump_mpi_peer_size(comm)))
         return ump_mpi_error(comm, MPI_ERR_RANK, call,
-                             "destination rank %d is out of range [0, %d)", dest, comm->size);
+                             "destination rank %d is out of range [0, %d)%s", dest,
+                             ump_mpi_peer_size(comm), comm->rgroup ? " of the remote group" : "");
     if (tag < 0 || tag > UMP_TAG_UB)
         return ump_mpi_error(comm, MPI_ERR_TAG, call, "tag %d is out of range [0, MPI_TAG_UB=%d]",
                              tag, UMP_TAG_UB);
@@ -154,11 +155,13 @@ static UMP_INLINE_PATH int check_send(const char *call, const void *buf, int cou
 
 static UMP_INLINE_PATH int check_source_tag(const char *call, int source, int tag, MPI_Comm comm)
 {
-    if (source != MPI_PROC_NULL && source != MPI_ANY_SOURCE && (source < 0 || source >= comm->size))
+    if (source != MPI_PROC_NULL && source != MPI_ANY_SOURCE &&
+        (source < 0 || source >= ump_mpi_peer_size(comm)))
         return ump_mpi_error(comm, MPI_ERR_RANK, call,
-                             "source rank %d is out of range [0, %d) (nor MPI_ANY_SOURCE or "
+                             "source rank %d is out of range [0, %d)%s (nor MPI_ANY_SOURCE or "
                              "MPI_PROC_NULL)",
-                             source, comm->size);
+                             source, ump_mpi_peer_size(comm),
+                             comm->rgroup ? " of the remote group" : "");
     if (tag != MPI_ANY_TAG && (tag < 0 || tag > UMP_TAG_UB))
         return ump_mpi_error(comm, MPI_ERR_TAG, call,
                              "tag %d is out of range [0, MPI_TAG_UB=%d] (nor MPI_ANY_TAG)", tag,

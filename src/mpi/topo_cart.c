@@ -146,6 +146,7 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
     (void)reorder; /* the identity mapping serves every reorder */
     UMP_MPI_CHECK_INIT(call);
     UMP_MPI_CHECK_COMM(call, comm_old);
+    UMP_MPI_CHECK_INTRA(call, comm_old);
     if (!comm_cart) return ump_mpi_error(comm_old, MPI_ERR_ARG, call, "comm_cart pointer is NULL");
     int nnodes, rc = grid_check(call, comm_old, ndims, dims, periods, &nnodes);
     if (rc != MPI_SUCCESS) return rc;

@@ -152,6 +152,12 @@ struct ump_mpi_topo *ump_mpi_topo_get(const char *call, MPI_Comm comm, int kind,
         *err = ump_mpi_error(MPI_COMM_NULL, MPI_ERR_COMM, call, "invalid communicator");
         return NULL;
     }
+    if (comm->rgroup) {
+        *err = ump_mpi_error(comm, MPI_ERR_COMM, call,
+                             "the communicator is an intercommunicator, which has no process "
+                             "topology");
+        return NULL;
+    }
     struct ump_mpi_topo *t = comm->topo;
     if (!t) {
         *err = ump_mpi_error(comm, MPI_ERR_TOPOLOGY, call,

@@ -107,6 +107,7 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
     (void)reorder; /* the identity mapping serves every reorder */
     UMP_MPI_CHECK_INIT(call);
     UMP_MPI_CHECK_COMM(call, comm_old);
+    UMP_MPI_CHECK_INTRA(call, comm_old);
     MPI_Comm c = comm_old;
     if (!comm_dist_graph)
         return ump_mpi_error(c, MPI_ERR_ARG, call, "comm_dist_graph pointer is NULL");
@@ -234,6 +235,7 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
     (void)reorder; /* the identity mapping serves every reorder */
     UMP_MPI_CHECK_INIT(call);
     UMP_MPI_CHECK_COMM(call, comm_old);
+    UMP_MPI_CHECK_INTRA(call, comm_old);
     MPI_Comm c = comm_old;
     if (!comm_dist_graph)
         return ump_mpi_error(c, MPI_ERR_ARG, call, "comm_dist_graph pointer is NULL");

@@ -67,6 +67,7 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
     (void)reorder; /* the identity mapping serves every reorder */
     UMP_MPI_CHECK_INIT(call);
     UMP_MPI_CHECK_COMM(call, comm_old);
+    UMP_MPI_CHECK_INTRA(call, comm_old);
     if (!comm_graph)
         return ump_mpi_error(comm_old, MPI_ERR_ARG, call, "comm_graph pointer is NULL");
     int rc = graph_check(call, comm_old, nnodes, index, edges);

@@ -125,6 +125,7 @@ int ump_win_setup(const char *call, void *base, MPI_Aint size, int disp_unit, MP
 {
     UMP_MPI_CHECK_INIT(call);
     UMP_MPI_CHECK_COMM(call, comm);
+    UMP_MPI_CHECK_INTRA(call, comm);
     if (size < 0)
         return ump_mpi_error(comm, MPI_ERR_SIZE, call, "rank %d: window size %ld is negative",
                              comm->rank, (long)size);
@@ -223,6 +224,7 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
     static const char call[] = "MPI_Win_allocate";
     UMP_MPI_CHECK_INIT(call);
     UMP_MPI_CHECK_COMM(call, comm);
+    UMP_MPI_CHECK_INTRA(call, comm);
     if (!baseptr)
         return ump_mpi_error(comm, MPI_ERR_ARG, call, "rank %d: baseptr is NULL", comm->rank);
     if (size < 0)

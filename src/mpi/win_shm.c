@@ -83,6 +83,7 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
     static const char call[] = "MPI_Win_allocate_shared";
     UMP_MPI_CHECK_INIT(call);
     UMP_MPI_CHECK_COMM(call, comm);
+    UMP_MPI_CHECK_INTRA(call, comm);
     if (!baseptr || !win)
         return ump_mpi_error(comm, MPI_ERR_ARG, call, "rank %d: baseptr or win is NULL",
                              comm->rank);

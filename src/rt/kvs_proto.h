@@ -26,6 +26,13 @@
  *                   len, text) if the fence can never complete.
  *   FINALIZE  c->s  empty; answer OK. The rank then closes the connection.
  *   ABORT     c->s  i32 code, u32 len, text; answer OK (the rank exits).
+ *   NAME      c->s  u8 op, u32 slen, service, u32 plen, port: the job's name
+ *                   service (MPI_Publish_name ...). op PUBLISH stores
+ *                   service -> port, UNPUBLISH removes it (when the port
+ *                   matches), LOOKUP reads it (plen 0). Answer NAME_ANS:
+ *                   u8 status (NAME_OK, NAME_NONE: not published or another
+ *                   port, NAME_TAKEN: already published), u32 plen, port
+ *                   (LOOKUP's answer; empty otherwise).
  *
  * Keys are 1..UMP_RT_KEY_MAX-1 bytes, values 0..UMP_RT_VAL_MAX bytes.
  */
@@ -52,12 +59,18 @@ enum ump_kvs_type {
     UMP_KVS_FINALIZE = 4,
     UMP_KVS_ABORT = 5,
     UMP_KVS_AUTH = 6,
+    UMP_KVS_NAME = 7,
     UMP_KVS_OK = 0x81,
     UMP_KVS_REFUSED = 0x82,
     UMP_KVS_FENCE_DONE = 0x83,
     UMP_KVS_FENCE_FAIL = 0x84,
     UMP_KVS_CHALLENGE = 0x85,
+    UMP_KVS_NAME_ANS = 0x86,
 };
+
+enum { UMP_KVS_NAME_PUBLISH = 1, UMP_KVS_NAME_UNPUBLISH, UMP_KVS_NAME_LOOKUP };
+enum { UMP_KVS_NAME_OK = 0, UMP_KVS_NAME_NONE, UMP_KVS_NAME_TAKEN };
+#define UMP_KVS_NAME_MAX 1024 /* bytes of a service name or a port name */
 
 /* A growable byte buffer that frames are encoded into. Appends never fail:
  * on allocation failure `oom` is set and later appends are dropped, so an

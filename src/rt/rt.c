@@ -152,6 +152,8 @@ int ump_rt_init(ump_rt_t **out)
 void ump_rt_fini(ump_rt_t *rt)
 {
     if (!rt) return;
+    ump_rt_ports_fini(rt);
+    ump_rt_names_fini(rt);
     if (rt->fd >= 0) ump_rt_umprun_fini(rt);
 #ifdef UMP_HAVE_PMIX
     if (rt->kind == UMP_RT_PMIX) ump_rt_pmix_fini(rt);

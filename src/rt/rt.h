@@ -89,6 +89,52 @@ int ump_rt_node_of(const ump_rt_t *rt, int rank);
  * this rank's identity. Does not return. */
 void ump_rt_abort(ump_rt_t *rt, int code, const char *msg) __attribute__((noreturn));
 
+/* --- ports and names (dynamic processes; rt_port.c, rt_name.c) ---------- */
+
+#define UMP_RT_PORT_NAME_MAX 256 /* a port name and its NUL */
+#define UMP_RT_SERVICE_MAX   256 /* a published service name and its NUL */
+
+/* Opens a port: a listening socket on this host's address
+ * (ump_rt_local_addr), named "ump-port:<ip>:<port>:<nonce>" into name.
+ * UMP_ERR_IO (logged) when no socket can be opened, UMP_ERR_NO_RESOURCE when
+ * len is too small. The port stays open until ump_rt_port_close or
+ * ump_rt_fini. */
+int ump_rt_port_open(ump_rt_t *rt, char *name, size_t len);
+/* UMP_ERR_INVALID when name is not a port this process has open. */
+int ump_rt_port_close(ump_rt_t *rt, const char *name);
+/* The meeting of two roots (rt_port.c has the protocol): each proves it
+ * knows the job secret, then sends `mine` (mlen bytes) and receives the
+ * other's bytes in *theirs (malloc'd, the caller frees; *tlen bytes). While
+ * it waits, idle(arg) runs every few milliseconds (the caller's progress),
+ * when idle is not NULL.
+ * accept: waits for a client on a port this process opened (forever; a
+ *   client that fails the handshake is refused, logged, and the wait goes
+ *   on). UMP_ERR_INVALID for a port it did not open.
+ * connect: connects to the port `name` (within timeout_s seconds for the
+ *   connection itself). UMP_ERR_INVALID for a malformed name,
+ *   UMP_ERR_PEER_DEAD when nothing listens there, UMP_ERR_AUTH when the
+ *   other side is of another job; logged with the reason.
+ * join: the same exchange over a connected socket fd (MPI_Comm_join); the
+ *   ends are equal, the fd is left open and in its blocking mode. */
+int ump_rt_port_accept(ump_rt_t *rt, const char *name, const void *mine, size_t mlen, void **theirs,
+                       size_t *tlen, void (*idle)(void *), void *arg);
+int ump_rt_port_connect(ump_rt_t *rt, const char *name, const void *mine, size_t mlen,
+                        void **theirs, size_t *tlen, int timeout_s, void (*idle)(void *),
+                        void *arg);
+int ump_rt_join(ump_rt_t *rt, int fd, const void *mine, size_t mlen, void **theirs, size_t *tlen,
+                void (*idle)(void *), void *arg);
+
+/* The name service (MPI_Publish_name ...). Under umprun the names live in
+ * the launcher, seen by every process of the job; without it (singleton,
+ * PMIx) in this process only. publish: UMP_ERR_BUSY when the service is
+ * already published. unpublish: UMP_ERR_INVALID when it is not published
+ * (or under another port). lookup: UMP_ERR_INVALID when not published,
+ * UMP_ERR_NO_RESOURCE when len is too small. UMP_ERR_BOOTSTRAP when the
+ * launcher cannot be asked. */
+int ump_rt_name_publish(ump_rt_t *rt, const char *service, const char *port);
+int ump_rt_name_unpublish(ump_rt_t *rt, const char *service, const char *port);
+int ump_rt_name_lookup(ump_rt_t *rt, const char *service, char *port, size_t len);
+
 /* The backends this build has, space-separated: "umprun singleton pmix"
  * (pmix only when built with libpmix). For ump_info. */
 const char *ump_rt_backends(void);

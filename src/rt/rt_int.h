@@ -30,6 +30,8 @@ void ump_rt_store_fini(ump_rt_store_t *s);
 typedef enum { UMP_RT_SINGLETON, UMP_RT_UMPRUN, UMP_RT_PMIX } ump_rt_kind_t;
 
 struct ump_rt_pmix; /* rt_pmix.c */
+struct ump_rt_port; /* rt_port.c */
+struct ump_rt_name; /* rt_name.c */
 
 struct ump_rt {
     ump_rt_kind_t kind;
@@ -40,8 +42,10 @@ struct ump_rt {
     bool lost;             /* the connection failed: umprun is gone or ending the job */
     ump_kvs_buf_t pending; /* PUT entries not yet sent */
     uint32_t npending;
-    struct ump_rt_pmix *pmix; /* PMIx backend state */
-    char local_ip[64];        /* PMIx: what ump_rt_local_addr reports */
+    struct ump_rt_pmix *pmix;  /* PMIx backend state */
+    char local_ip[64];         /* PMIx: what ump_rt_local_addr reports */
+    struct ump_rt_port *ports; /* open ports (rt_port.c) */
+    struct ump_rt_name *names; /* published names without umprun (rt_name.c) */
 };
 
 /* umprun backend (rt_umprun.c). init fills rt->info from UMP_JOB_* and
@@ -51,6 +55,16 @@ void ump_rt_umprun_fini(ump_rt_t *rt);
 int ump_rt_umprun_fence(ump_rt_t *rt);
 /* Returns only when the launcher cannot be told. */
 void ump_rt_umprun_abort(ump_rt_t *rt, int code, const char *msg);
+
+/* Closes every port (ump_rt_fini). */
+void ump_rt_ports_fini(ump_rt_t *rt);
+/* Forgets the local names (ump_rt_fini). */
+void ump_rt_names_fini(ump_rt_t *rt);
+/* The launcher's name service: op is UMP_KVS_NAME_PUBLISH, _UNPUBLISH or
+ * _LOOKUP (kvs_proto.h); out (len bytes) receives a looked-up port. Result
+ * as ump_rt_name_*. */
+int ump_rt_umprun_name(ump_rt_t *rt, int op, const char *service, const char *port, char *out,
+                       size_t len);
 
 /* True when the environment says a PMIx server started this process
  * (PMIX_RANK, PMIX_NAMESPACE or PMIX_SERVER_URI* set). */

@@ -447,3 +447,52 @@ void ump_rt_umprun_abort(ump_rt_t *rt, int code, const char *msg)
     rt->fd = -1;
     /* The launcher is gone: rt.c prints the message and exits. */
 }
+
+int ump_rt_umprun_name(ump_rt_t *rt, int op, const char *service, const char *port, char *out,
+                       size_t len)
+{
+    if (rt->lost) return UMP_ERR_BOOTSTRAP;
+    size_t sl = strlen(service), pl = strlen(port);
+    if (sl > UMP_KVS_NAME_MAX || pl > UMP_KVS_NAME_MAX) return UMP_ERR_INVALID;
+    ump_kvs_buf_t b = {0};
+    size_t f = ump_kvs_frame_begin(&b, UMP_KVS_NAME);
+    ump_kvs_put_u8(&b, (uint8_t)op);
+    ump_kvs_put_u32(&b, (uint32_t)sl);
+    ump_kvs_put_bytes(&b, service, sl);
+    ump_kvs_put_u32(&b, (uint32_t)pl);
+    ump_kvs_put_bytes(&b, port, pl);
+    ump_kvs_frame_end(&b, f);
+    uint8_t type = 0;
+    ump_kvs_rd_t rd;
+    int rc = b.oom ? UMP_ERR_NO_MEMORY : send_all(rt->fd, b.p, b.len);
+    /* The launcher answers at once: a bounded wait, so a lost launcher
+     * cannot hang the caller. */
+    if (!rc) rc = recv_frame(rt->fd, &b, 30000, &type, &rd);
+    if (!rc && type != UMP_KVS_NAME_ANS) rc = UMP_ERR_PROTOCOL;
+    if (rc) {
+        ump_error("rt: the name service of umprun did not answer: %s", ump_strerror(rc));
+        if (rc != UMP_ERR_NO_MEMORY) rt->lost = true;
+        rc = UMP_ERR_BOOTSTRAP;
+        goto out;
+    }
+    uint8_t st = ump_kvs_get_u8(&rd);
+    uint32_t n = ump_kvs_get_u32(&rd);
+    const char *v = ump_kvs_get_bytes(&rd, n);
+    if (rd.bad) {
+        rc = UMP_ERR_PROTOCOL;
+    } else if (st == UMP_KVS_NAME_TAKEN) {
+        rc = UMP_ERR_BUSY;
+    } else if (st != UMP_KVS_NAME_OK) {
+        rc = UMP_ERR_INVALID;
+    } else if (op == UMP_KVS_NAME_LOOKUP) {
+        if (n >= len) {
+            rc = UMP_ERR_NO_RESOURCE;
+        } else {
+            memcpy(out, v, n);
+            out[n] = '\0';
+        }
+    }
+out:
+    ump_kvs_buf_free(&b);
+    return rc;
+}

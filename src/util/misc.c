@@ -45,3 +45,22 @@ void ump_hex_encode(const void *in, size_t n, char *out)
     }
     out[2 * n] = '\0';
 }
+
+static int hexval(int c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+int ump_hex_decode(const char *s, void *out, size_t n)
+{
+    unsigned char *b = out;
+    for (size_t i = 0; i < n; i++) {
+        int hi = hexval(s[2 * i]), lo = hi < 0 ? -1 : hexval(s[2 * i + 1]);
+        if (hi < 0 || lo < 0) return -1;
+        b[i] = (unsigned char)(hi << 4 | lo);
+    }
+    return 0;
+}

@@ -185,5 +185,8 @@ int ump_num_cpus(void);
 int ump_random_bytes(void *out, size_t n);
 /* Hex-encodes n bytes into out (2n+1 chars). */
 void ump_hex_encode(const void *in, size_t n, char *out);
+/* Decodes the first 2n hex digits of s into n bytes; 0, or -1 at a
+ * character that is not a hex digit (the string's end included). */
+int ump_hex_decode(const char *s, void *out, size_t n);
 
 #endif /* UMP_UTIL_H */

@@ -6,7 +6,7 @@
 # with code 77 where namespaces cannot be made).
 set(UMP_MP_DIR ${CMAKE_CURRENT_LIST_DIR})
 set(UMP_MP_PROGS sizes wildcards order many self truncate ssend probe cancel alltoall flood init
-                 storm finalize threads credits wake oom)
+                 storm finalize threads credits wake oom meet)
 # ext tests the calls ump.h gained for the MPI layer (matched probe, greq,
 # hooks, node ids); it is built once the core defines them.
 file(GLOB_RECURSE ump_mp_core_src ${CMAKE_SOURCE_DIR}/src/core/*.c)
@@ -89,6 +89,11 @@ foreach(t shm tcp udp)
     ump_mp_test(ext.${t} ext 4 30 ENV ${env})
   endif()
 endforeach()
+
+# Ports, names and join: cards from 0 bytes to 1 MiB, another job's port
+# refused, the name service of umprun and of a singleton.
+ump_mp_test(meet.shm meet 2 60 ENV UMP_TRANSPORTS=shm)
+ump_mp_test(meet.tcp meet 3 90 ENV UMP_TRANSPORTS=tcp)
 
 # Every protocol path with small data: shrunken thresholds. UMP_SHM_CMA=0
 # with a CMA threshold set is the "CMA not permitted" fallback.

@@ -25,7 +25,7 @@ if(UMP_MPI_MISSING)
 endif()
 
 set(MPI_TEST_DIR ${CMAKE_CURRENT_LIST_DIR})
-set(MPI_TEST_PROGS env p2p probe requests comm group errh types info coll stress)
+set(MPI_TEST_PROGS env p2p probe requests comm group errh types info coll stress dpm)
 set(MPI_CLASSIC_PROGS ring pi halo master_worker)
 set(MPI_UMPRUN $<TARGET_FILE:umprun>)
 
@@ -73,6 +73,22 @@ foreach(prog ${MPI_TEST_PROGS})
   add_test(NAME mpi.${prog}.singleton COMMAND $<TARGET_FILE:mpi_${prog}> ${args})
   set_tests_properties(mpi.${prog}.singleton PROPERTIES TIMEOUT 60 LABELS mpi)
 endforeach()
+
+# Client and server meeting through a port, both ways, and join: 1-4 ranks
+# over each transport.
+ump_mpi_program(mpi_dpm_comm ${MPI_TEST_DIR}/dpm_comm.c ${CMAKE_BINARY_DIR}/tests/mpi dpm_comm)
+foreach(n 1 2 3 4)
+  foreach(xp shm tcp)
+    set(name mpi.dpm_comm.n${n}.${xp})
+    add_test(NAME ${name} COMMAND ${MPI_UMPRUN} -n ${n} --timeout 60 -x UMP_TRANSPORTS=${xp}
+                                  $<TARGET_FILE:mpi_dpm_comm>)
+    set_tests_properties(${name} PROPERTIES TIMEOUT 90 LABELS mpi ENVIRONMENT UMP_TRANSPORTS=${xp})
+  endforeach()
+endforeach()
+# Two umprun jobs: a process of the other job is refused at the port.
+add_test(NAME mpi.dpm_comm.two_jobs COMMAND bash ${MPI_TEST_DIR}/dpm_jobs.sh ${MPI_UMPRUN}
+                                            $<TARGET_FILE:mpi_dpm_comm>)
+set_tests_properties(mpi.dpm_comm.two_jobs PROPERTIES TIMEOUT 90 LABELS mpi)
 
 # MPI_Init_thread with each required level; under MULTIPLE the program also
 # communicates from two threads at once.
@@ -268,4 +284,21 @@ foreach(xp shm tcp)
                                 $<TARGET_FILE:mpi_thread_stress>)
   set_tests_properties(${name} PROPERTIES TIMEOUT 300 LABELS "mpi;threads"
                                           ENVIRONMENT UMP_TRANSPORTS=${xp})
+endforeach()
+
+# Intercommunicators: construction, point-to-point and errors (inter), and
+# every collective against serial references (inter_coll), with the world
+# cut into groups of uneven sizes (1+1, 1+3, 2+2, 2+3, 1+4, 4+5, 1+8, ...).
+foreach(prog inter inter_coll)
+  ump_mpi_program(mpi_${prog} ${MPI_TEST_DIR}/${prog}.c ${CMAKE_BINARY_DIR}/tests/mpi ${prog})
+  foreach(n 2 4 5 9)
+    foreach(xp shm tcp)
+      set(name mpi.${prog}.n${n}.${xp})
+      add_test(NAME ${name}
+               COMMAND ${MPI_UMPRUN} -n ${n} --timeout 240 -x UMP_TRANSPORTS=${xp}
+                       $<TARGET_FILE:mpi_${prog}>)
+      set_tests_properties(${name} PROPERTIES TIMEOUT 300 LABELS mpi
+                                              ENVIRONMENT UMP_TRANSPORTS=${xp})
+    endforeach()
+  endforeach()
 endforeach()

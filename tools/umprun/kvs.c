@@ -308,6 +308,12 @@ static void handle_frame(struct conn *c, uint8_t type, ump_kvs_rd_t *rd)
         else
             fence_check_impossible();
         break;
+    case UMP_KVS_NAME:
+        if (names_request(rd, &c->out))
+            rd->bad = true;
+        else
+            conn_flush(c);
+        break;
     case UMP_KVS_FINALIZE:
         r->finalized = true;
         send_simple(c, UMP_KVS_OK, NULL);

@@ -339,6 +339,7 @@ int main(int argc, char **argv)
         job_signal_all(SIGKILL);
     kvs_close_all();
     kvs_reap_conns();
+    names_free();
     clean_shm();
     return job.exit_code;
 }

@@ -162,6 +162,11 @@ int spawn_all(void);
 /* java.c: in a local rank's child, CLASSPATH for `java` ranks if unset. */
 void java_classpath(const char *prog);
 
+/* names.c: the NAME request (kvs_proto.h); appends the answer to out.
+ * -1 for a malformed request or no memory. */
+int names_request(ump_kvs_rd_t *rd, ump_kvs_buf_t *out);
+void names_free(void);
+
 /* kvs.c */
 int kvs_listen(void);
 void kvs_accept(void);
