@@ -372,7 +372,7 @@ int ump_mpi_ctx_free_mask(MPI_Comm local, uint64_t mask[UMP_MPI_MAX_CTX_IDS / 64
     for (int i = 0; i < NWORDS; i++)
         mask[i] = ~ctx_used[i];
     ump_mpi_unlock();
-    return ump_mpi_class_of_fast(and_allreduce(local, mask, NWORDS));
+    return ump_mpi_class_of_fast(and_allreduce(local, mask, NWORDS, TAG_REDUCE, TAG_BCAST));
 }
 
 int ump_mpi_ctx_pick(const uint64_t *mask)
