@@ -255,3 +255,22 @@ set_tests_properties(mpi.comm31.universe PROPERTIES TIMEOUT 90 LABELS mpi)
 add_test(NAME mpi.comm31.universe_singleton COMMAND $<TARGET_FILE:mpi_comm31>
                                                     --expect-universe=1)
 set_tests_properties(mpi.comm31.universe_singleton PROPERTIES TIMEOUT 60 LABELS mpi)
+
+# The conformance programs over ofiud (rel over libfabric datagrams), on 3
+# ranks, lossless and under the rel fault injection.
+if(UMP_HAVE_OFI)
+  foreach(prog p2p probe requests comm coll types stress)
+    foreach(faults "" ".faults")
+      set(name mpi.${prog}.n3.ofiud${faults})
+      set(env "UMP_TRANSPORTS=ofiud;UMP_OFIUD_PROVIDER=udp")
+      if(faults)
+        if(NOT prog MATCHES "^(p2p|coll|stress)$")
+          continue()
+        endif()
+        string(APPEND env ";UMP_REL_DROP=0.05;UMP_REL_DUP=0.02;UMP_REL_REORDER=0.05;UMP_REL_CORRUPT=0.01")
+      endif()
+      add_test(NAME ${name} COMMAND ${MPI_UMPRUN} -n 3 --timeout 180 $<TARGET_FILE:mpi_${prog}>)
+      set_tests_properties(${name} PROPERTIES TIMEOUT 240 LABELS mpi ENVIRONMENT "${env}")
+    endforeach()
+  endforeach()
+endif()
