@@ -118,6 +118,12 @@ static int on_recv(ofiud_xp_t *xp, ofiud_buf_t *b, size_t len, fi_addr_t src)
     int delivered = 0;
     xp->recvs++;
     if (len <= xp->prefix) goto repost; /* the provider's own traffic */
+    if (len > xp->prefix + xp->mtu) {
+        /* Longer than any peer sends (the buffer has a byte to spare to
+         * tell): truncated by the provider, or not one of ours. */
+        xp->truncated++;
+        goto repost;
+    }
     const uint8_t *p = (const uint8_t *)b->mem + xp->prefix;
     len -= xp->prefix;
     ofiud_hdr_t h;

@@ -88,6 +88,7 @@ typedef struct ofiud_xp {
     size_t mtu;    /* largest datagram: our header + the rel datagram */
     size_t inject; /* largest datagram fi_inject takes (0: none) */
     size_t slot;   /* bytes of one pool buffer */
+    size_t rx_len; /* bytes posted per receive: prefix + mtu (+ 1 when allowed) */
     uint32_t key;  /* CRC32C of the job secret */
     /* The pool: one allocation, one registration (FI_MR_LOCAL). */
     char *pool;

@@ -134,8 +134,7 @@ static void close_fids(ofiud_xp_t *xp)
 
 void ump_ofiud_post_recv(ofiud_xp_t *xp, ofiud_buf_t *b)
 {
-    ssize_t ret =
-        fi_recv(xp->ep[0], b->mem, xp->prefix + xp->mtu, xp->desc, FI_ADDR_UNSPEC, &b->ctx);
+    ssize_t ret = fi_recv(xp->ep[0], b->mem, xp->rx_len, xp->desc, FI_ADDR_UNSPEC, &b->ctx);
     if (ret == 0) return;
     if (ret != -FI_EAGAIN) ump_debug("ofiud: fi_recv: %s", ump_ofi_strerror((int)-ret));
     b->next = xp->rx_unposted; /* posted again by the next progress() */
@@ -145,7 +144,12 @@ void ump_ofiud_post_recv(ofiud_xp_t *xp, ofiud_buf_t *b)
 /* The pool: nrx receive buffers then ntx send buffers, registered once. */
 static int open_pool(ofiud_xp_t *xp)
 {
-    xp->slot = UMP_ALIGN_UP(xp->prefix + xp->mtu, 64);
+    /* A byte to spare where the provider allows it: a datagram that fills
+     * it is longer than any peer sends, so one the provider truncated to
+     * the buffer is told from a whole one. */
+    xp->rx_len = xp->prefix + xp->mtu;
+    if (xp->mtu < xp->info->ep_attr->max_msg_size) xp->rx_len++;
+    xp->slot = UMP_ALIGN_UP(xp->rx_len, 64);
     size_t n = (size_t)(xp->nrx + xp->ntx);
     xp->pool = aligned_alloc(64, xp->slot * n);
     xp->bufs = calloc(n, sizeof(*xp->bufs));
