@@ -312,7 +312,7 @@ static void ofiud_close(ump_xp_t *base)
     if (!xp) return;
     if (xp->stats)
         fprintf(stderr,
-                "ump stats rank %d ofiud: foreign=%llu spoofed=%llu truncated=%llu "
+                "ump stats rank %d ofiud endpoints: foreign=%llu spoofed=%llu truncated=%llu "
                 "send_errors=%llu no_send_buffer=%llu injects=%llu sends=%llu recvs=%llu "
                 "mtu=%zu stripes=%d provider=%s\n",
                 xp->rank, (unsigned long long)xp->foreign, (unsigned long long)xp->spoofed,

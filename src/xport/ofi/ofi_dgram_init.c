@@ -100,11 +100,12 @@ static int open_endpoints(ofiud_xp_t *xp, struct fi_info *fi, int nep)
     struct fi_av_attr av = {.type = FI_AV_TABLE, .count = (size_t)xp->size * (size_t)nep};
     if ((ret = fi_av_open(xp->domain, &av, &xp->av, NULL)) != 0)
         return ump_ofi_status("fi_av_open", ret);
-    for (xp->nep = 0; xp->nep < nep; xp->nep++) {
+    for (xp->nep = 0; xp->nep < nep;) {
         struct fid_ep *ep;
         if ((ret = fi_endpoint(xp->domain, fi, &ep, NULL)) != 0)
             return ump_ofi_status("fi_endpoint", ret);
         xp->ep[xp->nep] = ep;
+        xp->nep++; /* closed by close_fids() from here on */
         if ((ret = fi_ep_bind(ep, &xp->av->fid, 0)) != 0)
             return ump_ofi_status("binding the address vector", ret);
         if ((ret = fi_ep_bind(ep, &xp->cq->fid, FI_TRANSMIT | FI_RECV)) != 0)
@@ -231,7 +232,10 @@ static int set_caps(ofiud_xp_t *xp)
     xp->base.caps = (ump_xp_caps_t){
         .reliable = true,
         .ordered = true,
-        .am_cost = UMP_XP_AM_MEMORY, /* rel copies every AM into its own buffers */
+        /* As udp: an AM costs the provider's calls per datagram, and rel
+         * gathers the caller's iovecs into its own buffers, so handing
+         * runs over saves the core a pack. */
+        .am_cost = UMP_XP_AM_SYSCALL,
         .rma_get = false,
         .max_am = UMP_MAX(seg, eager) + AM_HDR_ROOM,
         .max_iov = UMP_OFIUD_MAX_IOV,
