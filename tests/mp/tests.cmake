@@ -227,6 +227,10 @@ if(UMP_HAVE_OFI)
   # Sleeping waits: the completion queue's wait fd and rel's timer wake them.
   ump_mp_test(wake.ofiud wake 2 90 ARGS 1500 ENV ${ud_env} UMP_WAIT=block UMP_WAIT_SPIN_US=1)
   ump_mp_test(threads.ofiud.block threads 2 120 ENV ${ud_env} UMP_WAIT=block)
+  # Without the wait fd (as on a provider that has none): waits poll.
+  ump_mp_test(wake.ofiud.poll wake 2 90 ARGS 500
+              ENV ${ud_env} UMP_OFIUD_WAIT_FD=off UMP_WAIT=block UMP_WAIT_SPIN_US=1)
+  ump_mp_test(storm.ofiud.poll storm 4 120 ENV ${ud_env} UMP_OFIUD_WAIT_FD=off UMP_WAIT=block)
   # Under the rel fault injection, as udp: every byte and the order survive.
   set(ud_faults ${ud_env} UMP_REL_DROP=0.05 UMP_REL_DUP=0.02 UMP_REL_REORDER=0.05
                 UMP_REL_CORRUPT=0.01)

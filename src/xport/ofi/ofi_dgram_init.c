@@ -29,6 +29,9 @@ UMP_CFG(ud_rx, "UMP_OFIUD_RX", UMP_CFG_INT, "256",
         "receive buffers the ofiud transport keeps posted (capped by the provider's queue)");
 UMP_CFG(ud_tx, "UMP_OFIUD_TX", UMP_CFG_INT, "64",
         "send buffers of the ofiud transport for datagrams too large to inject");
+UMP_CFG(ud_wait_fd, "UMP_OFIUD_WAIT_FD", UMP_CFG_BOOL, "on",
+        "let a waiting rank sleep on the ofiud completion queue's fd where the provider gives "
+        "one (off: waits poll the transport)");
 UMP_CFG(ud_eager_limit, "UMP_OFIUD_EAGER_LIMIT", UMP_CFG_SIZE, "64k",
         "largest message sent eagerly over the ofiud transport");
 UMP_CFG(ud_seg_size, "UMP_OFIUD_SEG_SIZE", UMP_CFG_SIZE, "0",
@@ -75,7 +78,7 @@ static int open_cq(ofiud_xp_t *xp, size_t size)
     /* A wait fd lets a sleeping rank wake on a datagram; providers without
      * one are polled. */
     struct fi_cq_attr cq = {.format = FI_CQ_FORMAT_MSG, .wait_obj = FI_WAIT_FD, .size = size};
-    int ret = fi_cq_open(xp->domain, &cq, &xp->cq, NULL);
+    int ret = ud_wait_fd.v.b ? fi_cq_open(xp->domain, &cq, &xp->cq, NULL) : -FI_ENOSYS;
     if (ret == 0 && fi_control(&xp->cq->fid, FI_GETWAIT, &xp->cq_fd) == 0 && xp->cq_fd >= 0)
         return UMP_OK;
     if (ret == 0) fi_close(&xp->cq->fid);
@@ -84,7 +87,8 @@ static int open_cq(ofiud_xp_t *xp, size_t size)
     cq.wait_obj = FI_WAIT_NONE;
     if ((ret = fi_cq_open(xp->domain, &cq, &xp->cq, NULL)) != 0)
         return ump_ofi_status("fi_cq_open", ret);
-    ump_debug("ofiud: the provider gives no wait fd: a waiting rank polls");
+    ump_debug("ofiud: no wait fd (the provider has none, or UMP_OFIUD_WAIT_FD=off): a waiting rank "
+              "polls");
     return UMP_OK;
 }
 
