@@ -244,6 +244,14 @@ if(UMP_HAVE_OFI)
   ump_mp_test(finalize.ofiud.faults finalize 2 60 ENV ${ud_faults})
   ump_mp_test(threads.ofiud.faults.block threads 2 120 ENV ${ud_faults} UMP_WAIT=block)
   ump_mp_test(alltoall.ofiud.faults alltoall 4 120 ENV ${ud_faults} UMP_WAIT=auto)
+  # The loopback interface's domain, chosen by name; a domain that does not
+  # exist is refused by name.
+  ump_mp_test(order.ofiud.lo order 2 120 ENV ${ud_env} UMP_OFIUD_DOMAIN=lo)
+  add_test(NAME mp.ofiud.nodomain COMMAND $<TARGET_FILE:umprun> -n 1 --timeout 30
+                                          $<TARGET_FILE:mp_init> 1)
+  set_tests_properties(mp.ofiud.nodomain PROPERTIES TIMEOUT 45 LABELS mp
+    ENVIRONMENT "UMP_TRANSPORTS=ofiud;UMP_OFIUD_DOMAIN=nosuch"
+    PASS_REGULAR_EXPRESSION "offers domain \"nosuch\" \\(UMP_OFIUD_DOMAIN\\)")
   # A datagram provider that does not exist: ump_init fails and says which.
   add_test(NAME mp.ofiud.noprov COMMAND $<TARGET_FILE:umprun> -n 1 --timeout 30
                                         $<TARGET_FILE:mp_init> 1)

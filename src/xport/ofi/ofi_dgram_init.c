@@ -20,6 +20,10 @@
 UMP_CFG(ud_provider, "UMP_OFIUD_PROVIDER", UMP_CFG_STRING, "",
         "libfabric provider of the ofiud transport, as fi_info names it (\"udp\", \"verbs\", "
         "\"efa\", ...); empty: the first that offers datagram endpoints (FI_EP_DGRAM)");
+UMP_CFG(ud_domain, "UMP_OFIUD_DOMAIN", UMP_CFG_STRING, "",
+        "libfabric domain (or fabric) of the ofiud transport, as fi_info names it (an interface "
+        "such as \"lo\" or a network such as \"127.0.0.1/32\" for udp, an adapter such as "
+        "\"mlx5_0\" for verbs); empty: the provider's first");
 UMP_CFG(ud_stripes, "UMP_OFIUD_STRIPES", UMP_CFG_INT, "4",
         "datagram endpoints of the ofiud transport used in turn for sending (striping), 1..16");
 UMP_CFG(ud_mtu, "UMP_OFIUD_MTU", UMP_CFG_SIZE, "0",
@@ -45,7 +49,7 @@ UMP_CFG(ud_seg_size, "UMP_OFIUD_SEG_SIZE", UMP_CFG_SIZE, "0",
 /* A published name: u32 mtu, u8 count, then per endpoint u8 length and bytes. */
 #define NAME_MAX_LEN 255
 
-static struct fi_info *make_hints(const char *prov, bool source)
+static struct fi_info *make_hints(const char *prov, const char *domain, bool source)
 {
     struct fi_info *h = ump_ofi_lib.dupinfo(NULL);
     if (!h) return NULL;
@@ -55,15 +59,16 @@ static struct fi_info *make_hints(const char *prov, bool source)
     h->domain_attr->mr_mode = UD_MR_MODES;
     h->domain_attr->threading = FI_THREAD_DOMAIN;
     if (prov && *prov) h->fabric_attr->prov_name = strdup(prov);
+    if (domain && *domain) h->domain_attr->name = strdup(domain);
     return h;
 }
 
 /* The provider's list, with source addressing if any entry offers it. */
-static int get_list(const char *prov, struct fi_info **list)
+static int get_list(const char *prov, const char *domain, struct fi_info **list)
 {
     int ret = -FI_ENODATA;
     for (int source = 1; source >= 0; source--) {
-        struct fi_info *hints = make_hints(prov, source);
+        struct fi_info *hints = make_hints(prov, domain, source);
         if (!hints) return -FI_ENOMEM;
         ret = ump_ofi_lib.getinfo(FI_VERSION(1, 10), NULL, NULL, 0, hints, list);
         ump_ofi_lib.freeinfo(hints);
@@ -213,8 +218,15 @@ static int publish(ofiud_xp_t *xp)
     return rc;
 }
 
-static int not_found(const char *prov, int ret)
+static int not_found(const char *prov, const char *domain, int ret)
 {
+    if (domain && *domain) {
+        ump_error("ofiud: no datagram provider%s%s offers domain \"%s\" (UMP_OFIUD_DOMAIN) (%s); "
+                  "`fi_info -t FI_EP_DGRAM` lists the domains",
+                  prov && *prov ? " named " : "", prov && *prov ? prov : "", domain,
+                  ump_ofi_strerror(-ret));
+        return UMP_ERR_IO;
+    }
     if (prov && *prov) {
         ump_error("ofiud: provider \"%s\" (UMP_OFIUD_PROVIDER) is not available here or offers "
                   "no datagram endpoint (FI_EP_DGRAM) (%s); `fi_info -t FI_EP_DGRAM` lists the "
@@ -288,8 +300,9 @@ int ump_ofiud_open(const ump_xp_params_t *params, ump_xp_t **out)
     int rc = ump_ofi_lib_load();
     if (rc != UMP_OK) return rc;
     struct fi_info *list = NULL;
-    int ret = get_list(prov, &list);
-    if (ret != 0) return not_found(prov, ret);
+    const char *domain = ud_domain.v.s;
+    int ret = get_list(prov, domain, &list);
+    if (ret != 0) return not_found(prov, domain, ret);
 
     ofiud_xp_t *xp = calloc(1, sizeof(*xp));
     if (!xp) {
@@ -307,7 +320,13 @@ int ump_ofiud_open(const ump_xp_params_t *params, ump_xp_t **out)
 
     /* The first entry that opens, in the library's order of preference. */
     rc = UMP_ERR_UNSUPPORTED;
+    bool matched = false;
     for (struct fi_info *fi = list; fi; fi = fi->next) {
+        /* Some providers (udp) ignore the domain in the hints. */
+        if (*domain && strcmp(fi->domain_attr->name, domain) &&
+            strcmp(fi->fabric_attr->name, domain))
+            continue;
+        matched = true;
         xp->nrx = (int)UMP_MIN(UMP_MAX(ud_rx.v.i, 1), (long long)UMP_MAX(fi->rx_attr->size, 1));
         xp->ntx = (int)UMP_MIN(UMP_MAX(ud_tx.v.i, 1), (long long)UMP_MAX(fi->tx_attr->size, 1));
         rc = open_endpoints(xp, fi, nep);
@@ -318,6 +337,10 @@ int ump_ofiud_open(const ump_xp_params_t *params, ump_xp_t **out)
         close_fids(xp);
     }
     ump_ofi_lib.freeinfo(list);
+    if (!matched) {
+        rc = not_found(prov, domain, -FI_ENODATA);
+        goto err;
+    }
     if (rc != UMP_OK || !xp->info) {
         ump_error("ofiud: no datagram provider could open %d endpoint(s)", nep);
         if (rc == UMP_OK) rc = UMP_ERR_NO_MEMORY;
