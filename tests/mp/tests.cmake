@@ -209,6 +209,11 @@ if(UMP_HAVE_OFI)
               ENV ${ud_env} UMP_OFIUD_MTU=1000 UMP_OFIUD_STRIPES=1)
   ump_mp_test(sizes.ofiud.small sizes 2 240 ARGS --max 1m
               ENV ${ud_env} UMP_OFIUD_EAGER_LIMIT=2k UMP_OFIUD_SEG_SIZE=4k)
+  # Every datagram from a registered send buffer, none injected, and a
+  # pool small enough to run out.
+  ump_mp_test(sizes.ofiud.noinject sizes 2 240 ARGS --max 1m
+              ENV ${ud_env} UMP_OFIUD_INJECT=off UMP_OFIUD_TX=8 UMP_OFIUD_MTU=1472)
+  ump_mp_test(storm.ofiud.noinject storm 4 120 ENV ${ud_env} UMP_OFIUD_INJECT=off UMP_OFIUD_TX=4)
   ump_mp_test(wildcards.ofiud wildcards 4 120 ENV ${ud_env})
   ump_mp_test(order.ofiud order 2 120 ENV ${ud_env})
   ump_mp_test(many.ofiud many 2 120 ENV ${ud_env})

@@ -36,6 +36,9 @@ UMP_CFG(ud_tx, "UMP_OFIUD_TX", UMP_CFG_INT, "64",
 UMP_CFG(ud_wait_fd, "UMP_OFIUD_WAIT_FD", UMP_CFG_BOOL, "on",
         "let a waiting rank sleep on the ofiud completion queue's fd where the provider gives "
         "one (off: waits poll the transport)");
+UMP_CFG(ud_inject, "UMP_OFIUD_INJECT", UMP_CFG_BOOL, "on",
+        "send datagrams no larger than the provider's inject size with fi_inject (off: every "
+        "datagram goes from a registered send buffer)");
 UMP_CFG(ud_eager_limit, "UMP_OFIUD_EAGER_LIMIT", UMP_CFG_SIZE, "64k",
         "largest message sent eagerly over the ofiud transport");
 UMP_CFG(ud_seg_size, "UMP_OFIUD_SEG_SIZE", UMP_CFG_SIZE, "0",
@@ -359,7 +362,7 @@ int ump_ofiud_open(const ump_xp_params_t *params, ump_xp_t **out)
         rc = UMP_ERR_UNSUPPORTED;
         goto err;
     }
-    xp->inject = xp->prefix ? 0 : fi->tx_attr->inject_size;
+    xp->inject = xp->prefix || !ud_inject.v.b ? 0 : fi->tx_attr->inject_size;
     if ((rc = open_pool(xp)) != UMP_OK) goto err;
     if ((rc = open_waiting(xp)) != UMP_OK) goto err;
     if ((rc = set_caps(xp)) != UMP_OK) goto err;
