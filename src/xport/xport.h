@@ -266,10 +266,11 @@ extern const ump_xp_ops_t ump_xp_self_ops;
 extern const ump_xp_ops_t ump_xp_shm_ops;
 extern const ump_xp_ops_t ump_xp_tcp_ops;
 extern const ump_xp_ops_t ump_xp_udp_ops;
-extern const ump_xp_ops_t ump_xp_ofi_ops; /* only with UMP_HAVE_OFI (libfabric) */
+extern const ump_xp_ops_t ump_xp_ofi_ops;   /* only with UMP_HAVE_OFI (libfabric) */
+extern const ump_xp_ops_t ump_xp_ofiud_ops; /* likewise: rel over FI_EP_DGRAM */
 
 /* NULL-terminated list of built transports (self, shm, tcp, udp, then ofi
- * where libfabric was found). */
+ * and ofiud where libfabric was found). */
 const ump_xp_ops_t *const *ump_xp_registry(void);
 /* NULL-terminated lines naming the transports this build left out, and why. */
 const char *const *ump_xp_not_built(void);

@@ -34,3 +34,26 @@ foreach(t shm tcp)
                          ENVIRONMENT UMP_TRANSPORTS=${t})
   endforeach()
 endforeach()
+
+# Every collective program and the ump.h-only one on 4 ranks over ofiud (the
+# reliability engine over libfabric datagrams), lossless and under the rel
+# fault injection.
+if(UMP_HAVE_OFI)
+  set(ud_faults "UMP_REL_DROP=0.05;UMP_REL_DUP=0.02;UMP_REL_REORDER=0.05;UMP_REL_CORRUPT=0.01")
+  foreach(src ${COLL_TEST_SOURCES} ump_api)
+    get_filename_component(prog ${src} NAME_WE)
+    if(prog STREQUAL ump_api)
+      set(prog coll_ump_api)
+    endif()
+    foreach(faults "" ".faults")
+      set(env "UMP_TRANSPORTS=ofiud;UMP_OFIUD_PROVIDER=udp")
+      if(faults)
+        string(APPEND env ";${ud_faults}")
+      endif()
+      add_test(NAME coll.${prog}.n4.ofiud${faults}
+               COMMAND $<TARGET_FILE:umprun> --timeout 270 -n 4 $<TARGET_FILE:${prog}>)
+      set_tests_properties(coll.${prog}.n4.ofiud${faults} PROPERTIES TIMEOUT 300 LABELS coll
+                           ENVIRONMENT "${env}")
+    endforeach()
+  endforeach()
+endif()

@@ -48,8 +48,16 @@ static void build_sizes(size_t max)
     const size_t shm_cma = mp_env_size("UMP_SHM_CMA_MIN", 256 << 10);
     const size_t tcp_eager = mp_env_size("UMP_TCP_EAGER_LIMIT", 64 << 10);
     const size_t tcp_seg = mp_env_size("UMP_TCP_SEG_SIZE", 256 << 10);
-    const size_t limits[] = {shm_eager, shm_cma, tcp_eager};
-    const size_t segs[] = {shm_seg, tcp_seg};
+    const size_t ud_eager = mp_env_size("UMP_OFIUD_EAGER_LIMIT", 64 << 10);
+    const size_t ud_seg = mp_env_size("UMP_OFIUD_SEG_SIZE", 0);
+    const size_t limits[] = {shm_eager, shm_cma, tcp_eager, ud_eager};
+    const size_t segs[] = {shm_seg, tcp_seg, ud_seg};
+    /* Datagram transports (udp, ofiud) with a given datagram size: messages
+     * that fill one, two and three datagrams exactly and just miss or pass
+     * that (the AM's payload is the datagram less the 8-byte transport
+     * header, the 40-byte rel header and the core's header, whose size the
+     * test does not know: every 4 bytes over a span that covers it). */
+    const size_t mtus[] = {mp_env_size("UMP_UDP_MTU", 0), mp_env_size("UMP_OFIUD_MTU", 0)};
 
     /* Fastbox and header-sized payloads: every size up to 80 bytes. */
     for (size_t s = 0; s <= 80; s++)
@@ -60,7 +68,15 @@ static void build_sizes(size_t max)
         add_around(limits[i], max);
         add_around(2 * limits[i], max);
     }
+    for (size_t i = 0; i < sizeof(mtus) / sizeof(mtus[0]); i++) {
+        if (mtus[i] < 256) continue;
+        size_t room = mtus[i] - 48;
+        for (size_t k = 1; k <= 3; k++)
+            for (size_t s = k * room - 96; s <= k * room + 4; s += 4)
+                add(s, max);
+    }
     for (size_t i = 0; i < sizeof(segs) / sizeof(segs[0]); i++) {
+        if (!segs[i]) continue;
         /* Segment multiples, the first few and a long pipeline. */
         const size_t mult[] = {1, 2, 3, 5, 8, 33};
         for (size_t m = 0; m < sizeof(mult) / sizeof(mult[0]); m++)

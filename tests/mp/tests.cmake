@@ -203,6 +203,71 @@ if(UMP_HAVE_OFI)
     ump_mp_test(threads.ofi.${prov} threads 2 90 ENV ${env})
     ump_mp_test(alltoall.ofi.${prov} alltoall 4 90 ENV ${env})
   endforeach()
+  # ofiud: the reliability engine over libfabric datagram endpoints (the
+  # udp provider here). Its datagrams are 1472 bytes, so a message of a
+  # few MiB is thousands of them: sizes stop at 4 MiB. `.mtu` shrinks the
+  # datagrams below the provider's and sends from one endpoint, `.small`
+  # shrinks the eager limit and segments so every protocol path runs.
+  set(ud_env UMP_TRANSPORTS=ofiud UMP_OFIUD_PROVIDER=udp)
+  ump_mp_test(sizes.ofiud sizes 2 240 ARGS --max 4m ENV ${ud_env} UMP_OFIUD_MTU=1472)
+  ump_mp_test(sizes.ofiud.mtu sizes 2 240 ARGS --max 1m
+              ENV ${ud_env} UMP_OFIUD_MTU=1000 UMP_OFIUD_STRIPES=1)
+  ump_mp_test(sizes.ofiud.small sizes 2 240 ARGS --max 1m
+              ENV ${ud_env} UMP_OFIUD_EAGER_LIMIT=2k UMP_OFIUD_SEG_SIZE=4k)
+  # Every datagram from a registered send buffer, none injected, and a
+  # pool small enough to run out.
+  ump_mp_test(sizes.ofiud.noinject sizes 2 240 ARGS --max 1m
+              ENV ${ud_env} UMP_OFIUD_INJECT=off UMP_OFIUD_TX=8 UMP_OFIUD_MTU=1472)
+  ump_mp_test(storm.ofiud.noinject storm 4 120 ENV ${ud_env} UMP_OFIUD_INJECT=off UMP_OFIUD_TX=4)
+  ump_mp_test(wildcards.ofiud wildcards 4 120 ENV ${ud_env})
+  ump_mp_test(order.ofiud order 2 120 ENV ${ud_env})
+  ump_mp_test(many.ofiud many 2 120 ENV ${ud_env})
+  ump_mp_test(self.ofiud self 2 90 ENV ${ud_env})
+  ump_mp_test(truncate.ofiud truncate 2 90 ENV ${ud_env})
+  ump_mp_test(ssend.ofiud ssend 2 90 ENV ${ud_env})
+  ump_mp_test(probe.ofiud probe 2 90 ENV ${ud_env})
+  ump_mp_test(cancel.ofiud cancel 2 90 ENV ${ud_env})
+  ump_mp_test(flood.ofiud flood 2 180 ENV ${ud_env})
+  ump_mp_test(credits.ofiud credits 2 120 ENV ${ud_env})
+  ump_mp_test(init.ofiud init 3 60 ARGS 3 ENV ${ud_env})
+  ump_mp_test(finalize.ofiud finalize 2 60 ENV ${ud_env})
+  ump_mp_test(storm.ofiud storm 4 120 ENV ${ud_env})
+  ump_mp_test(threads.ofiud threads 2 120 ENV ${ud_env})
+  ump_mp_test(alltoall.ofiud alltoall 4 120 ENV ${ud_env} UMP_WAIT=auto)
+  # Sleeping waits: the completion queue's wait fd and rel's timer wake them.
+  ump_mp_test(wake.ofiud wake 2 90 ARGS 1500 ENV ${ud_env} UMP_WAIT=block UMP_WAIT_SPIN_US=1)
+  ump_mp_test(threads.ofiud.block threads 2 120 ENV ${ud_env} UMP_WAIT=block)
+  # Without the wait fd (as on a provider that has none): waits poll.
+  ump_mp_test(wake.ofiud.poll wake 2 90 ARGS 500
+              ENV ${ud_env} UMP_OFIUD_WAIT_FD=off UMP_WAIT=block UMP_WAIT_SPIN_US=1)
+  ump_mp_test(storm.ofiud.poll storm 4 120 ENV ${ud_env} UMP_OFIUD_WAIT_FD=off UMP_WAIT=block)
+  # Under the rel fault injection, as udp: every byte and the order survive.
+  set(ud_faults ${ud_env} UMP_REL_DROP=0.05 UMP_REL_DUP=0.02 UMP_REL_REORDER=0.05
+                UMP_REL_CORRUPT=0.01)
+  ump_mp_test(sizes.ofiud.faults sizes 2 240 ARGS --max 1m ENV ${ud_faults} UMP_OFIUD_MTU=1472)
+  ump_mp_test(order.ofiud.faults order 2 120 ENV ${ud_faults})
+  ump_mp_test(wildcards.ofiud.faults wildcards 4 120 ENV ${ud_faults})
+  ump_mp_test(ssend.ofiud.faults ssend 2 120 ENV ${ud_faults})
+  ump_mp_test(storm.ofiud.faults storm 4 120 ENV ${ud_faults} UMP_WAIT=block)
+  ump_mp_test(flood.ofiud.faults flood 2 180 ARGS 20000 ENV ${ud_faults})
+  ump_mp_test(credits.ofiud.faults credits 2 120 ENV ${ud_faults})
+  ump_mp_test(finalize.ofiud.faults finalize 2 60 ENV ${ud_faults})
+  ump_mp_test(threads.ofiud.faults.block threads 2 120 ENV ${ud_faults} UMP_WAIT=block)
+  ump_mp_test(alltoall.ofiud.faults alltoall 4 120 ENV ${ud_faults} UMP_WAIT=auto)
+  # The loopback interface's domain, chosen by name; a domain that does not
+  # exist is refused by name.
+  ump_mp_test(order.ofiud.lo order 2 120 ENV ${ud_env} UMP_OFIUD_DOMAIN=lo)
+  add_test(NAME mp.ofiud.nodomain COMMAND $<TARGET_FILE:umprun> -n 1 --timeout 30
+                                          $<TARGET_FILE:mp_init> 1)
+  set_tests_properties(mp.ofiud.nodomain PROPERTIES TIMEOUT 45 LABELS mp
+    ENVIRONMENT "UMP_TRANSPORTS=ofiud;UMP_OFIUD_DOMAIN=nosuch"
+    PASS_REGULAR_EXPRESSION "offers domain \"nosuch\" \\(UMP_OFIUD_DOMAIN\\)")
+  # A datagram provider that does not exist: ump_init fails and says which.
+  add_test(NAME mp.ofiud.noprov COMMAND $<TARGET_FILE:umprun> -n 1 --timeout 30
+                                        $<TARGET_FILE:mp_init> 1)
+  set_tests_properties(mp.ofiud.noprov PROPERTIES TIMEOUT 45 LABELS mp
+    ENVIRONMENT "UMP_TRANSPORTS=ofiud;UMP_OFIUD_PROVIDER=nosuch"
+    PASS_REGULAR_EXPRESSION "provider \"nosuch\" \\(UMP_OFIUD_PROVIDER\\) is not available")
   # A provider that does not exist: ump_init fails and says which.
   add_test(NAME mp.ofi.noprov COMMAND $<TARGET_FILE:umprun> -n 1 --timeout 30
                                       $<TARGET_FILE:mp_init> 1)

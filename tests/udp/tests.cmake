@@ -9,6 +9,7 @@
 #                            root or tc)
 #   udp.netns.{sizes,storm}  shm inside two namespaces, udp between them
 #   udp.deadpeer             a stopped peer is declared dead within the budget
+#   ofiud.{stream[.faults],deadpeer}  the same over libfabric datagrams (ofiud)
 #   mpi.<prog>.n3.udp        the MPI conformance programs over udp
 set(UMP_UDP_DIR ${CMAKE_CURRENT_LIST_DIR})
 if(NOT TARGET umprun)
@@ -70,4 +71,20 @@ if(TARGET mp_sizes AND TARGET mp_storm)
                CMD ${CMAKE_SOURCE_DIR}/scripts/netns-run.sh -n 4 --timeout 60 --tag-output
                    $<TARGET_FILE:mp_storm>
                ENV UMPRUN=$<TARGET_FILE:umprun> UMP_TRANSPORTS=shm,udp)
+endif()
+
+# The same engine over libfabric datagram endpoints (ofiud, the udp
+# provider): the checked stream, lossless (two endpoints) and under the
+# injected faults, and a stopped peer declared dead within the budget.
+if(UMP_HAVE_OFI)
+  set(ud_env UMP_TRANSPORTS=ofiud UMP_OFIUD_PROVIDER=udp)
+  ump_udp_test(ofiud.stream 90
+               CMD $<TARGET_FILE:umprun> -n 2 --timeout 90 --tag-output $<TARGET_FILE:udp_stream> 16m
+               ENV ${ud_env} UMP_OFIUD_STRIPES=2 UMP_STATS=1)
+  ump_udp_test(ofiud.stream.faults 120
+               CMD $<TARGET_FILE:umprun> -n 2 --timeout 120 --tag-output $<TARGET_FILE:udp_stream> 8m
+               ENV ${ud_env} UMP_STATS=1 ${UMP_UDP_FAULTS})
+  ump_udp_test(ofiud.deadpeer 40
+               CMD $<TARGET_FILE:umprun> -n 2 --timeout 40 --tag-output $<TARGET_FILE:udp_deadpeer> 2 4
+               ENV ${ud_env} UMP_REL_TIMEOUT=2 UMP_WAIT=block)
 endif()

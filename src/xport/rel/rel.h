@@ -186,4 +186,16 @@ void ump_rel_get_stats(const ump_rel_t *rel, ump_rel_stats_t *st);
 /* Bytes of per-peer state (for the memory tests). */
 size_t ump_rel_peer_state_size(void);
 
+/*
+ * The keyed tag of a datagram whose rel part is `data`/`len`: CRC32C,
+ * seeded with `key` (the CRC32C of the job secret), of its first (up to)
+ * UMP_REL_TAG_SPAN bytes (the rel header, which names the sender and
+ * holds the header CRC). The lower layers (udp, ofiud) send it in front of
+ * every datagram and drop arrivals that fail it: datagrams of another job,
+ * or stray ones. It keeps jobs apart; it is no defence against an attacker
+ * who sees the traffic.
+ */
+#define UMP_REL_TAG_SPAN 32
+uint32_t ump_rel_tag(uint32_t key, const void *data, size_t len);
+
 #endif /* UMP_XPORT_REL_H */

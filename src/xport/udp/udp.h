@@ -54,7 +54,6 @@
 
 #define UMP_UDP_MAGIC     0x44504d55u /* "UMPD" little-endian */
 #define UMP_UDP_HDR       8
-#define UMP_UDP_TAG_SPAN  32
 #define UMP_UDP_MAX_IOV   64    /* caps.max_iov */
 #define UMP_UDP_MAX_DGRAM 65507 /* largest UDP payload over IPv4 */
 
@@ -65,8 +64,11 @@ typedef struct ump_udp_hdr {
 _Static_assert(sizeof(ump_udp_hdr_t) == UMP_UDP_HDR, "udp header is 8 bytes");
 
 /* The tag of a datagram whose rel part is `data`/`len`, under `key`
- * (the CRC32C of the job secret). */
-uint32_t ump_udp_tag(uint32_t key, const void *data, size_t len);
+ * (the CRC32C of the job secret): rel's keyed tag, shared with ofiud. */
+static inline uint32_t ump_udp_tag(uint32_t key, const void *data, size_t len)
+{
+    return ump_rel_tag(key, data, len);
+}
 
 #define UMP_UDP_MAGIC_AUTH 0x41504d55u /* "UMPA": a handshake datagram */
 #define UMP_UDP_AUTH_LABEL "ump-udp"

@@ -10,13 +10,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "util/crc32c.h"
 #include "xport/udp/udp.h"
-
-uint32_t ump_udp_tag(uint32_t key, const void *data, size_t len)
-{
-    return ump_crc32c(key, data, UMP_MIN(len, (size_t)UMP_UDP_TAG_SPAN));
-}
 
 static int if_mtu_of(const char *ifname)
 {
