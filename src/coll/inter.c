@@ -69,14 +69,13 @@ int ump_comm_remote_size(ump_comm_t comm)
 
 /* --- argument checks ---------------------------------------------------------- */
 
-static int check(const char *call, ump_comm_t comm, ump_req_t *greq)
+static int check(const char *call, ump_comm_t comm)
 {
     if (UMP_UNLIKELY(!comm || !comm->rsize)) {
         ump_error("%s: the communicator is %s (rank %d)", call,
                   comm ? "not an intercommunicator" : "NULL", ump_rank());
         return UMP_ERR_INVALID;
     }
-    (void)greq;
     return UMP_OK;
 }
 
@@ -123,7 +122,7 @@ static size_t off_of(const int *displs, size_t uniform, int i)
 
 int ump_inter_barrier(ump_comm_t comm, ump_req_t *greq)
 {
-    CHECK(check("ump_inter_barrier", comm, greq));
+    CHECK(check("ump_inter_barrier", comm));
     ump_sched_t s;
     ump_sched_init(&s, comm);
     /* Nobody leaves before every member of the other group has entered. */
@@ -139,7 +138,7 @@ int ump_inter_bcast(void *buf, size_t count, ump_dt_t dt, int root, ump_comm_t c
                     ump_req_t *greq)
 {
     static const char call[] = "ump_inter_bcast";
-    CHECK(check(call, comm, greq));
+    CHECK(check(call, comm));
     CHECK(check_dt(call, "datatype", dt));
     CHECK(check_root(call, root, comm));
     ump_sched_t s;
@@ -160,7 +159,7 @@ int ump_inter_gatherv(const void *sbuf, size_t scount, ump_dt_t sdt, void *rbuf,
                       ump_req_t *greq)
 {
     static const char call[] = "ump_inter_gatherv";
-    CHECK(check(call, comm, greq));
+    CHECK(check(call, comm));
     CHECK(check_root(call, root, comm));
     if (root == UMP_ROOT) CHECK(check_dt(call, "receive datatype", rdt));
     if (root >= 0) CHECK(check_dt(call, "send datatype", sdt));
@@ -182,7 +181,7 @@ int ump_inter_scatterv(const void *sbuf, const int *scounts, const int *displs, 
                        ump_comm_t comm, ump_req_t *greq)
 {
     static const char call[] = "ump_inter_scatterv";
-    CHECK(check(call, comm, greq));
+    CHECK(check(call, comm));
     CHECK(check_root(call, root, comm));
     if (root == UMP_ROOT) CHECK(check_dt(call, "send datatype", sdt));
     if (root >= 0) CHECK(check_dt(call, "receive datatype", rdt));
@@ -205,7 +204,7 @@ int ump_inter_allgatherv(const void *sbuf, size_t scount, ump_dt_t sdt, void *rb
                          ump_comm_t comm, ump_req_t *greq)
 {
     static const char call[] = "ump_inter_allgatherv";
-    CHECK(check(call, comm, greq));
+    CHECK(check(call, comm));
     CHECK(check_dt(call, "send datatype", sdt));
     CHECK(check_dt(call, "receive datatype", rdt));
     ump_sched_t s;
@@ -227,7 +226,7 @@ int ump_inter_alltoallw(const void *sbuf, const int *scounts, const int *sdispls
                         size_t rcount, ump_dt_t rdt, ump_comm_t comm, ump_req_t *greq)
 {
     static const char call[] = "ump_inter_alltoallw";
-    CHECK(check(call, comm, greq));
+    CHECK(check(call, comm));
     int m = comm->rsize;
     for (int i = 0; i < m; i++) {
         CHECK(check_dt(call, "send datatype", sdts ? sdts[i] : sdt));
@@ -295,7 +294,7 @@ int ump_inter_reduce(const void *sbuf, void *rbuf, size_t count, ump_dt_t dt, um
                      int root, ump_comm_t comm, ump_req_t *greq)
 {
     static const char call[] = "ump_inter_reduce";
-    CHECK(check(call, comm, greq));
+    CHECK(check(call, comm));
     CHECK(check_dt(call, "datatype", dt));
     CHECK(check_root(call, root, comm));
     ump_sched_t s;
@@ -334,7 +333,7 @@ int ump_inter_allreduce(const void *sbuf, void *rbuf, size_t count, ump_dt_t dt,
                         ump_comm_t comm, ump_req_t *greq)
 {
     static const char call[] = "ump_inter_allreduce";
-    CHECK(check(call, comm, greq));
+    CHECK(check(call, comm));
     CHECK(check_dt(call, "datatype", dt));
     return reduce_to_all(sbuf, rbuf, count, 0, count, dt, op, comm, greq);
 }
@@ -343,7 +342,7 @@ int ump_inter_reduce_scatter(const void *sbuf, void *rbuf, const int *rcounts, s
                              ump_dt_t dt, ump_redop_t op, ump_comm_t comm, ump_req_t *greq)
 {
     static const char call[] = "ump_inter_reduce_scatter";
-    CHECK(check(call, comm, greq));
+    CHECK(check(call, comm));
     CHECK(check_dt(call, "datatype", dt));
     /* The vectors have the length of this group's counts summed, which
      * the standard makes equal to the other group's. */
