@@ -159,10 +159,17 @@ void ump_core_dt_fini(void)
         if (pe->lay_rx)
             for (int i = 0; i < LAY_SLOTS; i++)
                 if (pe->lay_rx[i]) ump_core_dt_lay_unref(pe->lay_rx[i]);
+        if (pe->wlay_rx)
+            for (int i = 0; i < LAY_SLOTS; i++)
+                if (pe->wlay_rx[i]) ump_core_dt_lay_unref(pe->wlay_rx[i]);
         free(pe->lay_rx);
         free(pe->lay_sent);
+        free(pe->wlay_rx);
+        free(pe->wlay_sent);
         pe->lay_rx = NULL;
         pe->lay_sent = NULL;
+        pe->wlay_rx = NULL;
+        pe->wlay_sent = NULL;
     }
     ump_freelist_destroy(&ump_core.cur_fl);
 }
@@ -228,6 +235,7 @@ void ump_core_dt_prepack(ump_xp_t *xp, struct ump_request *r)
         return;
     }
     ump_dt_cursor_pack(r->cur, x->pre->data, n);
+    ump_core.stats.copied_send[UMP_XFER_STREAM] += n;
 }
 
 const void *ump_core_dt_prepacked(struct ump_request *r, size_t off, size_t *n)
@@ -329,8 +337,15 @@ int ump_core_dt_am_send(ump_xp_t *xp, int peer, uint8_t am_id, const void *hdr, 
             mode = PACK_BOUNCE;
     }
     if (mode == PACK_DIRECT && !ops->am_send_pack) mode = PACK_BOUNCE;
+    /* The copies we make (packing), for UMP_STATS. */
+    uint64_t *copied =
+        &ump_core.stats.copied_send[am_id == UMP_AM_DATA ? UMP_XFER_STREAM : UMP_XFER_EAGER];
 
-    if (mode == PACK_DIRECT) return ops->am_send_pack(xp, peer, am_id, hdr, hlen, n, pack_cb, cur);
+    if (mode == PACK_DIRECT) {
+        rc = ops->am_send_pack(xp, peer, am_id, hdr, hlen, n, pack_cb, cur);
+        if (rc == UMP_OK) *copied += n;
+        return rc;
+    }
 
     if (mode == PACK_IOV) {
         struct iovec iov[IOV_STACK];
@@ -350,6 +365,7 @@ int ump_core_dt_am_send(ump_xp_t *xp, int peer, uint8_t am_id, const void *hdr, 
     rc = ops->am_send(xp, peer, am_id, hdr, hlen, &v, n ? 1 : 0);
     bounce_put(b);
     if (rc != UMP_OK) rewind_to(cur, start);
+    if (rc == UMP_OK) *copied += n;
     return rc;
 }
 
@@ -373,13 +389,20 @@ int ump_core_dt_send_rts(ump_xp_t *xp, int peer, const ump_hdr_rts_t *h, struct 
      * choose to: our own runs already rule scatter/gather out when they
      * are shorter than the auto threshold. */
     int scheme = core_cfg_dt_scheme.v.e;
+    int rndv = ump_core_rndv_forced();
     size_t min_len = core_cfg_dt_sg_min.v.sz ? core_cfg_dt_sg_min.v.sz : xp->caps.get_min;
     size_t min_run = core_cfg_dt_sg_run.v.sz ? core_cfg_dt_sg_run.v.sz : xp->caps.get_min;
-    bool useful = scheme == SCHEME_SG ||
+    bool useful = rndv == UMP_RNDV_READ || scheme == SCHEME_SG ||
                   (scheme == SCHEME_AUTO && dt->avg_blk >= min_run && r->len >= min_len);
-    /* Non-contiguous buffers are not registered (yet): over a transport
-     * that needs registered memory the receiver streams them. */
-    if (xp->caps.rma_get && !xp->caps.mr_required && useful) {
+    if (rndv == UMP_RNDV_STREAM || rndv == UMP_RNDV_WRITE) useful = false;
+    /* Over a transport that needs registered memory the receiver can read
+     * only what we registered: a forced read registers the span of our
+     * blocks (when close enough) and sends its key; otherwise such
+     * transports write into (auto) or stream from a non-contiguous send. */
+    if (xp->caps.mr_required && useful &&
+        (rndv != UMP_RNDV_READ || ump_core_mr_reg(xp, r, r->len) != UMP_OK))
+        useful = false;
+    if (xp->caps.rma_get && useful) {
         unsigned s = slot_of(dt->uid);
         known = dt->uid && p->lay_sent && p->lay_sent[s] == dt->uid;
         if (!known) flat = ump_dt_flat(dt, core_cfg_dt_layout_max.v.sz, &nruns);
@@ -387,7 +410,11 @@ int ump_core_dt_send_rts(ump_xp_t *xp, int peer, const ump_hdr_rts_t *h, struct 
     }
     char buf[sizeof(ump_hdr_rts_t) + sizeof(ump_rts_dt_t)];
     memcpy(buf, h, sizeof(*h));
-    ump_rts_key_t nokey = {0}; /* the key trailer the transport may need: empty */
+    /* The key trailer the transport may need: ours when registered. */
+    char key[sizeof(ump_rts_key_t) + UMP_XP_RKEY_MAX];
+    size_t klen = sizeof(ump_rts_key_t);
+    memset(key, 0, sizeof(ump_rts_key_t));
+    if (r->mr && (flat || known)) klen = ump_core_rts_key_pack(r->mr, key);
     struct iovec v[3];
     int nv = 1, k = xp->caps.mr_required ? 1 : 0;
     if (flat) {
@@ -397,7 +424,7 @@ int ump_core_dt_send_rts(ump_xp_t *xp, int peer, const ump_hdr_rts_t *h, struct 
         _Static_assert(sizeof(struct iovec) == sizeof(ump_riov_t), "run entry layout");
         v[k + 1] = (struct iovec){(void *)flat, nruns * sizeof(ump_riov_t)};
         nv = 2;
-        if (sizeof(buf) + k * sizeof(nokey) + v[k + 1].iov_len > xp->caps.max_am) {
+        if (sizeof(buf) + k * klen + v[k + 1].iov_len > xp->caps.max_am) {
             /* too big to travel: stream */
             nv = 1;
             ext.nruns = 0;
@@ -407,9 +434,10 @@ int ump_core_dt_send_rts(ump_xp_t *xp, int peer, const ump_hdr_rts_t *h, struct 
     } else if (!known) {
         ext.dtid = 0; /* nothing for the receiver to look up */
     }
+    if (!flat && !known) klen = sizeof(ump_rts_key_t); /* nothing to read: no key */
     memcpy(buf + sizeof(*h), &ext, sizeof(ext));
     v[k] = (struct iovec){buf + sizeof(*h), sizeof(ext)};
-    if (k) v[0] = (struct iovec){&nokey, sizeof(nokey)};
+    if (k) v[0] = (struct iovec){key, klen};
     int rc = xp->ops->am_send(xp, peer, UMP_AM_RTS, buf, sizeof(*h), v, nv + k);
     if (rc == UMP_OK && flat && dt->uid) {
         if (!p->lay_sent) p->lay_sent = calloc(LAY_SLOTS, sizeof(uint64_t));
@@ -425,22 +453,38 @@ void ump_core_dt_lay_unref(ump_rlay_t *lay)
 
 ump_rlay_t *ump_core_dt_rts_layout(int peer, const void *payload, size_t plen)
 {
+    return ump_core_dt_lay_parse(peer, &ump_core.peers[peer].lay_rx, payload, plen);
+}
+
+bool ump_core_dt_lay_known(uint64_t *const *tab, uint64_t uid)
+{
+    return uid && *tab && (*tab)[slot_of(uid)] == uid;
+}
+
+void ump_core_dt_lay_mark(uint64_t **tab, uint64_t uid)
+{
+    if (!uid) return;
+    if (!*tab) *tab = calloc(LAY_SLOTS, sizeof(uint64_t));
+    if (*tab) (*tab)[slot_of(uid)] = uid;
+}
+
+ump_rlay_t *ump_core_dt_lay_parse(int peer, ump_rlay_t ***tab, const void *payload, size_t plen)
+{
     ump_rts_dt_t ext;
     if (plen < sizeof(ext)) return NULL;
     memcpy(&ext, payload, sizeof(ext));
-    ump_peer_t *p = &ump_core.peers[peer];
     unsigned s = slot_of(ext.dtid);
     if (!(ext.flags & UMP_RTS_DT_LAYOUT)) {
         /* Named by id only: a layout we kept, or nothing (then the message
-         * is streamed; the sender's cache may be ahead of ours). */
-        ump_rlay_t *l = ext.dtid && p->lay_rx ? p->lay_rx[s] : NULL;
+         * is streamed; the peer's cache may be ahead of ours). */
+        ump_rlay_t *l = ext.dtid && *tab ? (*tab)[s] : NULL;
         if (!l || l->dtid != ext.dtid) return NULL;
         l->refs++;
         return l;
     }
     size_t bytes = (size_t)ext.nruns * sizeof(ump_riov_t);
     if (!ext.nruns || plen < sizeof(ext) + bytes) {
-        ump_error("protocol: RTS from rank %d with a short layout dropped", peer);
+        ump_error("protocol: a layout from rank %d is short: dropped", peer);
         return NULL;
     }
     ump_rlay_t *l = malloc(sizeof(*l) + bytes);
@@ -455,10 +499,10 @@ ump_rlay_t *ump_core_dt_rts_layout(int peer, const void *payload, size_t plen)
         l->size += l->run[i].len;
     l->avg_run = l->size / l->nruns;
     if (ext.dtid) {
-        if (!p->lay_rx) p->lay_rx = calloc(LAY_SLOTS, sizeof(*p->lay_rx));
-        if (p->lay_rx) {
-            ump_core_dt_lay_unref(p->lay_rx[s]);
-            p->lay_rx[s] = l;
+        if (!*tab) *tab = calloc(LAY_SLOTS, sizeof(**tab));
+        if (*tab) {
+            ump_core_dt_lay_unref((*tab)[s]);
+            (*tab)[s] = l;
             l->refs++;
         }
     }
@@ -520,8 +564,11 @@ static bool want_sg(ump_xp_t *xp, const ump_rlay_t *lay, const ump_rts_dt_t *ext
                     struct ump_request *r, size_t take)
 {
     int scheme = core_cfg_dt_scheme.v.e;
-    if (scheme == SCHEME_PIPELINE) return false;
+    int rndv = ump_core_rndv_forced();
+    if (rndv == UMP_RNDV_STREAM) return false;
     if (ext && !lay) return false; /* the sender's layout is unknown here */
+    if (rndv == UMP_RNDV_READ) return true;
+    if (scheme == SCHEME_PIPELINE) return false;
     if (scheme == SCHEME_SG) return true;
     /* Each run is read like a contiguous message of its length: by default
      * the transport's measured crossover for those applies to the runs. */
@@ -532,17 +579,44 @@ static bool want_sg(ump_xp_t *xp, const ump_rlay_t *lay, const ump_rts_dt_t *ext
     return take >= min_len && UMP_MIN(s_run, r_run) >= min_run;
 }
 
-int ump_core_dt_get(ump_xp_t *xp, int src, struct ump_request *r, uint64_t addr,
-                    const ump_rts_dt_t *ext, const ump_rlay_t *lay, size_t take, const void *rkey)
+size_t ump_core_dt_layout_max(void)
 {
-    if (!xp->caps.rma_get || !xp->ops->get || !want_sg(xp, lay, ext, r, take))
-        return UMP_ERR_UNSUPPORTED;
+    return core_cfg_dt_layout_max.v.sz;
+}
+
+size_t ump_core_dt_min_run(const ump_xp_t *xp)
+{
+    return core_cfg_dt_sg_run.v.sz ? core_cfg_dt_sg_run.v.sz : xp->caps.get_min;
+}
+
+bool ump_core_dt_pipeline_forced(void)
+{
+    return core_cfg_dt_scheme.v.e == SCHEME_PIPELINE;
+}
+
+/* Reads (get) the peer's bytes described by (addr, ext, lay) into r's
+ * buffer, or writes (put) r's bytes there, in batches of the transport's
+ * iovec limits that share r->comp. */
+static int dt_rma(ump_xp_t *xp, int peer, struct ump_request *r, uint64_t addr,
+                  const ump_rts_dt_t *ext, const ump_rlay_t *lay, size_t take, const void *rkey,
+                  bool put)
+{
+    if (ext && !lay) return UMP_ERR_UNSUPPORTED;
     if (ext && lay && ext->count * lay->size < take) return UMP_ERR_UNSUPPORTED;
     /* The transport reads the lists during the call only, so one static
      * pair serves every batch (the core calls under its lock). */
     static ump_riov_t rem[SG_BATCH];
     static struct iovec loc[SG_BATCH];
-    int batch = (int)UMP_MIN((size_t)SG_BATCH, UMP_MAX(xp->caps.get_max_iov, (size_t)1));
+    size_t max_iov = put ? xp->caps.put_max_iov : xp->caps.get_max_iov;
+    int batch = (int)UMP_MIN((size_t)SG_BATCH, UMP_MAX(max_iov, (size_t)1));
+    /* A layout of many short runs over a transport that takes few entries
+     * per operation would need more operations than it queues: stream
+     * (shm's single calls batch any number of entries themselves). */
+    size_t runs = 1;
+    if (r->dt) runs = UMP_MAX(runs, take / UMP_MAX(r->dt->avg_blk, (size_t)1) + 1);
+    if (lay) runs = UMP_MAX(runs, take / UMP_MAX(lay->avg_run, (size_t)1) + 1);
+    if (max_iov != SIZE_MAX && runs / (size_t)batch + 1 > ump_core_rndv_max_ops())
+        return UMP_ERR_UNSUPPORTED;
     rwalk_t w = {.lay = lay,
                  .addr = addr,
                  .count = ext ? ext->count : 0,
@@ -585,10 +659,26 @@ int ump_core_dt_get(ump_xp_t *xp, int src, struct ump_request *r, uint64_t addr,
             if (c) ump_dt_cursor_init(c, r->buf, r->count, r->dt, done + rb);
         }
         r->comp.count++;
-        int rc = xp->ops->get(xp, src, loc, nl, r->mr, rem, nr, rkey, &r->comp);
+        int rc = put ? xp->ops->put(xp, peer, loc, nl, r->mr, rem, nr, rkey, &r->comp)
+                     : xp->ops->get(xp, peer, loc, nl, r->mr, rem, nr, rkey, &r->comp);
         if (rc != UMP_INPROGRESS) r->comp.count--;
         if (rc != UMP_OK && rc != UMP_INPROGRESS) return rc;
         done += rb;
     }
     return UMP_OK;
+}
+
+int ump_core_dt_get(ump_xp_t *xp, int src, struct ump_request *r, uint64_t addr,
+                    const ump_rts_dt_t *ext, const ump_rlay_t *lay, size_t take, const void *rkey)
+{
+    if (!xp->caps.rma_get || !xp->ops->get || !want_sg(xp, lay, ext, r, take))
+        return UMP_ERR_UNSUPPORTED;
+    return dt_rma(xp, src, r, addr, ext, lay, take, rkey, false);
+}
+
+int ump_core_dt_put(ump_xp_t *xp, int dst, struct ump_request *r, uint64_t addr,
+                    const ump_rts_dt_t *ext, const ump_rlay_t *lay, size_t take, const void *rkey)
+{
+    if (!xp->caps.rma_put || !xp->ops->put) return UMP_ERR_UNSUPPORTED;
+    return dt_rma(xp, dst, r, addr, ext, lay, take, rkey, true);
 }
