@@ -292,11 +292,18 @@ static void on_data(int peer, const char *data, size_t len)
         return;
     }
     if (r->dt) {
-        /* The cursor moves forward only: segments of one message arrive in
-         * order on the ordered transports the core uses. */
-        if (UMP_UNLIKELY(h.offset != r->done || !r->cur)) {
-            ump_error("protocol: DATA from rank %d out of order (offset %llu, expected %zu)", peer,
-                      (unsigned long long)h.offset, r->done);
+        /* Segments of one message arrive in order on most transports, and
+         * the cursor then just moves on; a provider may deliver large
+         * messages out of order (ofi_rxm's rendezvous for big ones
+         * overtaken by its eager ones): the cursor seeks to the segment. */
+        if (UMP_UNLIKELY(!r->cur)) {
+            ump_error("protocol: DATA from rank %d for a receive not streaming", peer);
+            return;
+        }
+        if (UMP_UNLIKELY(r->cur->pos != h.offset) &&
+            ump_dt_cursor_init(r->cur, r->buf, r->count, r->dt, h.offset) != UMP_OK) {
+            ump_error("protocol: DATA from rank %d at a bad offset %llu", peer,
+                      (unsigned long long)h.offset);
             return;
         }
         ump_dt_cursor_unpack(r->cur, data + sizeof(h), n);
