@@ -495,6 +495,20 @@ int ump_core_dt_get(ump_xp_t *xp, int src, struct ump_request *r, uint64_t addr,
  * ump_core_dt_get. */
 int ump_core_dt_put(ump_xp_t *xp, int dst, struct ump_request *r, uint64_t addr,
                     const ump_rts_dt_t *ext, const ump_rlay_t *lay, size_t take, const void *rkey);
+/* sg.c: the get()/put() operations of one rendezvous (read or write
+ * scheme) between r's buffer and the peer's memory at addr (one range when
+ * ext is NULL, else ext->count elements of the peer's layout lay), sharing
+ * r->comp (the caller holds one count). UMP_OK: all started or done, or
+ * the rest waits for progress (holding a count); UMP_ERR_UNSUPPORTED:
+ * nothing started, stream instead; other errors: an operation failed
+ * (earlier ones may be under way on comp). */
+int ump_core_sg_rma(ump_xp_t *xp, int peer, struct ump_request *r, uint64_t addr,
+                    const ump_rts_dt_t *ext, const ump_rlay_t *lay, size_t take, const void *rkey,
+                    bool put);
+/* Issues what transports refused for now (from progress); events. */
+int ump_core_sg_resume(void);
+bool ump_core_sg_pending(void);
+
 /* The layout table `tab` (per peer, LAY_SLOTS entries, allocated on first
  * use) applied to an ump_rts_dt_t and its runs: a new reference to the
  * layout they name or carry (kept in the table), or NULL. */

@@ -78,9 +78,8 @@ UMP_CFG(core_cfg_dt_fail_cursor, "UMP_DT_FAIL_CURSOR", UMP_CFG_SIZE, "0",
 enum { SCHEME_AUTO, SCHEME_PIPELINE, SCHEME_SG };
 enum { PACK_AUTO, PACK_DIRECT, PACK_IOV, PACK_BOUNCE };
 
-#define LAY_SLOTS   64  /* layouts kept per peer, both sides */
-#define IOV_STACK   128 /* iovec entries the iov pack mode builds on the stack */
-#define SG_BATCH    IOV_MAX
+#define LAY_SLOTS   64           /* layouts kept per peer, both sides */
+#define IOV_STACK   128          /* iovec entries the iov pack mode builds on the stack */
 #define BOUNCE_SIZE (256u << 10) /* the largest segment size of the transports */
 
 /* --- bounce buffers --------------------------------------------------------
@@ -218,7 +217,10 @@ void ump_core_dt_prepack(ump_xp_t *xp, struct ump_request *r)
      * copy more for the caches (measured: 8 ranks on 2 cores, struct
      * alltoall 5-25% faster without). */
     if (ump_core.oversubscribed && !core_cfg_dt_prepack.from_env) return;
-    /* A receiver that may read the data itself would waste the packing. */
+    /* A receiver that may read the data itself, or have us write them,
+     * would waste the packing. */
+    int rndv = ump_core_rndv_forced();
+    if (rndv == UMP_RNDV_READ || rndv == UMP_RNDV_WRITE) return;
     if (xp->caps.rma_get && xp->caps.get_min <= r->len && core_cfg_dt_scheme.v.e != SCHEME_PIPELINE)
         return;
     xcur_t *x = ump_freelist_get(&ump_core.cur_fl);
@@ -509,56 +511,7 @@ ump_rlay_t *ump_core_dt_lay_parse(int peer, ump_rlay_t ***tab, const void *paylo
     return l;
 }
 
-/* --- scatter/gather with get() ----------------------------------------------- */
-
-/* Walks the sender's runs for count elements from stream offset 0. */
-typedef struct {
-    const ump_rlay_t *lay; /* NULL: one range [addr, addr + total) */
-    uint64_t addr;
-    uint64_t count, elem;
-    int64_t extent; /* this message's (the layout's from an earlier RTS may differ) */
-    uint32_t run;
-    size_t roff; /* bytes of the current run already listed */
-    size_t total, pos;
-} rwalk_t;
-
-/* Up to max entries covering at most `want` bytes; returns bytes listed. */
-static size_t rwalk_next(rwalk_t *w, ump_riov_t *out, int max, size_t want, int *n)
-{
-    size_t got = 0;
-    int k = 0;
-    if (!w->lay) {
-        size_t m = UMP_MIN(want, w->total - w->pos);
-        if (m && max) {
-            out[k++] = (ump_riov_t){w->addr + w->pos, m};
-            got = m;
-        }
-        w->pos += got;
-        *n = k;
-        return got;
-    }
-    const ump_rlay_t *l = w->lay;
-    while (k < max && got < want && w->elem < w->count) {
-        const ump_riov_t *r = &l->run[w->run];
-        uint64_t a = w->addr + (uint64_t)((int64_t)w->elem * w->extent) + r->addr + w->roff;
-        size_t m = UMP_MIN((size_t)r->len - w->roff, want - got);
-        if (k && out[k - 1].addr + out[k - 1].len == a)
-            out[k - 1].len += m; /* runs that touch across elements */
-        else
-            out[k++] = (ump_riov_t){a, m};
-        got += m;
-        w->roff += m;
-        if (w->roff < r->len) break; /* `want` ends inside this run */
-        w->roff = 0;
-        if (++w->run == l->nruns) {
-            w->run = 0;
-            w->elem++;
-        }
-    }
-    w->pos += got;
-    *n = k;
-    return got;
-}
+/* --- scatter/gather with get() and put() (sg.c moves the bytes) ------------- */
 
 static bool want_sg(ump_xp_t *xp, const ump_rlay_t *lay, const ump_rts_dt_t *ext,
                     struct ump_request *r, size_t take)
@@ -594,91 +547,17 @@ bool ump_core_dt_pipeline_forced(void)
     return core_cfg_dt_scheme.v.e == SCHEME_PIPELINE;
 }
 
-/* Reads (get) the peer's bytes described by (addr, ext, lay) into r's
- * buffer, or writes (put) r's bytes there, in batches of the transport's
- * iovec limits that share r->comp. */
-static int dt_rma(ump_xp_t *xp, int peer, struct ump_request *r, uint64_t addr,
-                  const ump_rts_dt_t *ext, const ump_rlay_t *lay, size_t take, const void *rkey,
-                  bool put)
-{
-    if (ext && !lay) return UMP_ERR_UNSUPPORTED;
-    if (ext && lay && ext->count * lay->size < take) return UMP_ERR_UNSUPPORTED;
-    /* The transport reads the lists during the call only, so one static
-     * pair serves every batch (the core calls under its lock). */
-    static ump_riov_t rem[SG_BATCH];
-    static struct iovec loc[SG_BATCH];
-    size_t max_iov = put ? xp->caps.put_max_iov : xp->caps.get_max_iov;
-    int batch = (int)UMP_MIN((size_t)SG_BATCH, UMP_MAX(max_iov, (size_t)1));
-    /* A layout of many short runs over a transport that takes few entries
-     * per operation would need more operations than it queues: stream
-     * (shm's single calls batch any number of entries themselves). */
-    size_t runs = 1;
-    if (r->dt) runs = UMP_MAX(runs, take / UMP_MAX(r->dt->avg_blk, (size_t)1) + 1);
-    if (lay) runs = UMP_MAX(runs, take / UMP_MAX(lay->avg_run, (size_t)1) + 1);
-    if (max_iov != SIZE_MAX && runs / (size_t)batch + 1 > ump_core_rndv_max_ops())
-        return UMP_ERR_UNSUPPORTED;
-    rwalk_t w = {.lay = lay,
-                 .addr = addr,
-                 .count = ext ? ext->count : 0,
-                 .extent = ext ? ext->extent : 0,
-                 .total = take};
-    ump_dt_cursor_t stack_cur, *c = NULL;
-    if (r->dt) {
-        c = &stack_cur;
-        int rc = ump_dt_cursor_init(c, r->buf, r->count, r->dt, 0);
-        if (rc != UMP_OK) return rc;
-    }
-    size_t done = 0;
-    while (done < take) {
-        int nr = 0, nl = 0;
-        size_t want = take - done;
-        /* Local first (its cursor cannot step back), then the same bytes of
-         * the remote side; a remote side that runs out of entries first
-         * shortens the batch, and the local cursor is moved back to match. */
-        size_t lb;
-        if (c) {
-            lb = ump_dt_cursor_iov(c, want, loc, batch, &nl);
-        } else {
-            loc[0] = (struct iovec){(char *)r->buf + done, want};
-            nl = 1;
-            lb = want;
-        }
-        size_t rb = rwalk_next(&w, rem, batch, lb, &nr);
-        if (!rb) return UMP_ERR_INTERNAL;
-        if (rb < lb) {
-            /* trim the local list to rb bytes */
-            size_t sum = 0;
-            for (int i = 0; i < nl; i++) {
-                if (sum + loc[i].iov_len >= rb) {
-                    loc[i].iov_len = rb - sum;
-                    nl = i + 1;
-                    break;
-                }
-                sum += loc[i].iov_len;
-            }
-            if (c) ump_dt_cursor_init(c, r->buf, r->count, r->dt, done + rb);
-        }
-        r->comp.count++;
-        int rc = put ? xp->ops->put(xp, peer, loc, nl, r->mr, rem, nr, rkey, &r->comp)
-                     : xp->ops->get(xp, peer, loc, nl, r->mr, rem, nr, rkey, &r->comp);
-        if (rc != UMP_INPROGRESS) r->comp.count--;
-        if (rc != UMP_OK && rc != UMP_INPROGRESS) return rc;
-        done += rb;
-    }
-    return UMP_OK;
-}
-
 int ump_core_dt_get(ump_xp_t *xp, int src, struct ump_request *r, uint64_t addr,
                     const ump_rts_dt_t *ext, const ump_rlay_t *lay, size_t take, const void *rkey)
 {
     if (!xp->caps.rma_get || !xp->ops->get || !want_sg(xp, lay, ext, r, take))
         return UMP_ERR_UNSUPPORTED;
-    return dt_rma(xp, src, r, addr, ext, lay, take, rkey, false);
+    return ump_core_sg_rma(xp, src, r, addr, ext, lay, take, rkey, false);
 }
 
 int ump_core_dt_put(ump_xp_t *xp, int dst, struct ump_request *r, uint64_t addr,
                     const ump_rts_dt_t *ext, const ump_rlay_t *lay, size_t take, const void *rkey)
 {
     if (!xp->caps.rma_put || !xp->ops->put) return UMP_ERR_UNSUPPORTED;
-    return dt_rma(xp, dst, r, addr, ext, lay, take, rkey, true);
+    return ump_core_sg_rma(xp, dst, r, addr, ext, lay, take, rkey, true);
 }

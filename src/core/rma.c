@@ -96,16 +96,10 @@ int ump_core_rget(ump_xp_t *xp, int src, struct ump_request *r, const ump_hdr_rt
     r->rreq = h->m.sreq;
     r->comp = (ump_xp_comp_t){.count = 1, .status = UMP_OK, .cb = rget_done};
     int rc;
-    if (!ext && !r->dt) {
-        struct iovec l = {.iov_base = r->buf, .iov_len = take};
-        ump_riov_t rem = {.addr = h->addr, .len = take};
-        r->comp.count++;
-        rc = xp->ops->get(xp, src, &l, 1, r->mr, &rem, 1, key, &r->comp);
-        if (rc != UMP_INPROGRESS) r->comp.count--;
-        if (rc == UMP_INPROGRESS) rc = UMP_OK;
-    } else {
+    if (!ext && !r->dt)
+        rc = ump_core_sg_rma(xp, src, r, h->addr, NULL, NULL, take, key, false);
+    else
         rc = ump_core_dt_get(xp, src, r, h->addr, ext, lay, take, key);
-    }
     /* Drop the count the core held while starting the reads. */
     if (rc != UMP_OK && r->comp.status == UMP_OK) r->comp.status = rc;
     if (--r->comp.count > 0) {

@@ -47,6 +47,41 @@ set_tests_properties(dt.self PROPERTIES TIMEOUT 115 LABELS dt)
 # scatter/gather, the rest by the pipeline, in one run.
 ump_dt_test(auto_cma shm 10 -x UMP_SHM_CMA_MIN=2k)
 
+# The rendezvous schemes (tests/dt/dt_rndv.c): contiguous and derived types
+# on either side, each scheme forced, byte for byte, and the scheme and the
+# core's copies checked by its counters: dt.rndv.<transport>.<scheme>. Over
+# libfabric once per provider (a provider `fi_info -p` lacks is skipped with
+# its reason, exit 77).
+add_executable(dt_rndv ${CMAKE_CURRENT_LIST_DIR}/dt_rndv.c)
+target_link_libraries(dt_rndv PRIVATE ump_static)
+target_include_directories(dt_rndv PRIVATE ${CMAKE_SOURCE_DIR}/include)
+target_compile_options(dt_rndv PRIVATE ${UMP_WARNINGS})
+set_target_properties(dt_rndv PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/dt)
+# ump_dt_rndv(<name> <expect> [ENV...]): expect as dt_rndv --expect.
+function(ump_dt_rndv name expect)
+  add_test(NAME dt.rndv.${name}
+           COMMAND ${CMAKE_SOURCE_DIR}/tests/dt/rndv-run.sh $<TARGET_FILE:umprun>
+                   $<TARGET_FILE:dt_rndv> ${expect} ${ARGN})
+  set_tests_properties(dt.rndv.${name} PROPERTIES TIMEOUT 150 LABELS dt SKIP_RETURN_CODE 77)
+endfunction()
+# shm: process_vm_readv/writev (cross-memory attach) when the kernel allows
+# it; the script skips the forced read and write runs where it does not.
+ump_dt_rndv(shm.read rrrr UMP_TRANSPORTS=shm UMP_RNDV_SCHEME=read)
+ump_dt_rndv(shm.write wwww UMP_TRANSPORTS=shm UMP_RNDV_SCHEME=write)
+ump_dt_rndv(shm.stream ssss UMP_TRANSPORTS=shm UMP_RNDV_SCHEME=stream)
+ump_dt_rndv(shm.auto r--- UMP_TRANSPORTS=shm UMP_SHM_CMA_MIN=4k)
+ump_dt_rndv(tcp.write ssss UMP_TRANSPORTS=tcp UMP_RNDV_SCHEME=write)
+if(UMP_HAVE_OFI)
+  foreach(prov tcp-rxm sockets udp-rxd shm)
+    string(REPLACE "-" ";ofi_" pname ${prov})
+    set(env UMP_TRANSPORTS=ofi UMP_OFI_PROVIDER=${pname})
+    ump_dt_rndv(ofi.${prov}.read rrrr ${env} UMP_RNDV_SCHEME=read)
+    ump_dt_rndv(ofi.${prov}.write wwww ${env} UMP_RNDV_SCHEME=write)
+    ump_dt_rndv(ofi.${prov}.stream ssss ${env} UMP_RNDV_SCHEME=stream)
+    ump_dt_rndv(ofi.${prov}.auto rrws ${env})
+  endforeach()
+endif()
+
 # Derived types through the core API alone (tests/dt/dt_core.c: ump.h, no
 # mpi.h, the shared library): the public queries, then vector and struct
 # messages around every protocol threshold, checked byte for byte against
