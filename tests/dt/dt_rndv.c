@@ -21,7 +21,8 @@
  * must have copied no byte on either side (UMP_STATS's copy counters).
  * The scheme itself is forced by the ctest entry (UMP_RNDV_SCHEME).
  *
- *   dt_rndv [--expect XXXX]     (2 ranks)
+ *   dt_rndv [--expect XXXX] [--max BYTES]     (2 ranks; --max skips larger
+ *   messages, for slow providers)
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -148,8 +149,11 @@ static int scheme_of(char c)
 int main(int argc, char **argv)
 {
     const char *expect = "----";
-    for (int i = 1; i < argc; i++)
+    size_t max = SIZE_MAX;
+    for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--expect") && i + 1 < argc) expect = argv[++i];
+        if (!strcmp(argv[i], "--max") && i + 1 < argc) max = strtoull(argv[++i], NULL, 0);
+    }
     if (strlen(expect) != 4) {
         fprintf(stderr, "usage: dt_rndv [--expect XXXX] (letters r, w, s, -)\n");
         return 2;
@@ -178,7 +182,7 @@ int main(int argc, char **argv)
         for (int tr = 0; tr < NT; tr++)
             for (int si = 0; si < nsizes; si++) {
                 size_t bytes = sizes[si];
-                if (bytes % ty[ts].size || bytes % ty[tr].size || !bytes) continue;
+                if (bytes % ty[ts].size || bytes % ty[tr].size || !bytes || bytes > max) continue;
                 size_t ns = bytes / ty[ts].size, nr = bytes / ty[tr].size;
                 size_t slen = span(ts, ns), rlen = span(tr, nr) + GUARD;
                 unsigned char *sb = malloc(slen), *rb = malloc(rlen), *want = malloc(rlen),

@@ -62,7 +62,7 @@ function(ump_dt_rndv name expect)
   add_test(NAME dt.rndv.${name}
            COMMAND ${CMAKE_SOURCE_DIR}/tests/dt/rndv-run.sh $<TARGET_FILE:umprun>
                    $<TARGET_FILE:dt_rndv> ${expect} ${ARGN})
-  set_tests_properties(dt.rndv.${name} PROPERTIES TIMEOUT 150 LABELS dt SKIP_RETURN_CODE 77)
+  set_tests_properties(dt.rndv.${name} PROPERTIES TIMEOUT 220 LABELS dt SKIP_RETURN_CODE 77)
 endfunction()
 # shm: process_vm_readv/writev (cross-memory attach) when the kernel allows
 # it; the script skips the forced read and write runs where it does not.
@@ -73,7 +73,7 @@ ump_dt_rndv(shm.auto r--- UMP_TRANSPORTS=shm UMP_SHM_CMA_MIN=4k)
 ump_dt_rndv(tcp.write ssss UMP_TRANSPORTS=tcp UMP_RNDV_SCHEME=write)
 if(UMP_HAVE_OFI)
   foreach(prov tcp-rxm sockets udp-rxd shm)
-    string(REPLACE "-" ";ofi_" pname ${prov})
+    string(REPLACE "-" "+ofi_" pname ${prov})
     set(env UMP_TRANSPORTS=ofi UMP_OFI_PROVIDER=${pname})
     ump_dt_rndv(ofi.${prov}.read rrrr ${env} UMP_RNDV_SCHEME=read)
     ump_dt_rndv(ofi.${prov}.write wwww ${env} UMP_RNDV_SCHEME=write)
