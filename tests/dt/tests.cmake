@@ -39,6 +39,18 @@ foreach(xp shm tcp)
               -x UMP_DT_SEG_SIZE=1000 -x UMP_DT_LAYOUT_MAX=3)
 endforeach()
 ump_dt_test(sg_small shm 8 -x UMP_DT_SCHEME=sg -x UMP_SHM_EAGER_LIMIT=256)
+# Over libfabric (shm provider, and tcp;ofi_rxm named as ofi_rxm with
+# libfabric's own filter, as in tests/mp): random layouts with the auto
+# choice and with each RDMA scheme forced.
+if(UMP_HAVE_OFI)
+  set(shmp -x UMP_OFI_PROVIDER=shm)
+  set(rxmp -x UMP_OFI_PROVIDER=ofi_rxm -x FI_PROVIDER=tcp,ofi_rxm)
+  ump_dt_test(shm_auto ofi 12 ${shmp})
+  ump_dt_test(shm_write ofi 13 ${shmp} -x UMP_RNDV_SCHEME=write)
+  ump_dt_test(rxm_auto ofi 14 ${rxmp})
+  ump_dt_test(rxm_read ofi 15 ${rxmp} -x UMP_RNDV_SCHEME=read)
+  ump_dt_test(rxm_write ofi 16 ${rxmp} -x UMP_RNDV_SCHEME=write)
+endif()
 # One rank sending to itself: the self transport (get() is a memcpy).
 add_test(NAME dt.self COMMAND $<TARGET_FILE:umprun> -n 1 --timeout 100 $<TARGET_FILE:dt_xfer>
                               --cases 150 --seed 9)
