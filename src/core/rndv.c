@@ -46,7 +46,7 @@ UMP_CFG_ENUM_(core_cfg_rndv_scheme, "UMP_RNDV_SCHEME", "auto", "auto|read|write|
 UMP_CFG(core_cfg_rndv_spread, "UMP_RNDV_REG_SPREAD", UMP_CFG_SIZE, "4",
         "a non-contiguous buffer is registered as one region for RDMA when its span is at most "
         "this many times its data bytes (optimistic group registration); sparser buffers are "
-        "streamed over transports that need registered memory");
+        "streamed over transports that need registered memory (0: never)");
 UMP_CFG(core_cfg_rndv_max_ops, "UMP_RNDV_MAX_OPS", UMP_CFG_SIZE, "256",
         "most get() or put() operations one non-contiguous rendezvous may take (runs divided "
         "by the transport's iovec limit); larger layouts are streamed");
@@ -112,7 +112,8 @@ int ump_core_mr_reg(ump_xp_t *xp, struct ump_request *r, size_t len)
         if (ext > 0) hi += (ptrdiff_t)(n - 1) * ext;
         if (ext < 0) lo += (ptrdiff_t)(n - 1) * ext;
         span = (size_t)(hi - lo);
-        if (span / core_cfg_rndv_spread.v.sz > r->len) {
+        size_t spread = core_cfg_rndv_spread.v.sz;
+        if (!spread || span / spread > r->len) {
             ump_debug("a %zu-byte non-contiguous buffer spans %zu bytes (UMP_RNDV_REG_SPREAD "
                       "%zu): not registered, streamed",
                       r->len, span, core_cfg_rndv_spread.v.sz);
