@@ -47,6 +47,8 @@ enum {
     UMP_AM_SYNC_ACK,   /* ump_hdr_ack_t: synchronous eager matched */
     UMP_AM_CREDIT,     /* ump_hdr_credit_t */
     UMP_AM_NACK,       /* ump_hdr_nack_t: the peer failed its side of our request */
+    UMP_AM_CTSW,       /* ump_hdr_ctsw_t + key + layout: receiver matched, write with put() */
+    UMP_AM_WFIN,       /* ump_hdr_ack_t (the receiver's request): the put() data are in place */
 };
 
 /* Wire headers: host byte order (homogeneous jobs), at most 32 bytes. */
@@ -107,6 +109,20 @@ typedef struct {
     uint64_t len; /* bytes the receiver takes (<= message length) */
 } ump_hdr_cts_t;
 
+/* The receiver's answer to an RTS that it wants written (rput.c). The
+ * payload is the key trailer of the receiver's registered buffer (as in an
+ * RTS, over transports with caps.mr_required) and, when the receive is not
+ * contiguous, an ump_rts_dt_t describing its layout (dtid: the receiver's
+ * type id, the version the sender caches the layout under; the runs
+ * follow the first time). The sender writes `len` bytes with put(), then
+ * answers WFIN; or streams DATA as after a CTS when it cannot write. */
+typedef struct {
+    uint64_t sreq;
+    uint64_t rreq;
+    uint64_t len;  /* bytes the receiver takes (<= message length) */
+    uint64_t addr; /* receiver buffer (the layout's origin when non-contiguous) */
+} ump_hdr_ctsw_t;
+
 typedef struct {
     uint64_t rreq;
     uint64_t offset;
@@ -131,6 +147,23 @@ typedef struct {
 } ump_hdr_nack_t;
 
 _Static_assert(sizeof(ump_hdr_rts_t) <= 32, "protocol headers are at most 32 bytes");
+_Static_assert(sizeof(ump_hdr_ctsw_t) <= 32, "protocol headers are at most 32 bytes");
+
+/* Rendezvous schemes (rndv.c; the order of UMP_RNDV_SCHEME's choices). */
+enum { UMP_RNDV_AUTO, UMP_RNDV_READ, UMP_RNDV_WRITE, UMP_RNDV_STREAM };
+
+/* What the copy counters are kept by: how a message's data moved. */
+enum { UMP_XFER_EAGER, UMP_XFER_READ, UMP_XFER_WRITE, UMP_XFER_STREAM, UMP_XFER_N };
+
+/* Counted by the receiver (messages and bytes per scheme) and by each side
+ * for the bytes the core itself copied (packing, unpacking, memcpy) on the
+ * way; copies transports make are not counted. Printed with UMP_STATS. */
+typedef struct {
+    uint64_t msgs[UMP_XFER_N];
+    uint64_t bytes[UMP_XFER_N];
+    uint64_t copied_send[UMP_XFER_N];
+    uint64_t copied_recv[UMP_XFER_N];
+} ump_core_stats_t;
 
 typedef enum { UMP_REQ_SEND = 1, UMP_REQ_RECV, UMP_REQ_GREQ } ump_req_kind_t;
 
@@ -143,7 +176,7 @@ enum {
     UMP_RF_PEEKED = 1 << 4,    /* reported by ump_peek once */
     UMP_RF_POSTED = 1 << 5,    /* on a posted-receive queue */
     UMP_RF_ACTIVE = 1 << 6,    /* on the active list */
-    UMP_RF_RMA = 1 << 7,       /* a transport's get() into buf is under way (comp) */
+    UMP_RF_RMA = 1 << 7,       /* a transport's get() or put() on buf is under way (comp) */
 };
 
 struct ump_request {
@@ -162,7 +195,7 @@ struct ump_request {
     uint64_t rreq;        /* send: the receiver's request id from CTS; receive by get():
                              the sender's request id, for FIN */
     ump_xp_mr_t *mr;      /* buf's registration with the peer's transport, or NULL */
-    ump_xp_comp_t comp;   /* receive by get(): completes the transport's reads */
+    ump_xp_comp_t comp;   /* receive by get(), send by put(): the transport's operations */
     ump_status_t status;
     TAILQ_ENTRY(ump_request) link;   /* posted queue */
     TAILQ_ENTRY(ump_request) active; /* active list (incomplete requests) */
@@ -205,6 +238,7 @@ typedef struct ump_op {
         ump_hdr_ack_t ack;
         ump_hdr_credit_t credit;
         ump_hdr_nack_t nack;
+        ump_hdr_ctsw_t ctsw;
         char bytes[32];
     } h;
     struct ump_request *req; /* payload source (EAGER from req->buf; DATA streams req) */
@@ -221,6 +255,8 @@ typedef struct ump_peer {
     struct ump_op_list match; /* EAGER/EAGER_SYNC/RTS, in send order */
     uint64_t *lay_sent;       /* type ids whose layout this peer has (by slot) */
     ump_rlay_t **lay_rx;      /* this peer's layouts we keep (by slot) */
+    uint64_t *wlay_sent;      /* receive type ids whose layout this peer has for put() */
+    ump_rlay_t **wlay_rx;     /* this peer's receive layouts we keep for put() (Multi-W) */
     TAILQ_ENTRY(ump_peer) pending_link;
 } ump_peer_t;
 TAILQ_HEAD(ump_peer_list, ump_peer);
@@ -261,6 +297,7 @@ typedef struct ump_core {
         void *arg;
     } hooks[8]; /* called on every progress pass (collective schedules) */
     int nhooks;
+    ump_core_stats_t stats;
 } ump_core_t;
 
 extern ump_core_t ump_core;
@@ -367,6 +404,9 @@ void ump_core_deliver_unexp(struct ump_request *r, ump_unexp_t *u);
  * transport needs it) into out (room for sizeof(ump_rts_key_t) +
  * UMP_XP_RKEY_MAX); returns its bytes, 0 when the transport needs none. */
 size_t ump_core_rts_key_make(ump_xp_t *xp, struct ump_request *r, void *out);
+/* The key trailer of registration mr (NULL: an empty one) into out;
+ * returns its bytes. */
+size_t ump_core_rts_key_pack(const ump_xp_mr_t *mr, void *out);
 /* Receiver: the bytes of the key trailer at the start of an RTS payload (0
  * when the transport needs none) and in *key the packed key, or NULL. */
 size_t ump_core_rts_key_parse(const ump_xp_t *xp, int src, const void *payload, size_t plen,
@@ -378,6 +418,40 @@ size_t ump_core_rts_key_parse(const ump_xp_t *xp, int src, const void *payload, 
  * the receive. */
 int ump_core_rget(ump_xp_t *xp, int src, struct ump_request *r, const ump_hdr_rts_t *h,
                   const void *key, const ump_rts_dt_t *ext, const ump_rlay_t *lay, size_t take);
+/* rndv.c: scheme choice, registration, counters */
+/* UMP_RNDV_SCHEME as set (UMP_RNDV_AUTO unless forced). */
+int ump_core_rndv_forced(void);
+/* Receiver: the scheme for a rendezvous of `take` bytes into r whose
+ * sender's data are (not) one range: UMP_RNDV_READ, _WRITE or _STREAM. */
+int ump_core_rndv_choose(ump_xp_t *xp, const struct ump_request *r, bool sender_contig,
+                         size_t take);
+/* Smallest message worth a get() or put(): the transport's threshold, or
+ * 1 when a scheme is forced. */
+size_t ump_core_rma_min(const ump_xp_t *xp);
+/* Most get()/put() operations one non-contiguous rendezvous may take. */
+size_t ump_core_rndv_max_ops(void);
+/* Registers the part of r's buffer a transfer of `len` bytes touches with
+ * xp (a contiguous range, or the whole span of a non-contiguous layout)
+ * into r->mr, when xp needs registered memory and r has none yet. The one
+ * place the core registers memory. UMP_OK or an error (then stream). */
+int ump_core_mr_reg(ump_xp_t *xp, struct ump_request *r, size_t len);
+/* Prints the counters (UMP_STATS at finalize). */
+void ump_core_stats_print(void);
+
+/* rput.c: rendezvous by the transport's put() */
+/* Receiver: answers the RTS (sender request sreq) with CTSW for `take`
+ * bytes into r. UMP_OK: sent (the sender writes or streams, r completes on
+ * WFIN or the last DATA); UMP_ERR_UNSUPPORTED: nothing sent, stream. */
+int ump_core_rput_ask(ump_xp_t *xp, int src, struct ump_request *r, uint64_t sreq, size_t take);
+/* Sender: a CTSW arrived (data, len: header and payload). */
+void ump_core_on_ctsw(int peer, const char *data, size_t len);
+/* Receiver: WFIN arrived. */
+void ump_core_on_wfin(int peer, const char *data, size_t len);
+
+/* proto.c: the sender streams r's data after a CTS (or a CTSW it cannot
+ * write): cursor, then DATA segments. */
+void ump_core_send_stream(int peer, struct ump_request *s);
+
 /* Releases r's registration, if any. */
 static inline void ump_core_mr_release(struct ump_request *r)
 {
@@ -416,6 +490,40 @@ void ump_core_dt_lay_unref(ump_rlay_t *lay);
  * under way on comp). */
 int ump_core_dt_get(ump_xp_t *xp, int src, struct ump_request *r, uint64_t addr,
                     const ump_rts_dt_t *ext, const ump_rlay_t *lay, size_t take, const void *rkey);
+/* Sender of a rendezvous by write: the same walk with put(), r's buffer
+ * (contiguous or not) into the receiver's memory at addr (one range when
+ * lay is NULL, else count elements of its layout). Result as
+ * ump_core_dt_get. */
+int ump_core_dt_put(ump_xp_t *xp, int dst, struct ump_request *r, uint64_t addr,
+                    const ump_rts_dt_t *ext, const ump_rlay_t *lay, size_t take, const void *rkey);
+/* sg.c: the get()/put() operations of one rendezvous (read or write
+ * scheme) between r's buffer and the peer's memory at addr (one range when
+ * ext is NULL, else ext->count elements of the peer's layout lay), sharing
+ * r->comp (the caller holds one count). UMP_OK: all started or done, or
+ * the rest waits for progress (holding a count); UMP_ERR_UNSUPPORTED:
+ * nothing started, stream instead; other errors: an operation failed
+ * (earlier ones may be under way on comp). */
+int ump_core_sg_rma(ump_xp_t *xp, int peer, struct ump_request *r, uint64_t addr,
+                    const ump_rts_dt_t *ext, const ump_rlay_t *lay, size_t take, const void *rkey,
+                    bool put);
+/* Issues what transports refused for now (from progress); events. */
+int ump_core_sg_resume(void);
+bool ump_core_sg_pending(void);
+
+/* The layout table `tab` (per peer, LAY_SLOTS entries, allocated on first
+ * use) applied to an ump_rts_dt_t and its runs: a new reference to the
+ * layout they name or carry (kept in the table), or NULL. */
+ump_rlay_t *ump_core_dt_lay_parse(int peer, ump_rlay_t ***tab, const void *payload, size_t plen);
+/* Whether `uid`'s layout was sent to the peer whose table is *tab, and
+ * marking it sent. */
+bool ump_core_dt_lay_known(uint64_t *const *tab, uint64_t uid);
+void ump_core_dt_lay_mark(uint64_t **tab, uint64_t uid);
+/* UMP_DT_LAYOUT_MAX: most runs per element of a layout that travels. */
+size_t ump_core_dt_layout_max(void);
+/* Smallest average run worth a scatter/gather get() or put() (auto). */
+size_t ump_core_dt_min_run(const ump_xp_t *xp);
+/* UMP_DT_SCHEME=pipeline: non-contiguous data are always streamed. */
+bool ump_core_dt_pipeline_forced(void);
 /* A cursor for r at stream offset 0 (from the core's free list). */
 int ump_core_dt_cursor(struct ump_request *r);
 /* Payload per DATA AM of a pipelined transfer of `len` bytes. */

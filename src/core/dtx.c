@@ -78,9 +78,8 @@ UMP_CFG(core_cfg_dt_fail_cursor, "UMP_DT_FAIL_CURSOR", UMP_CFG_SIZE, "0",
 enum { SCHEME_AUTO, SCHEME_PIPELINE, SCHEME_SG };
 enum { PACK_AUTO, PACK_DIRECT, PACK_IOV, PACK_BOUNCE };
 
-#define LAY_SLOTS   64  /* layouts kept per peer, both sides */
-#define IOV_STACK   128 /* iovec entries the iov pack mode builds on the stack */
-#define SG_BATCH    IOV_MAX
+#define LAY_SLOTS   64           /* layouts kept per peer, both sides */
+#define IOV_STACK   128          /* iovec entries the iov pack mode builds on the stack */
 #define BOUNCE_SIZE (256u << 10) /* the largest segment size of the transports */
 
 /* --- bounce buffers --------------------------------------------------------
@@ -159,10 +158,17 @@ void ump_core_dt_fini(void)
         if (pe->lay_rx)
             for (int i = 0; i < LAY_SLOTS; i++)
                 if (pe->lay_rx[i]) ump_core_dt_lay_unref(pe->lay_rx[i]);
+        if (pe->wlay_rx)
+            for (int i = 0; i < LAY_SLOTS; i++)
+                if (pe->wlay_rx[i]) ump_core_dt_lay_unref(pe->wlay_rx[i]);
         free(pe->lay_rx);
         free(pe->lay_sent);
+        free(pe->wlay_rx);
+        free(pe->wlay_sent);
         pe->lay_rx = NULL;
         pe->lay_sent = NULL;
+        pe->wlay_rx = NULL;
+        pe->wlay_sent = NULL;
     }
     ump_freelist_destroy(&ump_core.cur_fl);
 }
@@ -211,7 +217,10 @@ void ump_core_dt_prepack(ump_xp_t *xp, struct ump_request *r)
      * copy more for the caches (measured: 8 ranks on 2 cores, struct
      * alltoall 5-25% faster without). */
     if (ump_core.oversubscribed && !core_cfg_dt_prepack.from_env) return;
-    /* A receiver that may read the data itself would waste the packing. */
+    /* A receiver that may read the data itself, or have us write them,
+     * would waste the packing. */
+    int rndv = ump_core_rndv_forced();
+    if (rndv == UMP_RNDV_READ || rndv == UMP_RNDV_WRITE) return;
     if (xp->caps.rma_get && xp->caps.get_min <= r->len && core_cfg_dt_scheme.v.e != SCHEME_PIPELINE)
         return;
     xcur_t *x = ump_freelist_get(&ump_core.cur_fl);
@@ -228,6 +237,7 @@ void ump_core_dt_prepack(ump_xp_t *xp, struct ump_request *r)
         return;
     }
     ump_dt_cursor_pack(r->cur, x->pre->data, n);
+    ump_core.stats.copied_send[UMP_XFER_STREAM] += n;
 }
 
 const void *ump_core_dt_prepacked(struct ump_request *r, size_t off, size_t *n)
@@ -329,8 +339,15 @@ int ump_core_dt_am_send(ump_xp_t *xp, int peer, uint8_t am_id, const void *hdr, 
             mode = PACK_BOUNCE;
     }
     if (mode == PACK_DIRECT && !ops->am_send_pack) mode = PACK_BOUNCE;
+    /* The copies we make (packing), for UMP_STATS. */
+    uint64_t *copied =
+        &ump_core.stats.copied_send[am_id == UMP_AM_DATA ? UMP_XFER_STREAM : UMP_XFER_EAGER];
 
-    if (mode == PACK_DIRECT) return ops->am_send_pack(xp, peer, am_id, hdr, hlen, n, pack_cb, cur);
+    if (mode == PACK_DIRECT) {
+        rc = ops->am_send_pack(xp, peer, am_id, hdr, hlen, n, pack_cb, cur);
+        if (rc == UMP_OK) *copied += n;
+        return rc;
+    }
 
     if (mode == PACK_IOV) {
         struct iovec iov[IOV_STACK];
@@ -350,6 +367,7 @@ int ump_core_dt_am_send(ump_xp_t *xp, int peer, uint8_t am_id, const void *hdr, 
     rc = ops->am_send(xp, peer, am_id, hdr, hlen, &v, n ? 1 : 0);
     bounce_put(b);
     if (rc != UMP_OK) rewind_to(cur, start);
+    if (rc == UMP_OK) *copied += n;
     return rc;
 }
 
@@ -373,13 +391,20 @@ int ump_core_dt_send_rts(ump_xp_t *xp, int peer, const ump_hdr_rts_t *h, struct 
      * choose to: our own runs already rule scatter/gather out when they
      * are shorter than the auto threshold. */
     int scheme = core_cfg_dt_scheme.v.e;
+    int rndv = ump_core_rndv_forced();
     size_t min_len = core_cfg_dt_sg_min.v.sz ? core_cfg_dt_sg_min.v.sz : xp->caps.get_min;
     size_t min_run = core_cfg_dt_sg_run.v.sz ? core_cfg_dt_sg_run.v.sz : xp->caps.get_min;
-    bool useful = scheme == SCHEME_SG ||
+    bool useful = rndv == UMP_RNDV_READ || scheme == SCHEME_SG ||
                   (scheme == SCHEME_AUTO && dt->avg_blk >= min_run && r->len >= min_len);
-    /* Non-contiguous buffers are not registered (yet): over a transport
-     * that needs registered memory the receiver streams them. */
-    if (xp->caps.rma_get && !xp->caps.mr_required && useful) {
+    if (rndv == UMP_RNDV_STREAM || rndv == UMP_RNDV_WRITE) useful = false;
+    /* Over a transport that needs registered memory the receiver can read
+     * only what we registered: a forced read registers the span of our
+     * blocks (when close enough) and sends its key; otherwise such
+     * transports write into (auto) or stream from a non-contiguous send. */
+    if (xp->caps.mr_required && useful &&
+        (rndv != UMP_RNDV_READ || ump_core_mr_reg(xp, r, r->len) != UMP_OK))
+        useful = false;
+    if (xp->caps.rma_get && useful) {
         unsigned s = slot_of(dt->uid);
         known = dt->uid && p->lay_sent && p->lay_sent[s] == dt->uid;
         if (!known) flat = ump_dt_flat(dt, core_cfg_dt_layout_max.v.sz, &nruns);
@@ -387,7 +412,11 @@ int ump_core_dt_send_rts(ump_xp_t *xp, int peer, const ump_hdr_rts_t *h, struct 
     }
     char buf[sizeof(ump_hdr_rts_t) + sizeof(ump_rts_dt_t)];
     memcpy(buf, h, sizeof(*h));
-    ump_rts_key_t nokey = {0}; /* the key trailer the transport may need: empty */
+    /* The key trailer the transport may need: ours when registered. */
+    char key[sizeof(ump_rts_key_t) + UMP_XP_RKEY_MAX];
+    size_t klen = sizeof(ump_rts_key_t);
+    memset(key, 0, sizeof(ump_rts_key_t));
+    if (r->mr && (flat || known)) klen = ump_core_rts_key_pack(r->mr, key);
     struct iovec v[3];
     int nv = 1, k = xp->caps.mr_required ? 1 : 0;
     if (flat) {
@@ -397,7 +426,7 @@ int ump_core_dt_send_rts(ump_xp_t *xp, int peer, const ump_hdr_rts_t *h, struct 
         _Static_assert(sizeof(struct iovec) == sizeof(ump_riov_t), "run entry layout");
         v[k + 1] = (struct iovec){(void *)flat, nruns * sizeof(ump_riov_t)};
         nv = 2;
-        if (sizeof(buf) + k * sizeof(nokey) + v[k + 1].iov_len > xp->caps.max_am) {
+        if (sizeof(buf) + k * klen + v[k + 1].iov_len > xp->caps.max_am) {
             /* too big to travel: stream */
             nv = 1;
             ext.nruns = 0;
@@ -407,9 +436,10 @@ int ump_core_dt_send_rts(ump_xp_t *xp, int peer, const ump_hdr_rts_t *h, struct 
     } else if (!known) {
         ext.dtid = 0; /* nothing for the receiver to look up */
     }
+    if (!flat && !known) klen = sizeof(ump_rts_key_t); /* nothing to read: no key */
     memcpy(buf + sizeof(*h), &ext, sizeof(ext));
     v[k] = (struct iovec){buf + sizeof(*h), sizeof(ext)};
-    if (k) v[0] = (struct iovec){&nokey, sizeof(nokey)};
+    if (k) v[0] = (struct iovec){key, klen};
     int rc = xp->ops->am_send(xp, peer, UMP_AM_RTS, buf, sizeof(*h), v, nv + k);
     if (rc == UMP_OK && flat && dt->uid) {
         if (!p->lay_sent) p->lay_sent = calloc(LAY_SLOTS, sizeof(uint64_t));
@@ -425,22 +455,38 @@ void ump_core_dt_lay_unref(ump_rlay_t *lay)
 
 ump_rlay_t *ump_core_dt_rts_layout(int peer, const void *payload, size_t plen)
 {
+    return ump_core_dt_lay_parse(peer, &ump_core.peers[peer].lay_rx, payload, plen);
+}
+
+bool ump_core_dt_lay_known(uint64_t *const *tab, uint64_t uid)
+{
+    return uid && *tab && (*tab)[slot_of(uid)] == uid;
+}
+
+void ump_core_dt_lay_mark(uint64_t **tab, uint64_t uid)
+{
+    if (!uid) return;
+    if (!*tab) *tab = calloc(LAY_SLOTS, sizeof(uint64_t));
+    if (*tab) (*tab)[slot_of(uid)] = uid;
+}
+
+ump_rlay_t *ump_core_dt_lay_parse(int peer, ump_rlay_t ***tab, const void *payload, size_t plen)
+{
     ump_rts_dt_t ext;
     if (plen < sizeof(ext)) return NULL;
     memcpy(&ext, payload, sizeof(ext));
-    ump_peer_t *p = &ump_core.peers[peer];
     unsigned s = slot_of(ext.dtid);
     if (!(ext.flags & UMP_RTS_DT_LAYOUT)) {
         /* Named by id only: a layout we kept, or nothing (then the message
-         * is streamed; the sender's cache may be ahead of ours). */
-        ump_rlay_t *l = ext.dtid && p->lay_rx ? p->lay_rx[s] : NULL;
+         * is streamed; the peer's cache may be ahead of ours). */
+        ump_rlay_t *l = ext.dtid && *tab ? (*tab)[s] : NULL;
         if (!l || l->dtid != ext.dtid) return NULL;
         l->refs++;
         return l;
     }
     size_t bytes = (size_t)ext.nruns * sizeof(ump_riov_t);
     if (!ext.nruns || plen < sizeof(ext) + bytes) {
-        ump_error("protocol: RTS from rank %d with a short layout dropped", peer);
+        ump_error("protocol: a layout from rank %d is short: dropped", peer);
         return NULL;
     }
     ump_rlay_t *l = malloc(sizeof(*l) + bytes);
@@ -455,73 +501,27 @@ ump_rlay_t *ump_core_dt_rts_layout(int peer, const void *payload, size_t plen)
         l->size += l->run[i].len;
     l->avg_run = l->size / l->nruns;
     if (ext.dtid) {
-        if (!p->lay_rx) p->lay_rx = calloc(LAY_SLOTS, sizeof(*p->lay_rx));
-        if (p->lay_rx) {
-            ump_core_dt_lay_unref(p->lay_rx[s]);
-            p->lay_rx[s] = l;
+        if (!*tab) *tab = calloc(LAY_SLOTS, sizeof(**tab));
+        if (*tab) {
+            ump_core_dt_lay_unref((*tab)[s]);
+            (*tab)[s] = l;
             l->refs++;
         }
     }
     return l;
 }
 
-/* --- scatter/gather with get() ----------------------------------------------- */
-
-/* Walks the sender's runs for count elements from stream offset 0. */
-typedef struct {
-    const ump_rlay_t *lay; /* NULL: one range [addr, addr + total) */
-    uint64_t addr;
-    uint64_t count, elem;
-    int64_t extent; /* this message's (the layout's from an earlier RTS may differ) */
-    uint32_t run;
-    size_t roff; /* bytes of the current run already listed */
-    size_t total, pos;
-} rwalk_t;
-
-/* Up to max entries covering at most `want` bytes; returns bytes listed. */
-static size_t rwalk_next(rwalk_t *w, ump_riov_t *out, int max, size_t want, int *n)
-{
-    size_t got = 0;
-    int k = 0;
-    if (!w->lay) {
-        size_t m = UMP_MIN(want, w->total - w->pos);
-        if (m && max) {
-            out[k++] = (ump_riov_t){w->addr + w->pos, m};
-            got = m;
-        }
-        w->pos += got;
-        *n = k;
-        return got;
-    }
-    const ump_rlay_t *l = w->lay;
-    while (k < max && got < want && w->elem < w->count) {
-        const ump_riov_t *r = &l->run[w->run];
-        uint64_t a = w->addr + (uint64_t)((int64_t)w->elem * w->extent) + r->addr + w->roff;
-        size_t m = UMP_MIN((size_t)r->len - w->roff, want - got);
-        if (k && out[k - 1].addr + out[k - 1].len == a)
-            out[k - 1].len += m; /* runs that touch across elements */
-        else
-            out[k++] = (ump_riov_t){a, m};
-        got += m;
-        w->roff += m;
-        if (w->roff < r->len) break; /* `want` ends inside this run */
-        w->roff = 0;
-        if (++w->run == l->nruns) {
-            w->run = 0;
-            w->elem++;
-        }
-    }
-    w->pos += got;
-    *n = k;
-    return got;
-}
+/* --- scatter/gather with get() and put() (sg.c moves the bytes) ------------- */
 
 static bool want_sg(ump_xp_t *xp, const ump_rlay_t *lay, const ump_rts_dt_t *ext,
                     struct ump_request *r, size_t take)
 {
     int scheme = core_cfg_dt_scheme.v.e;
-    if (scheme == SCHEME_PIPELINE) return false;
+    int rndv = ump_core_rndv_forced();
+    if (rndv == UMP_RNDV_STREAM) return false;
     if (ext && !lay) return false; /* the sender's layout is unknown here */
+    if (rndv == UMP_RNDV_READ) return true;
+    if (scheme == SCHEME_PIPELINE) return false;
     if (scheme == SCHEME_SG) return true;
     /* Each run is read like a contiguous message of its length: by default
      * the transport's measured crossover for those applies to the runs. */
@@ -532,63 +532,32 @@ static bool want_sg(ump_xp_t *xp, const ump_rlay_t *lay, const ump_rts_dt_t *ext
     return take >= min_len && UMP_MIN(s_run, r_run) >= min_run;
 }
 
+size_t ump_core_dt_layout_max(void)
+{
+    return core_cfg_dt_layout_max.v.sz;
+}
+
+size_t ump_core_dt_min_run(const ump_xp_t *xp)
+{
+    return core_cfg_dt_sg_run.v.sz ? core_cfg_dt_sg_run.v.sz : xp->caps.get_min;
+}
+
+bool ump_core_dt_pipeline_forced(void)
+{
+    return core_cfg_dt_scheme.v.e == SCHEME_PIPELINE;
+}
+
 int ump_core_dt_get(ump_xp_t *xp, int src, struct ump_request *r, uint64_t addr,
                     const ump_rts_dt_t *ext, const ump_rlay_t *lay, size_t take, const void *rkey)
 {
     if (!xp->caps.rma_get || !xp->ops->get || !want_sg(xp, lay, ext, r, take))
         return UMP_ERR_UNSUPPORTED;
-    if (ext && lay && ext->count * lay->size < take) return UMP_ERR_UNSUPPORTED;
-    /* The transport reads the lists during the call only, so one static
-     * pair serves every batch (the core calls under its lock). */
-    static ump_riov_t rem[SG_BATCH];
-    static struct iovec loc[SG_BATCH];
-    int batch = (int)UMP_MIN((size_t)SG_BATCH, UMP_MAX(xp->caps.get_max_iov, (size_t)1));
-    rwalk_t w = {.lay = lay,
-                 .addr = addr,
-                 .count = ext ? ext->count : 0,
-                 .extent = ext ? ext->extent : 0,
-                 .total = take};
-    ump_dt_cursor_t stack_cur, *c = NULL;
-    if (r->dt) {
-        c = &stack_cur;
-        int rc = ump_dt_cursor_init(c, r->buf, r->count, r->dt, 0);
-        if (rc != UMP_OK) return rc;
-    }
-    size_t done = 0;
-    while (done < take) {
-        int nr = 0, nl = 0;
-        size_t want = take - done;
-        /* Local first (its cursor cannot step back), then the same bytes of
-         * the remote side; a remote side that runs out of entries first
-         * shortens the batch, and the local cursor is moved back to match. */
-        size_t lb;
-        if (c) {
-            lb = ump_dt_cursor_iov(c, want, loc, batch, &nl);
-        } else {
-            loc[0] = (struct iovec){(char *)r->buf + done, want};
-            nl = 1;
-            lb = want;
-        }
-        size_t rb = rwalk_next(&w, rem, batch, lb, &nr);
-        if (!rb) return UMP_ERR_INTERNAL;
-        if (rb < lb) {
-            /* trim the local list to rb bytes */
-            size_t sum = 0;
-            for (int i = 0; i < nl; i++) {
-                if (sum + loc[i].iov_len >= rb) {
-                    loc[i].iov_len = rb - sum;
-                    nl = i + 1;
-                    break;
-                }
-                sum += loc[i].iov_len;
-            }
-            if (c) ump_dt_cursor_init(c, r->buf, r->count, r->dt, done + rb);
-        }
-        r->comp.count++;
-        int rc = xp->ops->get(xp, src, loc, nl, r->mr, rem, nr, rkey, &r->comp);
-        if (rc != UMP_INPROGRESS) r->comp.count--;
-        if (rc != UMP_OK && rc != UMP_INPROGRESS) return rc;
-        done += rb;
-    }
-    return UMP_OK;
+    return ump_core_sg_rma(xp, src, r, addr, ext, lay, take, rkey, false);
+}
+
+int ump_core_dt_put(ump_xp_t *xp, int dst, struct ump_request *r, uint64_t addr,
+                    const ump_rts_dt_t *ext, const ump_rlay_t *lay, size_t take, const void *rkey)
+{
+    if (!xp->caps.rma_put || !xp->ops->put) return UMP_ERR_UNSUPPORTED;
+    return ump_core_sg_rma(xp, dst, r, addr, ext, lay, take, rkey, true);
 }

@@ -292,6 +292,8 @@ int ump_finalize(void)
     ump_core.rt = NULL;
     ump_core_ctxq_destroy_all();
     ump_core_dt_fini();
+    ump_cfg_t *stats = ump_cfg_find("UMP_STATS");
+    if (stats && stats->v.b) ump_core_stats_print();
     free(ump_core.peers);
     ump_core.peers = NULL;
     ump_freelist_destroy(&ump_core.req_fl);

@@ -247,6 +247,7 @@ int ump_core_progress(void)
         if (n > 0) events += n;
     }
     if (!TAILQ_EMPTY(&ump_core.pending_peers)) progress_pending();
+    if (UMP_UNLIKELY(ump_core_sg_pending())) events += ump_core_sg_resume();
     for (int i = 0; i < ump_core.nhooks; i++) {
         int n = ump_core.hooks[i].fn(ump_core.hooks[i].arg);
         if (n > 0) events += n;
@@ -256,7 +257,7 @@ int ump_core_progress(void)
 
 bool ump_core_sends_pending(void)
 {
-    return !TAILQ_EMPTY(&ump_core.pending_peers);
+    return !TAILQ_EMPTY(&ump_core.pending_peers) || ump_core_sg_pending();
 }
 
 static bool involves(struct ump_request *r, int peer)

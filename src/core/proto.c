@@ -12,9 +12,12 @@ static size_t match_hlen(uint8_t am_id)
     return am_id == UMP_AM_RTS ? sizeof(ump_hdr_rts_t) : sizeof(ump_hdr_match_t);
 }
 
-/* Copies the first n bytes of a message into r's buffer. */
+/* Copies the first n bytes of an eager message into r's buffer. */
 static void place(struct ump_request *r, const void *payload, size_t n)
 {
+    ump_core.stats.msgs[UMP_XFER_EAGER]++;
+    ump_core.stats.bytes[UMP_XFER_EAGER] += n;
+    ump_core.stats.copied_recv[UMP_XFER_EAGER] += n;
     if (!n) return;
     if (r->dt)
         ump_dt_unpack(r->buf, r->count, r->dt, 0, payload, n);
@@ -47,9 +50,10 @@ static void deliver(struct ump_request *r, int src, uint8_t am_id, const ump_hdr
         return;
     }
 
-    /* Rendezvous: read the data ourselves when the transport can, else ask
-     * the sender to stream it. An RTS that waited as unexpected may come
-     * from a peer that died since: nobody would answer. */
+    /* Rendezvous: the scheme is chosen per message from both layouts
+     * (rndv.c): read the data ourselves, have the sender write them, or
+     * have them streamed. An RTS that waited as unexpected may come from a
+     * peer that died since: nobody would answer. */
     if (UMP_UNLIKELY(ump_core.peers[src].dead)) {
         ump_core_req_complete(r, UMP_ERR_PEER_DEAD);
         return;
@@ -65,7 +69,10 @@ static void deliver(struct ump_request *r, int src, uint8_t am_id, const ump_hdr
     ump_rts_dt_t ext;
     bool noncontig = plen >= sizeof(ext);
     if (noncontig) memcpy(&ext, payload, sizeof(ext));
-    if (take > 0 && xp->caps.rma_get) {
+    int scheme = take > 0 ? ump_core_rndv_choose(xp, r, !noncontig, take) : UMP_RNDV_STREAM;
+    if (scheme == UMP_RNDV_WRITE && ump_core_rput_ask(xp, src, r, h->m.sreq, take) == UMP_OK)
+        return; /* the sender writes (or streams) */
+    if (scheme == UMP_RNDV_READ) {
         int rc = ump_core_rget(xp, src, r, h, key, noncontig ? &ext : NULL, lay, take);
         if (rc == UMP_OK || rc == UMP_INPROGRESS) return; /* done, or finished by the transport */
         if (rc == UMP_ERR_PEER_DEAD) {
@@ -109,6 +116,9 @@ int ump_core_take_eager(void *buf, size_t len, ump_dt_t layout, size_t count, um
     int err = u->h.m.len > len ? UMP_ERR_TRUNCATE : UMP_OK;
     int src = u->src;
     size_t cost = u->cost;
+    ump_core.stats.msgs[UMP_XFER_EAGER]++;
+    ump_core.stats.bytes[UMP_XFER_EAGER] += take;
+    ump_core.stats.copied_recv[UMP_XFER_EAGER] += take;
     if (take) {
         if (layout)
             ump_dt_unpack(buf, count, layout, 0, u->data, take);
@@ -230,8 +240,26 @@ static void on_match_am(int peer, uint8_t am_id, const char *data, size_t len)
     u->cost = cost;
     u->datalen = plen;
     u->lay = lay;
+    if (am_id != UMP_AM_RTS) ump_core.stats.copied_recv[UMP_XFER_EAGER] += plen;
     if (plen) memcpy(u->data, payload, plen);
     TAILQ_INSERT_TAIL(&q->unexp, u, link);
+}
+
+void ump_core_send_stream(int peer, struct ump_request *s)
+{
+    s->done = 0;
+    if (s->dt) {
+        int rc = ump_core_dt_cursor(s);
+        if (rc != UMP_OK) {
+            /* The receiver waits for DATA that will not come: fail it too. */
+            ump_error("out of memory streaming %zu bytes to rank %d", s->expected, peer);
+            ump_core_send_nack(peer, s->rreq, rc);
+            ump_core_req_complete(s, rc);
+            return;
+        }
+    }
+    ump_op_t op = {.am_id = UMP_AM_DATA, .req = s};
+    ump_core_queue_op(peer, &op, true);
 }
 
 static void on_cts(int peer, const char *data, size_t len)
@@ -245,19 +273,7 @@ static void on_cts(int peer, const char *data, size_t len)
     struct ump_request *s = ump_req_from_id(h.sreq);
     s->rreq = h.rreq;
     s->expected = UMP_MIN((size_t)h.len, s->len);
-    s->done = 0;
-    if (s->dt) {
-        int rc = ump_core_dt_cursor(s);
-        if (rc != UMP_OK) {
-            /* The receiver waits for DATA that will not come: fail it too. */
-            ump_error("out of memory streaming %zu bytes to rank %d", s->expected, peer);
-            ump_core_send_nack(peer, h.rreq, rc);
-            ump_core_req_complete(s, rc);
-            return;
-        }
-    }
-    ump_op_t op = {.am_id = UMP_AM_DATA, .req = s};
-    ump_core_queue_op(peer, &op, true);
+    ump_core_send_stream(peer, s);
 }
 
 static void on_data(int peer, const char *data, size_t len)
@@ -276,19 +292,31 @@ static void on_data(int peer, const char *data, size_t len)
         return;
     }
     if (r->dt) {
-        /* The cursor moves forward only: segments of one message arrive in
-         * order on the ordered transports the core uses. */
-        if (UMP_UNLIKELY(h.offset != r->done || !r->cur)) {
-            ump_error("protocol: DATA from rank %d out of order (offset %llu, expected %zu)", peer,
-                      (unsigned long long)h.offset, r->done);
+        /* Segments of one message arrive in order on most transports, and
+         * the cursor then just moves on; a provider may deliver large
+         * messages out of order (ofi_rxm's rendezvous for big ones
+         * overtaken by its eager ones): the cursor seeks to the segment. */
+        if (UMP_UNLIKELY(!r->cur)) {
+            ump_error("protocol: DATA from rank %d for a receive not streaming", peer);
+            return;
+        }
+        if (UMP_UNLIKELY(r->cur->pos != h.offset) &&
+            ump_dt_cursor_init(r->cur, r->buf, r->count, r->dt, h.offset) != UMP_OK) {
+            ump_error("protocol: DATA from rank %d at a bad offset %llu", peer,
+                      (unsigned long long)h.offset);
             return;
         }
         ump_dt_cursor_unpack(r->cur, data + sizeof(h), n);
     } else {
         memcpy((char *)r->buf + h.offset, data + sizeof(h), n);
     }
+    ump_core.stats.copied_recv[UMP_XFER_STREAM] += n;
     r->done += n;
-    if (r->done == r->expected) ump_core_req_complete(r, r->status.error);
+    if (r->done == r->expected) {
+        ump_core.stats.msgs[UMP_XFER_STREAM]++;
+        ump_core.stats.bytes[UMP_XFER_STREAM] += r->expected;
+        ump_core_req_complete(r, r->status.error);
+    }
 }
 
 static void on_ack(int peer, const char *data, size_t len)
@@ -354,6 +382,9 @@ static bool eager_at_head(int peer, const char *data, size_t len)
     r->status.tag = h.tag;
     r->status.msg_len = plen;
     r->status.count = plen;
+    ump_core.stats.msgs[UMP_XFER_EAGER]++;
+    ump_core.stats.bytes[UMP_XFER_EAGER] += plen;
+    ump_core.stats.copied_recv[UMP_XFER_EAGER] += plen;
     if (plen) memcpy(r->buf, data + sizeof(h), plen);
     ump_core_req_complete(r, UMP_OK);
     ump_core_consumed(peer, sizeof(h) + plen);
@@ -395,6 +426,12 @@ void ump_core_am_handler(void *arg, ump_xp_t *xp, int peer, uint8_t am_id, const
         break;
     case UMP_AM_NACK:
         on_nack(peer, data, len);
+        break;
+    case UMP_AM_CTSW:
+        ump_core_on_ctsw(peer, data, len);
+        break;
+    case UMP_AM_WFIN:
+        ump_core_on_wfin(peer, data, len);
         break;
     default:
         ump_error("protocol: unknown message type %u from rank %d dropped", am_id, peer);

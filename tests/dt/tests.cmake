@@ -39,6 +39,18 @@ foreach(xp shm tcp)
               -x UMP_DT_SEG_SIZE=1000 -x UMP_DT_LAYOUT_MAX=3)
 endforeach()
 ump_dt_test(sg_small shm 8 -x UMP_DT_SCHEME=sg -x UMP_SHM_EAGER_LIMIT=256)
+# Over libfabric (shm provider, and tcp;ofi_rxm named as ofi_rxm with
+# libfabric's own filter, as in tests/mp): random layouts with the auto
+# choice and with each RDMA scheme forced.
+if(UMP_HAVE_OFI)
+  set(shmp -x UMP_OFI_PROVIDER=shm)
+  set(rxmp -x UMP_OFI_PROVIDER=ofi_rxm -x FI_PROVIDER=tcp,ofi_rxm)
+  ump_dt_test(shm_auto ofi 12 ${shmp})
+  ump_dt_test(shm_write ofi 13 ${shmp} -x UMP_RNDV_SCHEME=write)
+  ump_dt_test(rxm_auto ofi 14 ${rxmp})
+  ump_dt_test(rxm_read ofi 15 ${rxmp} -x UMP_RNDV_SCHEME=read)
+  ump_dt_test(rxm_write ofi 16 ${rxmp} -x UMP_RNDV_SCHEME=write)
+endif()
 # One rank sending to itself: the self transport (get() is a memcpy).
 add_test(NAME dt.self COMMAND $<TARGET_FILE:umprun> -n 1 --timeout 100 $<TARGET_FILE:dt_xfer>
                               --cases 150 --seed 9)
@@ -46,6 +58,41 @@ set_tests_properties(dt.self PROPERTIES TIMEOUT 115 LABELS dt)
 # Auto choice with a low single-copy threshold: long-run layouts go by
 # scatter/gather, the rest by the pipeline, in one run.
 ump_dt_test(auto_cma shm 10 -x UMP_SHM_CMA_MIN=2k)
+
+# The rendezvous schemes (tests/dt/dt_rndv.c): contiguous and derived types
+# on either side, each scheme forced, byte for byte, and the scheme and the
+# core's copies checked by its counters: dt.rndv.<transport>.<scheme>. Over
+# libfabric once per provider (a provider `fi_info -p` lacks is skipped with
+# its reason, exit 77).
+add_executable(dt_rndv ${CMAKE_CURRENT_LIST_DIR}/dt_rndv.c)
+target_link_libraries(dt_rndv PRIVATE ump_static)
+target_include_directories(dt_rndv PRIVATE ${CMAKE_SOURCE_DIR}/include)
+target_compile_options(dt_rndv PRIVATE ${UMP_WARNINGS})
+set_target_properties(dt_rndv PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/dt)
+# ump_dt_rndv(<name> <expect> [ENV...]): expect as dt_rndv --expect.
+function(ump_dt_rndv name expect)
+  add_test(NAME dt.rndv.${name}
+           COMMAND ${CMAKE_SOURCE_DIR}/tests/dt/rndv-run.sh $<TARGET_FILE:umprun>
+                   $<TARGET_FILE:dt_rndv> ${expect} ${ARGN})
+  set_tests_properties(dt.rndv.${name} PROPERTIES TIMEOUT 220 LABELS dt SKIP_RETURN_CODE 77)
+endfunction()
+# shm: process_vm_readv/writev (cross-memory attach) when the kernel allows
+# it; the script skips the forced read and write runs where it does not.
+ump_dt_rndv(shm.read rrrr UMP_TRANSPORTS=shm UMP_RNDV_SCHEME=read)
+ump_dt_rndv(shm.write wwww UMP_TRANSPORTS=shm UMP_RNDV_SCHEME=write)
+ump_dt_rndv(shm.stream ssss UMP_TRANSPORTS=shm UMP_RNDV_SCHEME=stream)
+ump_dt_rndv(shm.auto r--- UMP_TRANSPORTS=shm UMP_SHM_CMA_MIN=4k)
+ump_dt_rndv(tcp.write ssss UMP_TRANSPORTS=tcp UMP_RNDV_SCHEME=write)
+if(UMP_HAVE_OFI)
+  foreach(prov tcp-rxm sockets udp-rxd shm)
+    string(REPLACE "-" "+ofi_" pname ${prov})
+    set(env UMP_TRANSPORTS=ofi UMP_OFI_PROVIDER=${pname})
+    ump_dt_rndv(ofi.${prov}.read rrrr ${env} UMP_RNDV_SCHEME=read)
+    ump_dt_rndv(ofi.${prov}.write wwww ${env} UMP_RNDV_SCHEME=write)
+    ump_dt_rndv(ofi.${prov}.stream ssss ${env} UMP_RNDV_SCHEME=stream)
+    ump_dt_rndv(ofi.${prov}.auto rrws ${env})
+  endforeach()
+endif()
 
 # Derived types through the core API alone (tests/dt/dt_core.c: ump.h, no
 # mpi.h, the shared library): the public queries, then vector and struct

@@ -173,7 +173,8 @@ ump_mp_test(sizes.tcp.tight sizes 2 90 ARGS --max 4m
 # The libfabric transport over two providers: tcp;ofi_rxm and shm. A ctest
 # environment list cannot hold the semicolon of "tcp;ofi_rxm", so that one is
 # named "ofi_rxm" with libfabric's own filter letting only tcp and rxm load.
-# Every rendezvous is an RDMA read by default; `.stream` turns reads off
+# Every contiguous rendezvous is an RDMA read by default (`.write`, `.read`
+# force a scheme, UMP_RNDV_SCHEME); `.stream` turns RDMA off
 # (pipelined DATA), `.small` shrinks the thresholds so every protocol path
 # runs on small data.
 if(UMP_HAVE_OFI)
@@ -185,6 +186,9 @@ if(UMP_HAVE_OFI)
     endif()
     ump_mp_test(sizes.ofi.${prov} sizes 2 120 ENV ${env})
     ump_mp_test(sizes.ofi.${prov}.stream sizes 2 120 ARGS --max 4m ENV ${env} UMP_OFI_RMA=off)
+    # Each rendezvous scheme forced (tests/dt/dt_rndv.c adds derived types).
+    ump_mp_test(sizes.ofi.${prov}.read sizes 2 120 ARGS --max 4m ENV ${env} UMP_RNDV_SCHEME=read)
+    ump_mp_test(sizes.ofi.${prov}.write sizes 2 120 ARGS --max 4m ENV ${env} UMP_RNDV_SCHEME=write)
     ump_mp_test(sizes.ofi.${prov}.small sizes 2 120 ARGS --max 1m
                 ENV ${env} UMP_OFI_EAGER_LIMIT=256 UMP_OFI_SEG_SIZE=1k UMP_OFI_GET_MIN=4096)
     ump_mp_test(wildcards.ofi.${prov} wildcards 4 90 ENV ${env})

@@ -15,8 +15,9 @@
  * an 8-byte prefix naming the sender's rank and the AM id. The endpoint's
  * messages are ordered per peer (FI_ORDER_SAS), which the core needs.
  *
- * Rendezvous: get() is an RDMA read (fi_readmsg) that completes from
- * progress() through the caller's ump_xp_comp_t. Registered memory keeps
+ * Rendezvous: get() is an RDMA read (fi_readmsg), put() an RDMA write
+ * (fi_writemsg with FI_DELIVERY_COMPLETE); both complete from progress()
+ * through the caller's ump_xp_comp_t. Registered memory keeps
  * the provider's rules (mr_mode): FI_MR_LOCAL (descriptors for the pools
  * and for get()'s local buffer), FI_MR_VIRT_ADDR (remote addresses are
  * virtual, else offsets from the base the rkey carries), FI_MR_PROV_KEY
@@ -24,7 +25,7 @@
  *
  * Files: ofi_init.c (provider, endpoint, wireup, close), ofi_mr.c
  * (registration), ofi_am.c (buffer pools and AM sends), ofi_rma.c
- * (get), ofi_progress.c (completion queue), ofi_xport.c (ops table),
+ * (get, put), ofi_progress.c (completion queue), ofi_xport.c (ops table),
  * ofi_lib.c (loading libfabric).
  */
 #ifndef UMP_XPORT_OFI_H
@@ -57,7 +58,7 @@ int ump_ofi_lib_load(void);
 const char *ump_ofi_strerror(int err);
 
 /* What a completion's context points to: every operation starts with this. */
-enum { OFI_OP_SEND = 1, OFI_OP_RECV, OFI_OP_READ };
+enum { OFI_OP_SEND = 1, OFI_OP_RECV, OFI_OP_RMA };
 typedef struct ofi_op {
     struct fi_context2 ctx; /* first: libfabric owns it while the op runs */
     int kind;
@@ -72,7 +73,7 @@ typedef struct ofi_buf {
     char *data;
 } ofi_buf_t;
 
-/* An RDMA read under way. */
+/* An RDMA read or write under way. */
 typedef struct ofi_rma {
     ofi_op_t op;
     struct ofi_rma *next; /* free list */
@@ -126,8 +127,8 @@ typedef struct ofi_xp {
     int tx_out;                        /* send buffers taken and not completed */
     ofi_rma_t *rma_all, *rma_free;
     int nrma;
-    int rma_out;                       /* reads under way */
-    uint64_t nreads, nsends, ninjects; /* for the debug log at close */
+    int rma_out;                                /* reads and writes under way */
+    uint64_t nreads, nwrites, nsends, ninjects; /* for the debug log at close */
     bool posted;
 } ofi_xp_t;
 
@@ -158,6 +159,8 @@ int ump_ofi_am_send_pack(ump_xp_t *xp, int peer, uint8_t am_id, const void *hdr,
 
 /* ofi_rma.c */
 int ump_ofi_get(ump_xp_t *xp, int peer, const struct iovec *local, int nlocal, ump_xp_mr_t *lmr,
+                const ump_riov_t *remote, int nremote, const void *rkey, ump_xp_comp_t *comp);
+int ump_ofi_put(ump_xp_t *xp, int peer, const struct iovec *local, int nlocal, ump_xp_mr_t *lmr,
                 const ump_riov_t *remote, int nremote, const void *rkey, ump_xp_comp_t *comp);
 
 /* ofi_progress.c */

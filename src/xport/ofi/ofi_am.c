@@ -81,7 +81,7 @@ int ump_ofi_pools_open(ofi_xp_t *xp)
     xp->rma_all = calloc((size_t)xp->nrma, sizeof(ofi_rma_t));
     if (!xp->rma_all) return UMP_ERR_NO_MEMORY;
     for (int i = xp->nrma - 1; i >= 0; i--) {
-        xp->rma_all[i].op.kind = OFI_OP_READ;
+        xp->rma_all[i].op.kind = OFI_OP_RMA;
         xp->rma_all[i].next = xp->rma_free;
         xp->rma_free = &xp->rma_all[i];
     }

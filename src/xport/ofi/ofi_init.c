@@ -18,7 +18,8 @@ UMP_CFG(ofi_cfg_eager, "UMP_OFI_EAGER_LIMIT", UMP_CFG_SIZE, "8k",
 UMP_CFG(ofi_cfg_seg, "UMP_OFI_SEG_SIZE", UMP_CFG_SIZE, "64k",
         "payload per DATA message of a pipelined rendezvous over the ofi transport");
 UMP_CFG(ofi_cfg_rma, "UMP_OFI_RMA", UMP_CFG_BOOL, "on",
-        "rendezvous over the ofi transport by RDMA read (off: the data are streamed in segments)");
+        "rendezvous over the ofi transport by RDMA read and write (off: the data are streamed in "
+        "segments)");
 UMP_CFG(ofi_cfg_get_min, "UMP_OFI_GET_MIN", UMP_CFG_SIZE, "0",
         "smallest rendezvous message the receiver reads with RDMA over the ofi transport");
 
@@ -41,7 +42,7 @@ static struct fi_info *make_hints(const char *prov)
 {
     struct fi_info *h = ump_ofi_lib.dupinfo(NULL);
     if (!h) return NULL;
-    h->caps = FI_MSG | FI_RMA | FI_READ | FI_REMOTE_READ;
+    h->caps = FI_MSG | FI_RMA | FI_READ | FI_REMOTE_READ | FI_WRITE | FI_REMOTE_WRITE;
     h->ep_attr->type = FI_EP_RDM;
     h->mode = FI_CONTEXT | FI_CONTEXT2;
     h->domain_attr->mr_mode = OFI_MR_MODES;
@@ -177,9 +178,9 @@ int ump_ofi_open(const ump_xp_params_t *params, ump_xp_t **out)
         .eager_limit = eager,
         .seg_size = seg,
         .get_min = rma ? ofi_cfg_get_min.v.sz : SIZE_MAX,
-        .rma_put = false,
+        .rma_put = rma,
         .get_max_iov = UMP_MIN(xp->iov_limit, xp->rma_iov_limit),
-        .put_max_iov = 0,
+        .put_max_iov = UMP_MIN(xp->iov_limit, xp->rma_iov_limit),
         .mr_required = true,
         .rkey_size = sizeof(ofi_rkey_t),
     };
@@ -232,9 +233,10 @@ void ump_ofi_close(ump_xp_t *xp_)
 {
     ofi_xp_t *xp = (ofi_xp_t *)xp_;
     if (xp->info)
-        ump_debug("ofi: %llu AMs sent from the pool, %llu injected, %llu RDMA reads",
+        ump_debug("ofi: %llu AMs sent from the pool, %llu injected, %llu RDMA reads, %llu RDMA "
+                  "writes",
                   (unsigned long long)xp->nsends, (unsigned long long)xp->ninjects,
-                  (unsigned long long)xp->nreads);
+                  (unsigned long long)xp->nreads, (unsigned long long)xp->nwrites);
     close_fids(xp);
     if (xp->info) ump_ofi_lib.freeinfo(xp->info);
     free(xp->addrs);

@@ -3,7 +3,7 @@
  * Progress of the libfabric transport: reads the completion queue and
  * dispatches each entry by the kind of operation its context names:
  * arrived AMs to the core's handler (then the buffer is posted again),
- * finished sends back to the pool, finished reads to their completion
+ * finished sends back to the pool, finished reads and writes to their completion
  * objects.
  */
 #include <string.h>
@@ -47,7 +47,7 @@ static void on_done(ofi_xp_t *xp, ofi_op_t *op, size_t len, int status)
             xp->base.params.peer_failed(xp->base.params.arg, &xp->base, b->peer, UMP_ERR_PEER_DEAD);
         break;
     }
-    case OFI_OP_READ: {
+    case OFI_OP_RMA: {
         ofi_rma_t *r = (ofi_rma_t *)op;
         ump_xp_comp_t *comp = r->comp;
         xp->rma_out--;

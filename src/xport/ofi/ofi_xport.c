@@ -19,6 +19,7 @@ const ump_xp_ops_t ump_xp_ofi_ops = {
     .mem_reg = ump_ofi_mem_reg,
     .mem_dereg = ump_ofi_mem_dereg,
     .get = ump_ofi_get,
+    .put = ump_ofi_put,
     .progress = ump_ofi_progress,
     .arm = ump_ofi_arm,
     .wait_fd = ump_ofi_wait_fd,

@@ -304,10 +304,16 @@ int ump_shm_seg_attach(const char *name, int local_size, void **base, size_t *le
 
 /* --- cross-memory attach ---------------------------------------------------- */
 
-/* Reads remote (in peer `pid`) into local; loops over partial transfers and
- * IOV_MAX chunks. UMP_OK, UMP_ERR_UNSUPPORTED when the kernel refuses
- * (EPERM, ENOSYS), UMP_ERR_PEER_DEAD (ESRCH), other negatives on failure. */
-int ump_shm_cma_read(pid_t pid, const struct iovec *local, int nlocal, const ump_riov_t *remote,
-                     int nremote);
+/* Reads remote (in peer `pid`) into local, or with `write` writes local
+ * into remote; loops over partial transfers and IOV_MAX chunks. UMP_OK,
+ * UMP_ERR_UNSUPPORTED when the kernel refuses (EPERM, ENOSYS),
+ * UMP_ERR_PEER_DEAD (ESRCH), other negatives on failure. */
+int ump_shm_cma_xfer(pid_t pid, bool write, const struct iovec *local, int nlocal,
+                     const ump_riov_t *remote, int nremote);
+static inline int ump_shm_cma_read(pid_t pid, const struct iovec *local, int nlocal,
+                                   const ump_riov_t *remote, int nremote)
+{
+    return ump_shm_cma_xfer(pid, false, local, nlocal, remote, nremote);
+}
 
 #endif /* UMP_XPORT_SHM_H */

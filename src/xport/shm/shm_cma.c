@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Single-copy reads with cross-memory attach: process_vm_readv copies
- * straight from the peer's pages into ours, gathering and scattering on both
- * sides in one call. The kernel caps each call at IOV_MAX entries per side
- * and may stop early, so we walk both lists with cursors.
+ * Single-copy reads and writes with cross-memory attach: process_vm_readv
+ * copies straight from the peer's pages into ours, process_vm_writev from
+ * ours into the peer's, gathering and scattering on both sides in one call. The kernel caps each
+ * call at IOV_MAX entries per side and may stop early, so we walk both lists with cursors.
  */
 #include <errno.h>
 #include <limits.h>
@@ -22,8 +22,8 @@ struct cursor {
     size_t off;
 };
 
-int ump_shm_cma_read(pid_t pid, const struct iovec *local, int nlocal, const ump_riov_t *remote,
-                     int nremote)
+int ump_shm_cma_xfer(pid_t pid, bool write, const struct iovec *local, int nlocal,
+                     const ump_riov_t *remote, int nremote)
 {
     static struct iovec l[CMA_IOV_BATCH], r[CMA_IOV_BATCH];
     struct cursor lc = {0, 0}, rc = {0, 0};
@@ -78,17 +78,20 @@ int ump_shm_cma_read(pid_t pid, const struct iovec *local, int nlocal, const ump
             sum += r[i].iov_len;
         }
 
-        ssize_t n = process_vm_readv(pid, l, (unsigned long)nl, r, (unsigned long)nr, 0);
+        ssize_t n = write ? process_vm_writev(pid, l, (unsigned long)nl, r, (unsigned long)nr, 0)
+                          : process_vm_readv(pid, l, (unsigned long)nl, r, (unsigned long)nr, 0);
         if (n < 0) {
             if (errno == EINTR) /* a signal before any byte moved: retry */
                 continue;
             if (errno == EPERM || errno == ENOSYS || errno == EACCES) return UMP_ERR_UNSUPPORTED;
             if (errno == ESRCH) return UMP_ERR_PEER_DEAD;
-            ump_error("shm: process_vm_readv from pid %d failed: %m", (int)pid);
+            ump_error("shm: process_vm_%s with pid %d failed: %m", write ? "writev" : "readv",
+                      (int)pid);
             return errno == EFAULT ? UMP_ERR_BUFFER : UMP_ERR_IO;
         }
         if (n == 0) {
-            ump_error("shm: process_vm_readv from pid %d made no progress", (int)pid);
+            ump_error("shm: process_vm_%s with pid %d made no progress", write ? "writev" : "readv",
+                      (int)pid);
             return UMP_ERR_IO;
         }
         /* Advance both cursors by n bytes (a partial read stops at a page

@@ -210,7 +210,9 @@ static int shm_xp_open(const ump_xp_params_t *params, ump_xp_t **out)
     c->seg_size = UMP_MIN(shm_cfg_seg.v.sz, max_am - 64);
     c->eager_limit = UMP_MIN(shm_cfg_eager.v.sz, max_am - 64);
     c->get_min = c->rma_get && shm_cfg_cma_min.v.sz ? shm_cfg_cma_min.v.sz : SIZE_MAX;
-    c->get_max_iov = SIZE_MAX; /* ump_shm_cma_read batches by IOV_MAX itself */
+    c->get_max_iov = SIZE_MAX; /* ump_shm_cma_xfer batches by IOV_MAX itself */
+    c->rma_put = c->rma_get;   /* process_vm_writev, under the same permission */
+    c->put_max_iov = SIZE_MAX;
     xp->cma = c->rma_get;
     *out = &xp->base;
     return UMP_OK;
@@ -226,7 +228,7 @@ static int cma_probe(shm_xp_t *xp, shm_peer_t *p)
     uint64_t v = 0;
     struct iovec l = {&v, sizeof(v)};
     ump_riov_t r = {p->probe_addr, sizeof(v)};
-    int rc = ump_shm_cma_read(p->pid, &l, 1, &r, 1);
+    int rc = ump_shm_cma_xfer(p->pid, false, &l, 1, &r, 1);
     if (rc == UMP_OK && v != (CMA_PROBE_MAGIC ^ (uint64_t)p->pid))
         rc = UMP_ERR_UNSUPPORTED; /* a different address space (pid namespace?) */
     return rc;
@@ -317,6 +319,7 @@ static int shm_wireup(ump_xp_t *xp_)
         }
         if (!xp->cma) {
             xp->base.caps.rma_get = false;
+            xp->base.caps.rma_put = false;
             xp->base.caps.get_min = SIZE_MAX;
         }
     }
@@ -592,7 +595,18 @@ static int shm_get(ump_xp_t *xp_, int peer, const struct iovec *local, int nloca
     shm_xp_t *xp = (shm_xp_t *)xp_;
     if (!xp->cma) return UMP_ERR_UNSUPPORTED;
     if (UMP_UNLIKELY(!shm_reaches(xp_, peer))) return UMP_ERR_INVALID;
-    return ump_shm_cma_read(xp->peers[xp->slot_of[peer]].pid, local, nlocal, remote, nremote);
+    return ump_shm_cma_xfer(xp->peers[xp->slot_of[peer]].pid, false, local, nlocal, remote,
+                            nremote);
+}
+
+static int shm_put(ump_xp_t *xp_, int peer, const struct iovec *local, int nlocal, ump_xp_mr_t *lmr,
+                   const ump_riov_t *remote, int nremote, const void *rkey, ump_xp_comp_t *comp)
+{
+    (void)lmr, (void)rkey, (void)comp;
+    shm_xp_t *xp = (shm_xp_t *)xp_;
+    if (!xp->cma) return UMP_ERR_UNSUPPORTED;
+    if (UMP_UNLIKELY(!shm_reaches(xp_, peer))) return UMP_ERR_INVALID;
+    return ump_shm_cma_xfer(xp->peers[xp->slot_of[peer]].pid, true, local, nlocal, remote, nremote);
 }
 
 /* Rings live in shared memory: once am_send returned, the bytes are there. */
@@ -610,6 +624,7 @@ const ump_xp_ops_t ump_xp_shm_ops = {
     .am_send = shm_am_send,
     .am_send_pack = shm_am_send_pack,
     .get = shm_get,
+    .put = shm_put,
     .progress = shm_progress,
     .arm = shm_arm,
     .wait_fd = shm_wait_fd,
