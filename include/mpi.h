@@ -299,7 +299,25 @@ UMP_MPI_FOREACH_OP(UMP_MPI_X_OP_DECL)
 #define MPI_ERR_RMA_ATTACH            55
 #define MPI_ERR_RMA_SHARED            56
 #define MPI_ERR_RMA_FLAVOR            57
-#define MPI_ERR_LASTCODE              63
+/* Return codes of the tool information interface (MPI 3.1 14.3.9); the
+ * MPI_T functions return them and never call an error handler. */
+#define MPI_T_ERR_MEMORY            58
+#define MPI_T_ERR_NOT_INITIALIZED   59
+#define MPI_T_ERR_CANNOT_INIT       60
+#define MPI_T_ERR_INVALID_INDEX     61
+#define MPI_T_ERR_INVALID_ITEM      62
+#define MPI_T_ERR_INVALID_HANDLE    63
+#define MPI_T_ERR_OUT_OF_HANDLES    64
+#define MPI_T_ERR_OUT_OF_SESSIONS   65
+#define MPI_T_ERR_INVALID_SESSION   66
+#define MPI_T_ERR_CVAR_SET_NOT_NOW  67
+#define MPI_T_ERR_CVAR_SET_NEVER    68
+#define MPI_T_ERR_PVAR_NO_STARTSTOP 69
+#define MPI_T_ERR_PVAR_NO_WRITE     70
+#define MPI_T_ERR_PVAR_NO_ATOMIC    71
+#define MPI_T_ERR_INVALID_NAME      72
+#define MPI_T_ERR_INVALID           73
+#define MPI_ERR_LASTCODE            79
 
 #define MPI_ANY_SOURCE     (-1)
 #define MPI_ANY_TAG        (-1)
@@ -1100,6 +1118,18 @@ typedef struct ump_mpi_win *MPI_Win;
 #define MPI_WIN_CREATE_FLAVOR 23
 #define MPI_WIN_MODEL         24
 
+/* Window attribute callbacks (MPI 3.1 6.7.3). */
+typedef int MPI_Win_copy_attr_function(MPI_Win oldwin, int win_keyval, void *extra_state,
+                                       void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Win_delete_attr_function(MPI_Win win, int win_keyval, void *attribute_val,
+                                         void *extra_state);
+int ump_mpi_win_null_copy_fn(MPI_Win, int, void *, void *, void *, int *);
+int ump_mpi_win_dup_fn(MPI_Win, int, void *, void *, void *, int *);
+int ump_mpi_win_null_delete_fn(MPI_Win, int, void *, void *);
+#define MPI_WIN_NULL_COPY_FN   ump_mpi_win_null_copy_fn
+#define MPI_WIN_DUP_FN         ump_mpi_win_dup_fn
+#define MPI_WIN_NULL_DELETE_FN ump_mpi_win_null_delete_fn
+
 typedef void MPI_Win_errhandler_function(MPI_Win *win, int *error_code, ...);
 
 #define UMP_MPI_WIN_PROTOS(P)                                                                      \
@@ -1123,6 +1153,14 @@ typedef void MPI_Win_errhandler_function(MPI_Win *win, int *error_code, ...);
     int P##Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler);                            \
     int P##Win_call_errhandler(MPI_Win win, int errorcode);                                        \
     int P##Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag);              \
+    int P##Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,                         \
+                             MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval,    \
+                             void *extra_state);                                                   \
+    int P##Win_free_keyval(int *win_keyval);                                                       \
+    int P##Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val);                         \
+    int P##Win_delete_attr(MPI_Win win, int win_keyval);                                           \
+    MPI_Fint P##Win_c2f(MPI_Win win);                                                              \
+    MPI_Win P##Win_f2c(MPI_Fint win);                                                              \
     int P##Win_set_info(MPI_Win win, MPI_Info info);                                               \
     int P##Win_get_info(MPI_Win win, MPI_Info *info_used);                                         \
     int P##Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,            \
@@ -1315,6 +1353,106 @@ int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insiz
                          MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype);
 int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype,
                             MPI_Aint *size);
+
+/* --- the tool information interface (MPI 3.1 14.3; src/mpi/mpit_*.c) ------ */
+
+typedef struct ump_mpit_enum *MPI_T_enum;
+typedef struct ump_mpit_cvar_handle *MPI_T_cvar_handle;
+typedef struct ump_mpit_pvar_handle *MPI_T_pvar_handle;
+typedef struct ump_mpit_session *MPI_T_pvar_session;
+
+extern struct ump_mpit_pvar_handle ump_mpit_pvar_all_handles;
+#define MPI_T_ENUM_NULL         ((MPI_T_enum)0)
+#define MPI_T_CVAR_HANDLE_NULL  ((MPI_T_cvar_handle)0)
+#define MPI_T_PVAR_HANDLE_NULL  ((MPI_T_pvar_handle)0)
+#define MPI_T_PVAR_SESSION_NULL ((MPI_T_pvar_session)0)
+#define MPI_T_PVAR_ALL_HANDLES  (&ump_mpit_pvar_all_handles)
+
+#define MPI_T_VERBOSITY_USER_BASIC    1
+#define MPI_T_VERBOSITY_USER_DETAIL   2
+#define MPI_T_VERBOSITY_USER_ALL      3
+#define MPI_T_VERBOSITY_TUNER_BASIC   4
+#define MPI_T_VERBOSITY_TUNER_DETAIL  5
+#define MPI_T_VERBOSITY_TUNER_ALL     6
+#define MPI_T_VERBOSITY_MPIDEV_BASIC  7
+#define MPI_T_VERBOSITY_MPIDEV_DETAIL 8
+#define MPI_T_VERBOSITY_MPIDEV_ALL    9
+
+#define MPI_T_BIND_NO_OBJECT      0
+#define MPI_T_BIND_MPI_COMM       1
+#define MPI_T_BIND_MPI_DATATYPE   2
+#define MPI_T_BIND_MPI_ERRHANDLER 3
+#define MPI_T_BIND_MPI_FILE       4
+#define MPI_T_BIND_MPI_GROUP      5
+#define MPI_T_BIND_MPI_OP         6
+#define MPI_T_BIND_MPI_REQUEST    7
+#define MPI_T_BIND_MPI_WIN        8
+#define MPI_T_BIND_MPI_MESSAGE    9
+#define MPI_T_BIND_MPI_INFO       10
+
+#define MPI_T_SCOPE_CONSTANT 0
+#define MPI_T_SCOPE_READONLY 1
+#define MPI_T_SCOPE_LOCAL    2
+#define MPI_T_SCOPE_GROUP    3
+#define MPI_T_SCOPE_GROUP_EQ 4
+#define MPI_T_SCOPE_ALL      5
+#define MPI_T_SCOPE_ALL_EQ   6
+
+#define MPI_T_PVAR_CLASS_STATE         0
+#define MPI_T_PVAR_CLASS_LEVEL         1
+#define MPI_T_PVAR_CLASS_SIZE          2
+#define MPI_T_PVAR_CLASS_PERCENTAGE    3
+#define MPI_T_PVAR_CLASS_HIGHWATERMARK 4
+#define MPI_T_PVAR_CLASS_LOWWATERMARK  5
+#define MPI_T_PVAR_CLASS_COUNTER       6
+#define MPI_T_PVAR_CLASS_AGGREGATE     7
+#define MPI_T_PVAR_CLASS_TIMER         8
+#define MPI_T_PVAR_CLASS_GENERIC       9
+
+#define UMP_MPI_T_PROTOS(P)                                                                        \
+    int P##T_init_thread(int required, int *provided);                                             \
+    int P##T_finalize(void);                                                                       \
+    int P##T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len);              \
+    int P##T_enum_get_item(MPI_T_enum enumtype, int index, int *value, char *name, int *name_len); \
+    int P##T_cvar_get_num(int *num_cvar);                                                          \
+    int P##T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity,              \
+                           MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc,               \
+                           int *desc_len, int *binding, int *scope);                               \
+    int P##T_cvar_get_index(const char *name, int *cvar_index);                                    \
+    int P##T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle,        \
+                               int *count);                                                        \
+    int P##T_cvar_handle_free(MPI_T_cvar_handle *handle);                                          \
+    int P##T_cvar_read(MPI_T_cvar_handle handle, void *buf);                                       \
+    int P##T_cvar_write(MPI_T_cvar_handle handle, const void *buf);                                \
+    int P##T_pvar_get_num(int *num_pvar);                                                          \
+    int P##T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity,              \
+                           int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype,           \
+                           char *desc, int *desc_len, int *binding, int *readonly,                 \
+                           int *continuous, int *atomic);                                          \
+    int P##T_pvar_get_index(const char *name, int var_class, int *pvar_index);                     \
+    int P##T_pvar_session_create(MPI_T_pvar_session *session);                                     \
+    int P##T_pvar_session_free(MPI_T_pvar_session *session);                                       \
+    int P##T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle,       \
+                               MPI_T_pvar_handle *handle, int *count);                             \
+    int P##T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle);              \
+    int P##T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle);                     \
+    int P##T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle);                      \
+    int P##T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf);           \
+    int P##T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf);    \
+    int P##T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle);                     \
+    int P##T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf);      \
+    int P##T_category_get_num(int *num_cat);                                                       \
+    int P##T_category_get_info(int cat_index, char *name, int *name_len, char *desc,               \
+                               int *desc_len, int *num_cvars, int *num_pvars,                      \
+                               int *num_categories);                                               \
+    int P##T_category_get_index(const char *name, int *cat_index);                                 \
+    int P##T_category_get_cvars(int cat_index, int len, int indices[]);                            \
+    int P##T_category_get_pvars(int cat_index, int len, int indices[]);                            \
+    int P##T_category_get_categories(int cat_index, int len, int indices[]);                       \
+    int P##T_category_changed(int *stamp);
+UMP_MPI_T_PROTOS(MPI_)
+UMP_MPI_T_PROTOS(PMPI_)
+#undef UMP_MPI_T_PROTOS
 
 #ifdef __cplusplus
 }

@@ -460,6 +460,26 @@ int ump_progress_unregister(ump_progress_fn_t fn, void *arg);
  * memory. */
 int ump_node_id(int rank);
 
+/* Counters the core keeps from ump_init on (read by MPI_T performance
+ * variables). They only grow; a reader that wants a difference keeps the
+ * start value. Point-to-point traffic of every layer is counted (collectives
+ * and one-sided operations send messages too). */
+typedef struct ump_stats {
+    uint64_t msgs_sent;  /* messages sent (eager and rendezvous) */
+    uint64_t bytes_sent; /* their bytes */
+    uint64_t rdv_sent;   /* of those, sent by rendezvous (RTS) */
+    uint64_t msgs_recv;  /* messages arrived (matched or queued) */
+    uint64_t bytes_recv; /* their bytes */
+    uint64_t unexpected; /* of those, arrived before a receive was posted */
+    uint64_t progress;   /* passes of the progress engine */
+    uint64_t requests;   /* now: requests handed out and not yet released */
+} ump_stats_t;
+
+/* Copies the counters into *st: UMP_OK, or UMP_ERR_INVALID for a NULL st.
+ * Before ump_init (or after ump_finalize) the counters are those of the
+ * last run, or zero. */
+int ump_stats_get(ump_stats_t *st);
+
 /* Drives communication once; returns the number of events handled (>= 0) or
  * an error. */
 int ump_progress(void);

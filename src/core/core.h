@@ -260,6 +260,7 @@ typedef struct ump_core {
         void *arg;
     } hooks[8]; /* called on every progress pass (collective schedules) */
     int nhooks;
+    ump_stats_t stats; /* ump_stats_get; updated under the core lock */
 } ump_core_t;
 
 extern ump_core_t ump_core;

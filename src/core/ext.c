@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Core services for the layers above: matched probe, request status
- * without release, generalized requests, progress hooks, node ids.
+ * without release, generalized requests, progress hooks, node ids,
+ * counters.
  */
 #include "core/core.h"
 
@@ -174,4 +175,14 @@ int ump_node_id(int rank)
     UMP_CORE_CHECK_INIT();
     if (rank < 0 || rank >= ump_core.size) return UMP_ERR_RANK;
     return ump_rt_node_of(ump_core.rt, rank);
+}
+
+int ump_stats_get(ump_stats_t *st)
+{
+    if (!st) return UMP_ERR_INVALID;
+    ump_core_lock();
+    *st = ump_core.stats;
+    st->requests = ump_core.outstanding;
+    ump_core_unlock();
+    return UMP_OK;
 }

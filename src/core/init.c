@@ -223,6 +223,7 @@ int ump_init(int *argc, char ***argv, int thread_level, int *provided)
     ump_core.thread_level = UMP_MIN(UMP_MAX(thread_level, UMP_THREAD_SINGLE), UMP_THREAD_MULTIPLE);
     setup_waiting(info);
     if (provided) *provided = ump_core.thread_level;
+    ump_core.stats = (ump_stats_t){0};
     ump_core.initialized = true;
     ump_debug("initialized: rank %d of %d over %d transport(s), %s waits", ump_core.rank,
               ump_core.size, ump_core.nxps, ump_core.block ? "blocking" : "spinning");

@@ -191,6 +191,9 @@ static void on_match_am(int peer, uint8_t am_id, const char *data, size_t len)
     }
     struct ump_request *r = ump_core_match_posted(q, peer, h.m.tag);
     size_t cost = ump_core_cost(am_id, hlen, plen);
+    ump_core.stats.msgs_recv++;
+    ump_core.stats.bytes_recv += h.m.len;
+    if (!r) ump_core.stats.unexpected++;
     if (r) {
         deliver(r, peer, am_id, &h, payload, plen, lay);
         ump_core_dt_lay_unref(lay);

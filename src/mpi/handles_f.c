@@ -2,7 +2,7 @@
 /*
  * Handle conversions between C and Fortran (MPI 3.1 17.2.4): MPI_X_c2f and
  * MPI_X_f2c for communicators, datatypes, groups, requests, ops, info
- * objects, error handlers and messages, and MPI_Status_c2f / f2c.
+ * objects, error handlers, messages and windows, and MPI_Status_c2f / f2c.
  *
  * C handles are pointers, Fortran handles integers. A handle gets its
  * integer the first time it is converted: the next free slot of one table
@@ -120,6 +120,7 @@ CONVERSIONS(Op, MPI_Op)
 CONVERSIONS(Info, MPI_Info)
 CONVERSIONS(Errhandler, MPI_Errhandler)
 CONVERSIONS(Message, MPI_Message)
+CONVERSIONS(Win, MPI_Win)
 
 /* A status in Fortran is MPI_F_STATUS_SIZE integers: source, tag, error,
  * cancelled, then the byte count in two halves (low first). */
