@@ -358,6 +358,8 @@ static bool eager_at_head(int peer, const char *data, size_t len)
     r->status.msg_len = plen;
     r->status.count = plen;
     if (plen) memcpy(r->buf, data + sizeof(h), plen);
+    ump_core.stats.msgs_recv++;
+    ump_core.stats.bytes_recv += plen;
     ump_core_req_complete(r, UMP_OK);
     ump_core_consumed(peer, sizeof(h) + plen);
     return true;

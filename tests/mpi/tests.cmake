@@ -229,7 +229,7 @@ endforeach()
 # MPI 3.1 completion (attributes, handles, info, errors, generalized
 # requests, external32, the remaining nonblocking collectives): each
 # program on 1-4 ranks over each transport, and as a singleton.
-set(MPI31_PROGS coll_nb31 comm31 attr31 grequest types31 pack_ext)
+set(MPI31_PROGS coll_nb31 comm31 attr31 grequest types31 pack_ext mpit win_attr)
 foreach(prog ${MPI31_PROGS})
   ump_mpi_program(mpi_${prog} ${MPI_TEST_DIR}/${prog}.c ${CMAKE_BINARY_DIR}/tests/mpi ${prog})
   foreach(n 1 2 3 4)
@@ -245,6 +245,14 @@ foreach(prog ${MPI31_PROGS})
   add_test(NAME mpi.${prog}.singleton COMMAND $<TARGET_FILE:mpi_${prog}>)
   set_tests_properties(mpi.${prog}.singleton PROPERTIES TIMEOUT 60 LABELS mpi)
 endforeach()
+
+# MPI_T control variables read back what the environment set, one of
+# each type (size, integer, boolean, double, enum, string).
+add_test(NAME mpi.mpit.env
+         COMMAND ${MPI_UMPRUN} -n 2 --timeout 60 -x UMP_TRANSPORTS=shm -x UMP_COLL_SEGSIZE=96k
+                 -x UMP_WAIT_SPIN_US=7 -x UMP_SHM_CMA=no -x UMP_REL_TIMEOUT=12.5
+                 -x UMP_COLL_BCAST_ALGO=binomial $<TARGET_FILE:mpi_mpit> --expect-set=6)
+set_tests_properties(mpi.mpit.env PROPERTIES TIMEOUT 90 LABELS mpi)
 
 # MPI_UNIVERSE_SIZE is the slots umprun was given (6 here, for 2 ranks);
 # a singleton's is its own size.
