@@ -181,22 +181,30 @@ UMP_MPI_FOREACH_DATATYPE(UMP_MPI_X_DT_DECL)
 #define MPI_LONG_DOUBLE_INT       (&ump_dt_long_double_int)
 /* Fortran and C++ types (MPI 3.1 17.2.5). MPI_2REAL, MPI_2DOUBLE_PRECISION,
  * MPI_REAL2, MPI_REAL16 and MPI_COMPLEX32 are not provided. */
-#define MPI_INTEGER                 (&ump_dt_integer)
-#define MPI_REAL                    (&ump_dt_real)
-#define MPI_DOUBLE_PRECISION        (&ump_dt_double_precision)
-#define MPI_COMPLEX                 (&ump_dt_complex)
-#define MPI_DOUBLE_COMPLEX          (&ump_dt_double_complex)
-#define MPI_LOGICAL                 (&ump_dt_logical)
-#define MPI_CHARACTER               (&ump_dt_character)
-#define MPI_INTEGER1                (&ump_dt_integer1)
-#define MPI_INTEGER2                (&ump_dt_integer2)
-#define MPI_INTEGER4                (&ump_dt_integer4)
-#define MPI_INTEGER8                (&ump_dt_integer8)
-#define MPI_REAL4                   (&ump_dt_real4)
-#define MPI_REAL8                   (&ump_dt_real8)
-#define MPI_COMPLEX8                (&ump_dt_complex8)
-#define MPI_COMPLEX16               (&ump_dt_complex16)
-#define MPI_2INTEGER                (&ump_dt_2integer)
+#define MPI_INTEGER          (&ump_dt_integer)
+#define MPI_REAL             (&ump_dt_real)
+#define MPI_DOUBLE_PRECISION (&ump_dt_double_precision)
+#define MPI_COMPLEX          (&ump_dt_complex)
+#define MPI_DOUBLE_COMPLEX   (&ump_dt_double_complex)
+#define MPI_LOGICAL          (&ump_dt_logical)
+#define MPI_CHARACTER        (&ump_dt_character)
+#define MPI_INTEGER1         (&ump_dt_integer1)
+#define MPI_INTEGER2         (&ump_dt_integer2)
+#define MPI_INTEGER4         (&ump_dt_integer4)
+#define MPI_INTEGER8         (&ump_dt_integer8)
+#define MPI_REAL4            (&ump_dt_real4)
+#define MPI_REAL8            (&ump_dt_real8)
+#define MPI_COMPLEX8         (&ump_dt_complex8)
+#define MPI_COMPLEX16        (&ump_dt_complex16)
+#define MPI_2INTEGER         (&ump_dt_2integer)
+/* The optional Fortran types ump has no representation for (MPI 3.1
+ * 3.2.2): MPI_DATATYPE_NULL, as for an implementation without them, so
+ * a program can test for them; a call given one fails with MPI_ERR_TYPE. */
+#define MPI_INTEGER16               MPI_DATATYPE_NULL
+#define MPI_REAL2                   MPI_DATATYPE_NULL
+#define MPI_REAL16                  MPI_DATATYPE_NULL
+#define MPI_COMPLEX4                MPI_DATATYPE_NULL
+#define MPI_COMPLEX32               MPI_DATATYPE_NULL
 #define MPI_CXX_BOOL                (&ump_dt_cxx_bool)
 #define MPI_CXX_FLOAT_COMPLEX       (&ump_dt_cxx_float_complex)
 #define MPI_CXX_DOUBLE_COMPLEX      (&ump_dt_cxx_double_complex)
@@ -333,6 +341,7 @@ UMP_MPI_FOREACH_OP(UMP_MPI_X_OP_DECL)
 #define MPI_MAX_INFO_KEY               255
 #define MPI_MAX_INFO_VAL               1024
 #define MPI_MAX_LIBRARY_VERSION_STRING 256
+#define MPI_MAX_DATAREP_STRING         128
 
 #define MPI_IDENT     0
 #define MPI_CONGRUENT 1
@@ -366,6 +375,12 @@ UMP_MPI_FOREACH_OP(UMP_MPI_X_OP_DECL)
 #define MPI_F_SOURCE      0
 #define MPI_F_TAG         1
 #define MPI_F_ERROR       2
+/* Fortran's MPI_STATUS(ES)_IGNORE seen from C (MPI 3.1 17.2.5): objects
+ * of their own, so that MPI_Status_f2c / c2f can tell them apart. */
+extern MPI_Fint ump_mpi_f_status_ignore[MPI_F_STATUS_SIZE],
+    ump_mpi_f_statuses_ignore[MPI_F_STATUS_SIZE];
+#define MPI_F_STATUS_IGNORE   (ump_mpi_f_status_ignore)
+#define MPI_F_STATUSES_IGNORE (ump_mpi_f_statuses_ignore)
 
 /* Topology kinds (MPI_Topo_test) and distributed-graph weights. The two
  * weight markers are real (library) objects rather than small integers

@@ -122,6 +122,8 @@ CONVERSIONS(Errhandler, MPI_Errhandler)
 CONVERSIONS(Message, MPI_Message)
 CONVERSIONS(Win, MPI_Win)
 
+MPI_Fint ump_mpi_f_status_ignore[MPI_F_STATUS_SIZE], ump_mpi_f_statuses_ignore[MPI_F_STATUS_SIZE];
+
 /* A status in Fortran is MPI_F_STATUS_SIZE integers: source, tag, error,
  * cancelled, then the byte count in two halves (low first). */
 #pragma weak MPI_Status_c2f = PMPI_Status_c2f
@@ -130,6 +132,9 @@ int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
     static const char call[] = "MPI_Status_c2f";
     if (!c_status || !f_status || c_status == MPI_STATUS_IGNORE)
         return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "a status pointer is NULL");
+    if (f_status == MPI_F_STATUS_IGNORE || f_status == MPI_F_STATUSES_IGNORE)
+        return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call,
+                             "f_status is MPI_F_STATUS(ES)_IGNORE, not a status");
     uint64_t n = (uint64_t)c_status->ump_count;
     f_status[MPI_F_SOURCE] = c_status->MPI_SOURCE;
     f_status[MPI_F_TAG] = c_status->MPI_TAG;
@@ -146,6 +151,9 @@ int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
     static const char call[] = "MPI_Status_f2c";
     if (!c_status || !f_status)
         return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "a status pointer is NULL");
+    if (f_status == MPI_F_STATUS_IGNORE || f_status == MPI_F_STATUSES_IGNORE)
+        return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call,
+                             "f_status is MPI_F_STATUS(ES)_IGNORE, not a status");
     c_status->MPI_SOURCE = f_status[MPI_F_SOURCE];
     c_status->MPI_TAG = f_status[MPI_F_TAG];
     c_status->MPI_ERROR = f_status[MPI_F_ERROR];
