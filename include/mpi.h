@@ -3,7 +3,8 @@
  * mpi.h - ump's MPI interface for C (MPI 3.1 point-to-point, communicators,
  * groups, datatypes, info, collectives, process topologies and
  * neighbourhood collectives, one-sided, attributes, generalized requests,
- * external32; see docs/mpi.md for what is not there yet:
+ * external32, the tool information interface; see docs/mpi.md for what is
+ * not there yet:
  * intercommunicators, dynamic processes, I/O, Fortran).
  *
  * Handles are pointers to library objects, so a handle of the wrong kind is
