@@ -131,6 +131,8 @@ extern struct ump_mpi_request ump_mpi_request_null;
     X(MPI_COMPLEX8, complex8)                                                                      \
     X(MPI_COMPLEX16, complex16)                                                                    \
     X(MPI_2INTEGER, 2integer)                                                                      \
+    X(MPI_2REAL, 2real)                                                                            \
+    X(MPI_2DOUBLE_PRECISION, 2double_precision)                                                    \
     X(MPI_CXX_BOOL, cxx_bool)                                                                      \
     X(MPI_CXX_FLOAT_COMPLEX, cxx_float_complex)                                                    \
     X(MPI_CXX_DOUBLE_COMPLEX, cxx_double_complex)                                                  \
@@ -182,22 +184,24 @@ UMP_MPI_FOREACH_DATATYPE(UMP_MPI_X_DT_DECL)
 #define MPI_LONG_DOUBLE_INT       (&ump_dt_long_double_int)
 /* Fortran and C++ types (MPI 3.1 17.2.5). MPI_2REAL, MPI_2DOUBLE_PRECISION,
  * MPI_REAL2, MPI_REAL16 and MPI_COMPLEX32 are not provided. */
-#define MPI_INTEGER          (&ump_dt_integer)
-#define MPI_REAL             (&ump_dt_real)
-#define MPI_DOUBLE_PRECISION (&ump_dt_double_precision)
-#define MPI_COMPLEX          (&ump_dt_complex)
-#define MPI_DOUBLE_COMPLEX   (&ump_dt_double_complex)
-#define MPI_LOGICAL          (&ump_dt_logical)
-#define MPI_CHARACTER        (&ump_dt_character)
-#define MPI_INTEGER1         (&ump_dt_integer1)
-#define MPI_INTEGER2         (&ump_dt_integer2)
-#define MPI_INTEGER4         (&ump_dt_integer4)
-#define MPI_INTEGER8         (&ump_dt_integer8)
-#define MPI_REAL4            (&ump_dt_real4)
-#define MPI_REAL8            (&ump_dt_real8)
-#define MPI_COMPLEX8         (&ump_dt_complex8)
-#define MPI_COMPLEX16        (&ump_dt_complex16)
-#define MPI_2INTEGER         (&ump_dt_2integer)
+#define MPI_INTEGER           (&ump_dt_integer)
+#define MPI_REAL              (&ump_dt_real)
+#define MPI_DOUBLE_PRECISION  (&ump_dt_double_precision)
+#define MPI_COMPLEX           (&ump_dt_complex)
+#define MPI_DOUBLE_COMPLEX    (&ump_dt_double_complex)
+#define MPI_LOGICAL           (&ump_dt_logical)
+#define MPI_CHARACTER         (&ump_dt_character)
+#define MPI_INTEGER1          (&ump_dt_integer1)
+#define MPI_INTEGER2          (&ump_dt_integer2)
+#define MPI_INTEGER4          (&ump_dt_integer4)
+#define MPI_INTEGER8          (&ump_dt_integer8)
+#define MPI_REAL4             (&ump_dt_real4)
+#define MPI_REAL8             (&ump_dt_real8)
+#define MPI_COMPLEX8          (&ump_dt_complex8)
+#define MPI_COMPLEX16         (&ump_dt_complex16)
+#define MPI_2INTEGER          (&ump_dt_2integer)
+#define MPI_2REAL             (&ump_dt_2real)
+#define MPI_2DOUBLE_PRECISION (&ump_dt_2double_precision)
 /* The optional Fortran types ump has no representation for (MPI 3.1
  * 3.2.2): MPI_DATATYPE_NULL, as for an implementation without them, so
  * a program can test for them; a call given one fails with MPI_ERR_TYPE. */
