@@ -473,6 +473,9 @@ typedef struct ump_stats {
     uint64_t unexpected; /* of those, arrived before a receive was posted */
     uint64_t progress;   /* passes of the progress engine */
     uint64_t requests;   /* now: requests handed out and not yet released */
+    /* Datagrams of the transports that keep their own reliability (udp);
+     * zero for the others. */
+    uint64_t xp_sent, xp_received, xp_retransmitted, xp_duplicates, xp_corrupted, xp_timeouts;
 } ump_stats_t;
 
 /* Copies the counters into *st: UMP_OK, or UMP_ERR_INVALID for a NULL st.

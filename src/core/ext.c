@@ -183,6 +183,15 @@ int ump_stats_get(ump_stats_t *st)
     ump_core_lock();
     *st = ump_core.stats;
     st->requests = ump_core.outstanding;
+    ump_xp_stats_t x = {0};
+    for (int i = 0; i < ump_core.nxps; i++)
+        if (ump_core.xps[i]->ops->stats) ump_core.xps[i]->ops->stats(ump_core.xps[i], &x);
+    st->xp_sent = x.sent;
+    st->xp_received = x.received;
+    st->xp_retransmitted = x.retransmitted;
+    st->xp_duplicates = x.duplicates;
+    st->xp_corrupted = x.corrupted;
+    st->xp_timeouts = x.timeouts;
     ump_core_unlock();
     return UMP_OK;
 }

@@ -16,7 +16,8 @@ static const struct {
     {"ump", "every ump variable, by layer"},
     {"util", "logging"},
     {"rt", "the runtime: bootstrap, the launcher's connection"},
-    {"xport", "transports: shared memory, TCP, UDP and its reliability layer, OFI"},
+    {"xport", "transports: shared memory, TCP, UDP and its reliability layer, OFI; the "
+              "datagram counters"},
     {"dt", "the datatype engine: layouts, scatter-gather, packing"},
     {"core", "matching, protocols, progress, flow control; the core's counters"},
     {"coll", "collective algorithms and their thresholds"},

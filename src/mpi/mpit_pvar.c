@@ -3,6 +3,8 @@
  * MPI_T performance variables: the core's counters (ump_stats_get), which
  * count the point-to-point traffic of every layer above it.
  *
+ * The core_* variables are the core's own counters, the xport_* ones those
+ * of the transports that keep their own reliability (udp), summed.
  * The counters are MPI_T_PVAR_CLASS_COUNTER, not continuous: a handle
  * counts only while started, from zero (MPI 3.1 14.3.7), keeping the
  * total of earlier start..stop spans. core_requests is a
@@ -18,11 +20,16 @@ typedef struct {
     const char *name, *desc;
     int var_class;
     size_t offset; /* in ump_stats_t */
+    int category;  /* mpit_cat.c: 3 xport, 5 core */
 } pvar_t;
 
 #define COUNTER(field, desc)                                                                       \
     {                                                                                              \
-        "core_" #field, desc, MPI_T_PVAR_CLASS_COUNTER, offsetof(ump_stats_t, field)               \
+        "core_" #field, desc, MPI_T_PVAR_CLASS_COUNTER, offsetof(ump_stats_t, field), 5            \
+    }
+#define XCOUNTER(field, desc)                                                                      \
+    {                                                                                              \
+        "xport_" #field, desc, MPI_T_PVAR_CLASS_COUNTER, offsetof(ump_stats_t, xp_##field), 3      \
     }
 static const pvar_t pvars[] = {
     COUNTER(msgs_sent, "point-to-point messages sent (every layer's, eager and rendezvous)"),
@@ -33,9 +40,17 @@ static const pvar_t pvars[] = {
     COUNTER(unexpected, "messages arrived before a matching receive was posted"),
     COUNTER(progress, "passes of the progress engine"),
     {"core_requests", "requests handed out and not yet completed and released",
-     MPI_T_PVAR_CLASS_LEVEL, offsetof(ump_stats_t, requests)},
+     MPI_T_PVAR_CLASS_LEVEL, offsetof(ump_stats_t, requests), 5},
+    XCOUNTER(sent, "datagrams sent the first time by the transports with their own "
+                   "reliability (udp; 0 on shm and tcp)"),
+    XCOUNTER(received, "datagrams of data accepted (udp)"),
+    XCOUNTER(retransmitted, "datagrams sent again after a timeout or a gap (udp)"),
+    XCOUNTER(duplicates, "datagrams received twice and dropped (udp)"),
+    XCOUNTER(corrupted, "datagrams failing the checksum or malformed, dropped (udp)"),
+    XCOUNTER(timeouts, "retransmission timer expiries (udp)"),
 };
 #undef COUNTER
+#undef XCOUNTER
 
 struct ump_mpit_session {
     uint32_t magic;
@@ -64,8 +79,7 @@ int ump_mpit_pvar_count(void)
 
 int ump_mpit_pvar_category(int pvar_index)
 {
-    (void)pvar_index;
-    return 5; /* "core": see mpit_cat.c */
+    return pvars[pvar_index].category;
 }
 
 static bool continuous(int i)

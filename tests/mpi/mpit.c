@@ -261,6 +261,7 @@ static void check_pvars(void)
     int br = pvar_index("core_bytes_recv", MPI_T_PVAR_CLASS_COUNTER);
     int rdv = pvar_index("core_rdv_sent", MPI_T_PVAR_CLASS_COUNTER);
     int rq = pvar_index("core_requests", MPI_T_PVAR_CLASS_LEVEL);
+    int xs = pvar_index("xport_sent", MPI_T_PVAR_CLASS_COUNTER);
     int i;
     TEXPECT(MPI_T_pvar_get_index("core_msgs_sent", MPI_T_PVAR_CLASS_LEVEL, &i),
             MPI_T_ERR_INVALID_NAME);
@@ -271,7 +272,7 @@ static void check_pvars(void)
     MPI_T_pvar_session s, s2;
     TCALL(MPI_T_pvar_session_create(&s));
     TCALL(MPI_T_pvar_session_create(&s2));
-    MPI_T_pvar_handle hms, hbs, hmr, hbr, hrdv, hrq, other;
+    MPI_T_pvar_handle hms, hbs, hmr, hbr, hrdv, hrq, hxs, other;
     int count;
     TCALL(MPI_T_pvar_handle_alloc(s, ms, NULL, &hms, &count));
     CHECK(count == 1, "count %d", count);
@@ -280,6 +281,7 @@ static void check_pvars(void)
     TCALL(MPI_T_pvar_handle_alloc(s, br, NULL, &hbr, &count));
     TCALL(MPI_T_pvar_handle_alloc(s, rdv, NULL, &hrdv, &count));
     TCALL(MPI_T_pvar_handle_alloc(s, rq, NULL, &hrq, &count));
+    TCALL(MPI_T_pvar_handle_alloc(s, xs, NULL, &hxs, &count));
     TCALL(MPI_T_pvar_handle_alloc(s2, ms, NULL, &other, &count));
     TEXPECT(MPI_T_pvar_handle_alloc(s, n, NULL, &other, &count), MPI_T_ERR_INVALID_INDEX);
 
@@ -307,6 +309,13 @@ static void check_pvars(void)
     CHECK(vmr >= (unsigned long long)nmsg, "core_msgs_recv %llu < %d", vmr, nmsg);
     CHECK(vbr >= total, "core_bytes_recv %llu < %zu", vbr, total);
     if (mt_size > 1) CHECK(vrdv >= 1, "core_rdv_sent %llu after a 1 MiB send", vrdv);
+    /* Datagrams: only udp counts them (1 MiB is hundreds of them). */
+    const char *xp = getenv("UMP_TRANSPORTS");
+    unsigned long long vxs = pread(s, hxs);
+    if (xp && !strcmp(xp, "udp") && mt_size > 1)
+        CHECK(vxs >= total / 65536, "xport_sent %llu over udp after %zu bytes", vxs, total);
+    else if (xp && (!strcmp(xp, "shm") || !strcmp(xp, "tcp")))
+        CHECK(vxs == 0, "xport_sent %llu over %s", vxs, xp);
     CHECK(pread(s2, other) == 0, "a handle of another session counted");
     unsigned long long lvl = pread(s, hrq);
     CHECK(lvl < 1000000, "core_requests %llu", lvl);

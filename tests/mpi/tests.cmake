@@ -253,6 +253,10 @@ add_test(NAME mpi.mpit.env
                  -x UMP_WAIT_SPIN_US=7 -x UMP_SHM_CMA=no -x UMP_REL_TIMEOUT=12.5
                  -x UMP_COLL_BCAST_ALGO=binomial $<TARGET_FILE:mpi_mpit> --expect-set=6)
 set_tests_properties(mpi.mpit.env PROPERTIES TIMEOUT 90 LABELS mpi)
+# Over udp the transport's datagram counters grow too.
+add_test(NAME mpi.mpit.n2.udp COMMAND ${MPI_UMPRUN} -n 2 --timeout 60 -x UMP_TRANSPORTS=udp
+                                      $<TARGET_FILE:mpi_mpit>)
+set_tests_properties(mpi.mpit.n2.udp PROPERTIES TIMEOUT 90 LABELS mpi)
 
 # MPI_UNIVERSE_SIZE is the slots umprun was given (6 here, for 2 ranks);
 # a singleton's is its own size.
