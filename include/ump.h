@@ -460,10 +460,11 @@ int ump_progress_unregister(ump_progress_fn_t fn, void *arg);
  * memory. */
 int ump_node_id(int rank);
 
-/* Counters the core keeps from ump_init on (read by MPI_T performance
- * variables). They only grow; a reader that wants a difference keeps the
- * start value. Point-to-point traffic of every layer is counted (collectives
- * and one-sided operations send messages too). */
+/* Counters the core keeps for the life of the process (read by MPI_T
+ * performance variables, before ump_init and after ump_finalize too). They
+ * only grow; a reader that wants a difference keeps the start value.
+ * Point-to-point traffic of every layer is counted (collectives and
+ * one-sided operations send messages too). */
 typedef struct ump_stats {
     uint64_t msgs_sent;  /* messages sent (eager and rendezvous) */
     uint64_t bytes_sent; /* their bytes */
@@ -478,9 +479,7 @@ typedef struct ump_stats {
     uint64_t xp_sent, xp_received, xp_retransmitted, xp_duplicates, xp_corrupted, xp_timeouts;
 } ump_stats_t;
 
-/* Copies the counters into *st: UMP_OK, or UMP_ERR_INVALID for a NULL st.
- * Before ump_init (or after ump_finalize) the counters are those of the
- * last run, or zero. */
+/* Copies the counters into *st: UMP_OK, or UMP_ERR_INVALID for a NULL st. */
 int ump_stats_get(ump_stats_t *st);
 
 /* Drives communication once; returns the number of events handled (>= 0) or

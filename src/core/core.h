@@ -260,7 +260,8 @@ typedef struct ump_core {
         void *arg;
     } hooks[8]; /* called on every progress pass (collective schedules) */
     int nhooks;
-    ump_stats_t stats; /* ump_stats_get; updated under the core lock */
+    ump_stats_t stats;         /* ump_stats_get; updated under the core lock */
+    ump_xp_stats_t xp_retired; /* counters of the transports closed by finalize */
 } ump_core_t;
 
 extern ump_core_t ump_core;

@@ -183,7 +183,7 @@ int ump_stats_get(ump_stats_t *st)
     ump_core_lock();
     *st = ump_core.stats;
     st->requests = ump_core.outstanding;
-    ump_xp_stats_t x = {0};
+    ump_xp_stats_t x = ump_core.xp_retired;
     for (int i = 0; i < ump_core.nxps; i++)
         if (ump_core.xps[i]->ops->stats) ump_core.xps[i]->ops->stats(ump_core.xps[i], &x);
     st->xp_sent = x.sent;

@@ -223,7 +223,6 @@ int ump_init(int *argc, char ***argv, int thread_level, int *provided)
     ump_core.thread_level = UMP_MIN(UMP_MAX(thread_level, UMP_THREAD_SINGLE), UMP_THREAD_MULTIPLE);
     setup_waiting(info);
     if (provided) *provided = ump_core.thread_level;
-    ump_core.stats = (ump_stats_t){0};
     ump_core.initialized = true;
     ump_debug("initialized: rank %d of %d over %d transport(s), %s waits", ump_core.rank,
               ump_core.size, ump_core.nxps, ump_core.block ? "blocking" : "spinning");
@@ -280,6 +279,11 @@ int ump_finalize(void)
     ump_core_wait_until(quiet, NULL);
     int rc = ump_rt_fence(ump_core.rt);
     if (rc != UMP_OK) ump_warn("ump_finalize: final fence failed: %s", ump_strerror(rc));
+    /* The counters outlive the transports (MPI_T reads them after
+     * MPI_Finalize): keep what the closing ones counted. */
+    for (int i = 0; i < ump_core.nxps; i++)
+        if (ump_core.xps[i]->ops->stats)
+            ump_core.xps[i]->ops->stats(ump_core.xps[i], &ump_core.xp_retired);
     for (int i = ump_core.nxps - 1; i >= 0; i--)
         ump_core.xps[i]->ops->close(ump_core.xps[i]);
     ump_core.nxps = 0;

@@ -261,7 +261,8 @@ int PMPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handl
 static uint64_t value(const struct ump_mpit_pvar_handle *h)
 {
     if (continuous(h->index)) return current(h->index);
-    return h->acc + (h->running ? current(h->index) - h->base : 0);
+    uint64_t now = h->running ? current(h->index) : h->base;
+    return h->acc + (now >= h->base ? now - h->base : 0);
 }
 
 /* Applies op to h, or to every handle of s that allows it for

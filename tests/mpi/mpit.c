@@ -445,8 +445,30 @@ int main(int argc, char **argv)
     check_cvar_writes_live();
     check_pvars();
     check_categories();
+
+    /* The counters outlive MPI_Finalize (and the transports): a handle
+     * started before reads on after, never less than before. */
+    MPI_T_pvar_session s;
+    MPI_T_pvar_handle hs, hx;
+    int count;
+    TCALL(MPI_T_pvar_session_create(&s));
+    TCALL(MPI_T_pvar_handle_alloc(s, pvar_index("core_msgs_sent", MPI_T_PVAR_CLASS_COUNTER), NULL,
+                                  &hs, &count));
+    TCALL(MPI_T_pvar_handle_alloc(s, pvar_index("xport_sent", MPI_T_PVAR_CLASS_COUNTER), NULL, &hx,
+                                  &count));
+    TCALL(MPI_T_pvar_start(s, MPI_T_PVAR_ALL_HANDLES));
+    CALL(MPI_Barrier(MPI_COMM_WORLD));
+    unsigned long long before = pread(s, hs), xbefore = pread(s, hx);
+    CHECK(before >= (mt_size > 1 ? 1u : 0u), "core_msgs_sent %llu after a barrier", before);
+    mt_done();
+    unsigned long long after = pread(s, hs), xafter = pread(s, hx);
+    CHECK(after >= before && after < before + 1000000,
+          "core_msgs_sent %llu after MPI_Finalize, %llu before", after, before);
+    CHECK(xafter >= xbefore && xafter < xbefore + 1000000,
+          "xport_sent %llu after MPI_Finalize, %llu before", xafter, xbefore);
+    TCALL(MPI_T_pvar_session_free(&s));
     TCALL(MPI_T_finalize());
     TEXPECT(MPI_T_pvar_get_num(&n), MPI_T_ERR_NOT_INITIALIZED);
     TEXPECT(MPI_T_category_get_num(&n), MPI_T_ERR_NOT_INITIALIZED);
-    return mt_done();
+    return 0;
 }
