@@ -3,7 +3,8 @@
  * mpi.h - ump's MPI interface for C (MPI 3.1 point-to-point, communicators,
  * groups, datatypes, info, collectives, process topologies and
  * neighbourhood collectives, one-sided, attributes, generalized requests,
- * external32; see docs/mpi.md for what is not there yet:
+ * external32, the tool information interface; see docs/mpi.md for what is
+ * not there yet:
  * intercommunicators, dynamic processes, I/O, Fortran).
  *
  * Handles are pointers to library objects, so a handle of the wrong kind is
@@ -130,6 +131,8 @@ extern struct ump_mpi_request ump_mpi_request_null;
     X(MPI_COMPLEX8, complex8)                                                                      \
     X(MPI_COMPLEX16, complex16)                                                                    \
     X(MPI_2INTEGER, 2integer)                                                                      \
+    X(MPI_2REAL, 2real)                                                                            \
+    X(MPI_2DOUBLE_PRECISION, 2double_precision)                                                    \
     X(MPI_CXX_BOOL, cxx_bool)                                                                      \
     X(MPI_CXX_FLOAT_COMPLEX, cxx_float_complex)                                                    \
     X(MPI_CXX_DOUBLE_COMPLEX, cxx_double_complex)                                                  \
@@ -181,22 +184,32 @@ UMP_MPI_FOREACH_DATATYPE(UMP_MPI_X_DT_DECL)
 #define MPI_LONG_DOUBLE_INT       (&ump_dt_long_double_int)
 /* Fortran and C++ types (MPI 3.1 17.2.5). MPI_2REAL, MPI_2DOUBLE_PRECISION,
  * MPI_REAL2, MPI_REAL16 and MPI_COMPLEX32 are not provided. */
-#define MPI_INTEGER                 (&ump_dt_integer)
-#define MPI_REAL                    (&ump_dt_real)
-#define MPI_DOUBLE_PRECISION        (&ump_dt_double_precision)
-#define MPI_COMPLEX                 (&ump_dt_complex)
-#define MPI_DOUBLE_COMPLEX          (&ump_dt_double_complex)
-#define MPI_LOGICAL                 (&ump_dt_logical)
-#define MPI_CHARACTER               (&ump_dt_character)
-#define MPI_INTEGER1                (&ump_dt_integer1)
-#define MPI_INTEGER2                (&ump_dt_integer2)
-#define MPI_INTEGER4                (&ump_dt_integer4)
-#define MPI_INTEGER8                (&ump_dt_integer8)
-#define MPI_REAL4                   (&ump_dt_real4)
-#define MPI_REAL8                   (&ump_dt_real8)
-#define MPI_COMPLEX8                (&ump_dt_complex8)
-#define MPI_COMPLEX16               (&ump_dt_complex16)
-#define MPI_2INTEGER                (&ump_dt_2integer)
+#define MPI_INTEGER           (&ump_dt_integer)
+#define MPI_REAL              (&ump_dt_real)
+#define MPI_DOUBLE_PRECISION  (&ump_dt_double_precision)
+#define MPI_COMPLEX           (&ump_dt_complex)
+#define MPI_DOUBLE_COMPLEX    (&ump_dt_double_complex)
+#define MPI_LOGICAL           (&ump_dt_logical)
+#define MPI_CHARACTER         (&ump_dt_character)
+#define MPI_INTEGER1          (&ump_dt_integer1)
+#define MPI_INTEGER2          (&ump_dt_integer2)
+#define MPI_INTEGER4          (&ump_dt_integer4)
+#define MPI_INTEGER8          (&ump_dt_integer8)
+#define MPI_REAL4             (&ump_dt_real4)
+#define MPI_REAL8             (&ump_dt_real8)
+#define MPI_COMPLEX8          (&ump_dt_complex8)
+#define MPI_COMPLEX16         (&ump_dt_complex16)
+#define MPI_2INTEGER          (&ump_dt_2integer)
+#define MPI_2REAL             (&ump_dt_2real)
+#define MPI_2DOUBLE_PRECISION (&ump_dt_2double_precision)
+/* The optional Fortran types ump has no representation for (MPI 3.1
+ * 3.2.2): MPI_DATATYPE_NULL, as for an implementation without them, so
+ * a program can test for them; a call given one fails with MPI_ERR_TYPE. */
+#define MPI_INTEGER16               MPI_DATATYPE_NULL
+#define MPI_REAL2                   MPI_DATATYPE_NULL
+#define MPI_REAL16                  MPI_DATATYPE_NULL
+#define MPI_COMPLEX4                MPI_DATATYPE_NULL
+#define MPI_COMPLEX32               MPI_DATATYPE_NULL
 #define MPI_CXX_BOOL                (&ump_dt_cxx_bool)
 #define MPI_CXX_FLOAT_COMPLEX       (&ump_dt_cxx_float_complex)
 #define MPI_CXX_DOUBLE_COMPLEX      (&ump_dt_cxx_double_complex)
@@ -299,7 +312,25 @@ UMP_MPI_FOREACH_OP(UMP_MPI_X_OP_DECL)
 #define MPI_ERR_RMA_ATTACH            55
 #define MPI_ERR_RMA_SHARED            56
 #define MPI_ERR_RMA_FLAVOR            57
-#define MPI_ERR_LASTCODE              63
+/* Return codes of the tool information interface (MPI 3.1 14.3.9); the
+ * MPI_T functions return them and never call an error handler. */
+#define MPI_T_ERR_MEMORY            58
+#define MPI_T_ERR_NOT_INITIALIZED   59
+#define MPI_T_ERR_CANNOT_INIT       60
+#define MPI_T_ERR_INVALID_INDEX     61
+#define MPI_T_ERR_INVALID_ITEM      62
+#define MPI_T_ERR_INVALID_HANDLE    63
+#define MPI_T_ERR_OUT_OF_HANDLES    64
+#define MPI_T_ERR_OUT_OF_SESSIONS   65
+#define MPI_T_ERR_INVALID_SESSION   66
+#define MPI_T_ERR_CVAR_SET_NOT_NOW  67
+#define MPI_T_ERR_CVAR_SET_NEVER    68
+#define MPI_T_ERR_PVAR_NO_STARTSTOP 69
+#define MPI_T_ERR_PVAR_NO_WRITE     70
+#define MPI_T_ERR_PVAR_NO_ATOMIC    71
+#define MPI_T_ERR_INVALID_NAME      72
+#define MPI_T_ERR_INVALID           73
+#define MPI_ERR_LASTCODE            79
 
 #define MPI_ANY_SOURCE     (-1)
 #define MPI_ANY_TAG        (-1)
@@ -315,6 +346,7 @@ UMP_MPI_FOREACH_OP(UMP_MPI_X_OP_DECL)
 #define MPI_MAX_INFO_KEY               255
 #define MPI_MAX_INFO_VAL               1024
 #define MPI_MAX_LIBRARY_VERSION_STRING 256
+#define MPI_MAX_DATAREP_STRING         128
 
 #define MPI_IDENT     0
 #define MPI_CONGRUENT 1
@@ -353,6 +385,12 @@ UMP_MPI_FOREACH_OP(UMP_MPI_X_OP_DECL)
 #define MPI_F_SOURCE      0
 #define MPI_F_TAG         1
 #define MPI_F_ERROR       2
+/* Fortran's MPI_STATUS(ES)_IGNORE seen from C (MPI 3.1 17.2.5): objects
+ * of their own, so that MPI_Status_f2c / c2f can tell them apart. */
+extern MPI_Fint ump_mpi_f_status_ignore[MPI_F_STATUS_SIZE],
+    ump_mpi_f_statuses_ignore[MPI_F_STATUS_SIZE];
+#define MPI_F_STATUS_IGNORE   (ump_mpi_f_status_ignore)
+#define MPI_F_STATUSES_IGNORE (ump_mpi_f_statuses_ignore)
 
 /* Topology kinds (MPI_Topo_test) and distributed-graph weights. The two
  * weight markers are real (library) objects rather than small integers
@@ -1115,6 +1153,18 @@ typedef struct ump_mpi_win *MPI_Win;
 #define MPI_WIN_CREATE_FLAVOR 23
 #define MPI_WIN_MODEL         24
 
+/* Window attribute callbacks (MPI 3.1 6.7.3). */
+typedef int MPI_Win_copy_attr_function(MPI_Win oldwin, int win_keyval, void *extra_state,
+                                       void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Win_delete_attr_function(MPI_Win win, int win_keyval, void *attribute_val,
+                                         void *extra_state);
+int ump_mpi_win_null_copy_fn(MPI_Win, int, void *, void *, void *, int *);
+int ump_mpi_win_dup_fn(MPI_Win, int, void *, void *, void *, int *);
+int ump_mpi_win_null_delete_fn(MPI_Win, int, void *, void *);
+#define MPI_WIN_NULL_COPY_FN   ump_mpi_win_null_copy_fn
+#define MPI_WIN_DUP_FN         ump_mpi_win_dup_fn
+#define MPI_WIN_NULL_DELETE_FN ump_mpi_win_null_delete_fn
+
 typedef void MPI_Win_errhandler_function(MPI_Win *win, int *error_code, ...);
 
 #define UMP_MPI_WIN_PROTOS(P)                                                                      \
@@ -1138,6 +1188,14 @@ typedef void MPI_Win_errhandler_function(MPI_Win *win, int *error_code, ...);
     int P##Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler);                            \
     int P##Win_call_errhandler(MPI_Win win, int errorcode);                                        \
     int P##Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag);              \
+    int P##Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,                         \
+                             MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval,    \
+                             void *extra_state);                                                   \
+    int P##Win_free_keyval(int *win_keyval);                                                       \
+    int P##Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val);                         \
+    int P##Win_delete_attr(MPI_Win win, int win_keyval);                                           \
+    MPI_Fint P##Win_c2f(MPI_Win win);                                                              \
+    MPI_Win P##Win_f2c(MPI_Fint win);                                                              \
     int P##Win_set_info(MPI_Win win, MPI_Info info);                                               \
     int P##Win_get_info(MPI_Win win, MPI_Info *info_used);                                         \
     int P##Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,            \
@@ -1365,6 +1423,106 @@ int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_
 int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name);
 int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name);
 int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name);
+
+/* --- the tool information interface (MPI 3.1 14.3; src/mpi/mpit_*.c) ------ */
+
+typedef struct ump_mpit_enum *MPI_T_enum;
+typedef struct ump_mpit_cvar_handle *MPI_T_cvar_handle;
+typedef struct ump_mpit_pvar_handle *MPI_T_pvar_handle;
+typedef struct ump_mpit_session *MPI_T_pvar_session;
+
+extern struct ump_mpit_pvar_handle ump_mpit_pvar_all_handles;
+#define MPI_T_ENUM_NULL         ((MPI_T_enum)0)
+#define MPI_T_CVAR_HANDLE_NULL  ((MPI_T_cvar_handle)0)
+#define MPI_T_PVAR_HANDLE_NULL  ((MPI_T_pvar_handle)0)
+#define MPI_T_PVAR_SESSION_NULL ((MPI_T_pvar_session)0)
+#define MPI_T_PVAR_ALL_HANDLES  (&ump_mpit_pvar_all_handles)
+
+#define MPI_T_VERBOSITY_USER_BASIC    1
+#define MPI_T_VERBOSITY_USER_DETAIL   2
+#define MPI_T_VERBOSITY_USER_ALL      3
+#define MPI_T_VERBOSITY_TUNER_BASIC   4
+#define MPI_T_VERBOSITY_TUNER_DETAIL  5
+#define MPI_T_VERBOSITY_TUNER_ALL     6
+#define MPI_T_VERBOSITY_MPIDEV_BASIC  7
+#define MPI_T_VERBOSITY_MPIDEV_DETAIL 8
+#define MPI_T_VERBOSITY_MPIDEV_ALL    9
+
+#define MPI_T_BIND_NO_OBJECT      0
+#define MPI_T_BIND_MPI_COMM       1
+#define MPI_T_BIND_MPI_DATATYPE   2
+#define MPI_T_BIND_MPI_ERRHANDLER 3
+#define MPI_T_BIND_MPI_FILE       4
+#define MPI_T_BIND_MPI_GROUP      5
+#define MPI_T_BIND_MPI_OP         6
+#define MPI_T_BIND_MPI_REQUEST    7
+#define MPI_T_BIND_MPI_WIN        8
+#define MPI_T_BIND_MPI_MESSAGE    9
+#define MPI_T_BIND_MPI_INFO       10
+
+#define MPI_T_SCOPE_CONSTANT 0
+#define MPI_T_SCOPE_READONLY 1
+#define MPI_T_SCOPE_LOCAL    2
+#define MPI_T_SCOPE_GROUP    3
+#define MPI_T_SCOPE_GROUP_EQ 4
+#define MPI_T_SCOPE_ALL      5
+#define MPI_T_SCOPE_ALL_EQ   6
+
+#define MPI_T_PVAR_CLASS_STATE         0
+#define MPI_T_PVAR_CLASS_LEVEL         1
+#define MPI_T_PVAR_CLASS_SIZE          2
+#define MPI_T_PVAR_CLASS_PERCENTAGE    3
+#define MPI_T_PVAR_CLASS_HIGHWATERMARK 4
+#define MPI_T_PVAR_CLASS_LOWWATERMARK  5
+#define MPI_T_PVAR_CLASS_COUNTER       6
+#define MPI_T_PVAR_CLASS_AGGREGATE     7
+#define MPI_T_PVAR_CLASS_TIMER         8
+#define MPI_T_PVAR_CLASS_GENERIC       9
+
+#define UMP_MPI_T_PROTOS(P)                                                                        \
+    int P##T_init_thread(int required, int *provided);                                             \
+    int P##T_finalize(void);                                                                       \
+    int P##T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len);              \
+    int P##T_enum_get_item(MPI_T_enum enumtype, int index, int *value, char *name, int *name_len); \
+    int P##T_cvar_get_num(int *num_cvar);                                                          \
+    int P##T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity,              \
+                           MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc,               \
+                           int *desc_len, int *binding, int *scope);                               \
+    int P##T_cvar_get_index(const char *name, int *cvar_index);                                    \
+    int P##T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle,        \
+                               int *count);                                                        \
+    int P##T_cvar_handle_free(MPI_T_cvar_handle *handle);                                          \
+    int P##T_cvar_read(MPI_T_cvar_handle handle, void *buf);                                       \
+    int P##T_cvar_write(MPI_T_cvar_handle handle, const void *buf);                                \
+    int P##T_pvar_get_num(int *num_pvar);                                                          \
+    int P##T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity,              \
+                           int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype,           \
+                           char *desc, int *desc_len, int *binding, int *readonly,                 \
+                           int *continuous, int *atomic);                                          \
+    int P##T_pvar_get_index(const char *name, int var_class, int *pvar_index);                     \
+    int P##T_pvar_session_create(MPI_T_pvar_session *session);                                     \
+    int P##T_pvar_session_free(MPI_T_pvar_session *session);                                       \
+    int P##T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle,       \
+                               MPI_T_pvar_handle *handle, int *count);                             \
+    int P##T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle);              \
+    int P##T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle);                     \
+    int P##T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle);                      \
+    int P##T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf);           \
+    int P##T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf);    \
+    int P##T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle);                     \
+    int P##T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf);      \
+    int P##T_category_get_num(int *num_cat);                                                       \
+    int P##T_category_get_info(int cat_index, char *name, int *name_len, char *desc,               \
+                               int *desc_len, int *num_cvars, int *num_pvars,                      \
+                               int *num_categories);                                               \
+    int P##T_category_get_index(const char *name, int *cat_index);                                 \
+    int P##T_category_get_cvars(int cat_index, int len, int indices[]);                            \
+    int P##T_category_get_pvars(int cat_index, int len, int indices[]);                            \
+    int P##T_category_get_categories(int cat_index, int len, int indices[]);                       \
+    int P##T_category_changed(int *stamp);
+UMP_MPI_T_PROTOS(MPI_)
+UMP_MPI_T_PROTOS(PMPI_)
+#undef UMP_MPI_T_PROTOS
 
 #ifdef __cplusplus
 }

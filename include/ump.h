@@ -499,6 +499,28 @@ int ump_progress_unregister(ump_progress_fn_t fn, void *arg);
  * memory. */
 int ump_node_id(int rank);
 
+/* Counters the core keeps for the life of the process (read by MPI_T
+ * performance variables, before ump_init and after ump_finalize too). They
+ * only grow; a reader that wants a difference keeps the start value.
+ * Point-to-point traffic of every layer is counted (collectives and
+ * one-sided operations send messages too). */
+typedef struct ump_stats {
+    uint64_t msgs_sent;  /* messages sent (eager and rendezvous) */
+    uint64_t bytes_sent; /* their bytes */
+    uint64_t rdv_sent;   /* of those, sent by rendezvous (RTS) */
+    uint64_t msgs_recv;  /* messages arrived (matched or queued) */
+    uint64_t bytes_recv; /* their bytes */
+    uint64_t unexpected; /* of those, arrived before a receive was posted */
+    uint64_t progress;   /* passes of the progress engine */
+    uint64_t requests;   /* now: requests handed out and not yet released */
+    /* Datagrams of the transports that keep their own reliability (udp);
+     * zero for the others. */
+    uint64_t xp_sent, xp_received, xp_retransmitted, xp_duplicates, xp_corrupted, xp_timeouts;
+} ump_stats_t;
+
+/* Copies the counters into *st: UMP_OK, or UMP_ERR_INVALID for a NULL st. */
+int ump_stats_get(ump_stats_t *st);
+
 /* Drives communication once; returns the number of events handled (>= 0) or
  * an error. */
 int ump_progress(void);

@@ -62,7 +62,7 @@ extern struct ump_dt ump_dt_integer, ump_dt_real, ump_dt_double_precision, ump_d
     ump_dt_double_complex, ump_dt_logical, ump_dt_character, ump_dt_integer1, ump_dt_integer2,
     ump_dt_integer4, ump_dt_integer8, ump_dt_real4, ump_dt_real8, ump_dt_complex8, ump_dt_complex16,
     ump_dt_cxx_bool, ump_dt_cxx_float_complex, ump_dt_cxx_double_complex,
-    ump_dt_cxx_long_double_complex, ump_dt_2integer;
+    ump_dt_cxx_long_double_complex, ump_dt_2integer, ump_dt_2real, ump_dt_2double_precision;
 
 static const struct basic {
     ump_dt_t dt;
@@ -125,6 +125,8 @@ static const struct basic {
     {&ump_dt_logical, SKIND(int), CLS_LOGICAL},
     {&ump_dt_cxx_bool, UMP_KIND_BOOL, CLS_LOGICAL},
     {&ump_dt_2integer, UMP_KIND_2INT, CLS_PAIR},
+    {&ump_dt_2real, UMP_KIND_2FLOAT, CLS_PAIR},
+    {&ump_dt_2double_precision, UMP_KIND_2DOUBLE, CLS_PAIR},
     {&ump_dt_character, CHAR_MIN < 0 ? SKIND(char) : UKIND(char), CLS_OTHER},
     /* Last: a derived type of ints must match UMP_INT, not UMP_WCHAR of the
      * same representation. */

@@ -151,6 +151,28 @@ LOC_KERNELS(ii, int)
 LOC_KERNELS(si, short)
 LOC_KERNELS(ldi, long double)
 
+/* The Fortran pairs whose index is a real too (MPI_2REAL,
+ * MPI_2DOUBLE_PRECISION): the same rule, the index compared as a value. */
+#define TWIN_KERNEL(name, VT, CMP)                                                                 \
+    static void name(const void *in_, void *inout_, size_t n)                                      \
+    {                                                                                              \
+        const char *in = in_;                                                                      \
+        char *io = inout_;                                                                         \
+        for (size_t k = 0; k < n; k++, in += 2 * sizeof(VT), io += 2 * sizeof(VT)) {               \
+            VT a[2], b[2];                                                                         \
+            memcpy(a, in, sizeof(a));                                                              \
+            memcpy(b, io, sizeof(b));                                                              \
+            if (a[0] CMP b[0])                                                                     \
+                memcpy(io, a, sizeof(a));                                                          \
+            else if (a[0] == b[0] && a[1] < b[1])                                                  \
+                memcpy(io + sizeof(VT), &a[1], sizeof(VT));                                        \
+        }                                                                                          \
+    }
+TWIN_KERNEL(maxloc_ff, float, >)
+TWIN_KERNEL(minloc_ff, float, <)
+TWIN_KERNEL(maxloc_dd, double, >)
+TWIN_KERNEL(minloc_dd, double, <)
+
 static const size_t kind_size[UMP_KIND_COUNT_] = {
     [UMP_KIND_I8] = 1,
     [UMP_KIND_I16] = 2,
@@ -173,6 +195,8 @@ static const size_t kind_size[UMP_KIND_COUNT_] = {
     [UMP_KIND_2INT] = 2 * sizeof(int),
     [UMP_KIND_SHORT_INT] = sizeof(short) + sizeof(int),
     [UMP_KIND_LDOUBLE_INT] = sizeof(long double) + sizeof(int),
+    [UMP_KIND_2FLOAT] = 2 * sizeof(float),
+    [UMP_KIND_2DOUBLE] = 2 * sizeof(double),
 };
 
 #define INT_ROW(K, sfx)                                                                            \
@@ -210,6 +234,8 @@ static const ump_kernel_fn_t kernels[UMP_KIND_COUNT_][UMP_OPK_COUNT_] = {
     LOC_ROW(UMP_KIND_2INT, ii),
     LOC_ROW(UMP_KIND_SHORT_INT, si),
     LOC_ROW(UMP_KIND_LDOUBLE_INT, ldi),
+    LOC_ROW(UMP_KIND_2FLOAT, ff),
+    LOC_ROW(UMP_KIND_2DOUBLE, dd),
 };
 
 /* REPLACE and NO_OP do not look at the values, so one kernel per element

@@ -32,6 +32,8 @@ typedef enum {
     UMP_KIND_2INT,
     UMP_KIND_SHORT_INT,
     UMP_KIND_LDOUBLE_INT,
+    UMP_KIND_2FLOAT, /* Fortran's MPI_2REAL, MPI_2DOUBLE_PRECISION: {T v; T i;} */
+    UMP_KIND_2DOUBLE,
     UMP_KIND_COUNT_
 } ump_kind_t;
 

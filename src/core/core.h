@@ -297,7 +297,9 @@ typedef struct ump_core {
         void *arg;
     } hooks[8]; /* called on every progress pass (collective schedules) */
     int nhooks;
-    ump_core_stats_t stats;
+    ump_core_stats_t xfer;     /* how data moved, per scheme (UMP_STATS) */
+    ump_stats_t stats;         /* ump_stats_get; updated under the core lock */
+    ump_xp_stats_t xp_retired; /* counters of the transports closed by finalize */
 } ump_core_t;
 
 extern ump_core_t ump_core;

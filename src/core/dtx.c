@@ -237,7 +237,7 @@ void ump_core_dt_prepack(ump_xp_t *xp, struct ump_request *r)
         return;
     }
     ump_dt_cursor_pack(r->cur, x->pre->data, n);
-    ump_core.stats.copied_send[UMP_XFER_STREAM] += n;
+    ump_core.xfer.copied_send[UMP_XFER_STREAM] += n;
 }
 
 const void *ump_core_dt_prepacked(struct ump_request *r, size_t off, size_t *n)
@@ -341,7 +341,7 @@ int ump_core_dt_am_send(ump_xp_t *xp, int peer, uint8_t am_id, const void *hdr, 
     if (mode == PACK_DIRECT && !ops->am_send_pack) mode = PACK_BOUNCE;
     /* The copies we make (packing), for UMP_STATS. */
     uint64_t *copied =
-        &ump_core.stats.copied_send[am_id == UMP_AM_DATA ? UMP_XFER_STREAM : UMP_XFER_EAGER];
+        &ump_core.xfer.copied_send[am_id == UMP_AM_DATA ? UMP_XFER_STREAM : UMP_XFER_EAGER];
 
     if (mode == PACK_DIRECT) {
         rc = ops->am_send_pack(xp, peer, am_id, hdr, hlen, n, pack_cb, cur);

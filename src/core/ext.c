@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Core services for the layers above: matched probe, request status
- * without release, generalized requests, progress hooks, node ids.
+ * without release, generalized requests, progress hooks, node ids,
+ * counters.
  */
 #include "core/core.h"
 
@@ -174,4 +175,23 @@ int ump_node_id(int rank)
     UMP_CORE_CHECK_INIT();
     if (rank < 0 || rank >= ump_core.size) return UMP_ERR_RANK;
     return ump_rt_node_of(ump_core.rt, rank);
+}
+
+int ump_stats_get(ump_stats_t *st)
+{
+    if (!st) return UMP_ERR_INVALID;
+    ump_core_lock();
+    *st = ump_core.stats;
+    st->requests = ump_core.outstanding;
+    ump_xp_stats_t x = ump_core.xp_retired;
+    for (int i = 0; i < ump_core.nxps; i++)
+        if (ump_core.xps[i]->ops->stats) ump_core.xps[i]->ops->stats(ump_core.xps[i], &x);
+    st->xp_sent = x.sent;
+    st->xp_received = x.received;
+    st->xp_retransmitted = x.retransmitted;
+    st->xp_duplicates = x.duplicates;
+    st->xp_corrupted = x.corrupted;
+    st->xp_timeouts = x.timeouts;
+    ump_core_unlock();
+    return UMP_OK;
 }

@@ -281,6 +281,11 @@ int ump_finalize(void)
     if (rc != UMP_OK) ump_warn("ump_finalize: final fence failed: %s", ump_strerror(rc));
     /* Cached registrations go before the transports that made them. */
     ump_mem_fini(ump_core.rank);
+    /* The counters outlive the transports (MPI_T reads them after
+     * MPI_Finalize): keep what the closing ones counted. */
+    for (int i = 0; i < ump_core.nxps; i++)
+        if (ump_core.xps[i]->ops->stats)
+            ump_core.xps[i]->ops->stats(ump_core.xps[i], &ump_core.xp_retired);
     for (int i = ump_core.nxps - 1; i >= 0; i--)
         ump_core.xps[i]->ops->close(ump_core.xps[i]);
     ump_core.nxps = 0;

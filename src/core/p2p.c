@@ -126,6 +126,8 @@ static UMP_INLINE_PATH int isend(const char *call, const void *buf, size_t count
         ump_error("%s: no transport reaches rank %d (UMP_TRANSPORTS?)", call, dst);
         return UMP_ERR_NO_TRANSPORT;
     }
+    ump_core.stats.msgs_sent++;
+    ump_core.stats.bytes_sent += len;
     if (blocking && !sync &&
         (layout ? send_inline_dt(p, dst, data, count, layout, len, tag, ctx)
                 : send_inline(p, dst, data, len, tag, ctx))) {
@@ -160,6 +162,7 @@ static UMP_INLINE_PATH int isend(const char *call, const void *buf, size_t count
     } else {
         op.am_id = UMP_AM_RTS;
         op.hlen = sizeof(ump_hdr_rts_t);
+        ump_core.stats.rdv_sent++;
         op.h.rts.addr = (uint64_t)(uintptr_t)data;
     }
     ump_core_queue_op(dst, &op, false);

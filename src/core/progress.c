@@ -241,6 +241,7 @@ int ump_core_progress(void)
 {
     int events = 0;
     ump_core.blocked_sends = 0;
+    ump_core.stats.progress++;
     for (int i = 0; i < ump_core.nxps; i++) {
         ump_xp_t *xp = ump_core.xps[i];
         int n = xp->ops->progress(xp);

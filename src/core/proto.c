@@ -15,9 +15,9 @@ static size_t match_hlen(uint8_t am_id)
 /* Copies the first n bytes of an eager message into r's buffer. */
 static void place(struct ump_request *r, const void *payload, size_t n)
 {
-    ump_core.stats.msgs[UMP_XFER_EAGER]++;
-    ump_core.stats.bytes[UMP_XFER_EAGER] += n;
-    ump_core.stats.copied_recv[UMP_XFER_EAGER] += n;
+    ump_core.xfer.msgs[UMP_XFER_EAGER]++;
+    ump_core.xfer.bytes[UMP_XFER_EAGER] += n;
+    ump_core.xfer.copied_recv[UMP_XFER_EAGER] += n;
     if (!n) return;
     if (r->dt)
         ump_dt_unpack(r->buf, r->count, r->dt, 0, payload, n);
@@ -116,9 +116,9 @@ int ump_core_take_eager(void *buf, size_t len, ump_dt_t layout, size_t count, um
     int err = u->h.m.len > len ? UMP_ERR_TRUNCATE : UMP_OK;
     int src = u->src;
     size_t cost = u->cost;
-    ump_core.stats.msgs[UMP_XFER_EAGER]++;
-    ump_core.stats.bytes[UMP_XFER_EAGER] += take;
-    ump_core.stats.copied_recv[UMP_XFER_EAGER] += take;
+    ump_core.xfer.msgs[UMP_XFER_EAGER]++;
+    ump_core.xfer.bytes[UMP_XFER_EAGER] += take;
+    ump_core.xfer.copied_recv[UMP_XFER_EAGER] += take;
     if (take) {
         if (layout)
             ump_dt_unpack(buf, count, layout, 0, u->data, take);
@@ -201,6 +201,9 @@ static void on_match_am(int peer, uint8_t am_id, const char *data, size_t len)
     }
     struct ump_request *r = ump_core_match_posted(q, peer, h.m.tag);
     size_t cost = ump_core_cost(am_id, hlen, plen);
+    ump_core.stats.msgs_recv++;
+    ump_core.stats.bytes_recv += h.m.len;
+    if (!r) ump_core.stats.unexpected++;
     if (r) {
         deliver(r, peer, am_id, &h, payload, plen, lay);
         ump_core_dt_lay_unref(lay);
@@ -240,7 +243,7 @@ static void on_match_am(int peer, uint8_t am_id, const char *data, size_t len)
     u->cost = cost;
     u->datalen = plen;
     u->lay = lay;
-    if (am_id != UMP_AM_RTS) ump_core.stats.copied_recv[UMP_XFER_EAGER] += plen;
+    if (am_id != UMP_AM_RTS) ump_core.xfer.copied_recv[UMP_XFER_EAGER] += plen;
     if (plen) memcpy(u->data, payload, plen);
     TAILQ_INSERT_TAIL(&q->unexp, u, link);
 }
@@ -310,11 +313,11 @@ static void on_data(int peer, const char *data, size_t len)
     } else {
         memcpy((char *)r->buf + h.offset, data + sizeof(h), n);
     }
-    ump_core.stats.copied_recv[UMP_XFER_STREAM] += n;
+    ump_core.xfer.copied_recv[UMP_XFER_STREAM] += n;
     r->done += n;
     if (r->done == r->expected) {
-        ump_core.stats.msgs[UMP_XFER_STREAM]++;
-        ump_core.stats.bytes[UMP_XFER_STREAM] += r->expected;
+        ump_core.xfer.msgs[UMP_XFER_STREAM]++;
+        ump_core.xfer.bytes[UMP_XFER_STREAM] += r->expected;
         ump_core_req_complete(r, r->status.error);
     }
 }
@@ -382,10 +385,12 @@ static bool eager_at_head(int peer, const char *data, size_t len)
     r->status.tag = h.tag;
     r->status.msg_len = plen;
     r->status.count = plen;
-    ump_core.stats.msgs[UMP_XFER_EAGER]++;
-    ump_core.stats.bytes[UMP_XFER_EAGER] += plen;
-    ump_core.stats.copied_recv[UMP_XFER_EAGER] += plen;
+    ump_core.xfer.msgs[UMP_XFER_EAGER]++;
+    ump_core.xfer.bytes[UMP_XFER_EAGER] += plen;
+    ump_core.xfer.copied_recv[UMP_XFER_EAGER] += plen;
     if (plen) memcpy(r->buf, data + sizeof(h), plen);
+    ump_core.stats.msgs_recv++;
+    ump_core.stats.bytes_recv += plen;
     ump_core_req_complete(r, UMP_OK);
     ump_core_consumed(peer, sizeof(h) + plen);
     return true;

@@ -62,8 +62,8 @@ static void rget_done(ump_xp_comp_t *comp, int status)
     r->flags &= ~UMP_RF_RMA;
     ump_core_mr_release(r);
     if (status == UMP_OK) {
-        ump_core.stats.msgs[UMP_XFER_READ]++;
-        ump_core.stats.bytes[UMP_XFER_READ] += r->expected;
+        ump_core.xfer.msgs[UMP_XFER_READ]++;
+        ump_core.xfer.bytes[UMP_XFER_READ] += r->expected;
         ump_hdr_ack_t fin = {.sreq = r->rreq};
         ump_core_send_ctrl(src, UMP_AM_FIN, &fin, sizeof(fin));
         ump_core_req_complete(r, r->status.error);
@@ -109,8 +109,8 @@ int ump_core_rget(ump_xp_t *xp, int src, struct ump_request *r, const ump_hdr_rt
     rc = r->comp.status;
     ump_core_mr_release(r);
     if (rc == UMP_OK) {
-        ump_core.stats.msgs[UMP_XFER_READ]++;
-        ump_core.stats.bytes[UMP_XFER_READ] += take;
+        ump_core.xfer.msgs[UMP_XFER_READ]++;
+        ump_core.xfer.bytes[UMP_XFER_READ] += take;
         ump_hdr_ack_t fin = {.sreq = h->m.sreq};
         ump_core_send_ctrl(src, UMP_AM_FIN, &fin, sizeof(fin));
         ump_core_req_complete(r, r->status.error);

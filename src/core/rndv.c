@@ -132,7 +132,7 @@ int ump_core_mr_reg(ump_xp_t *xp, struct ump_request *r, size_t len)
 void ump_core_stats_print(void)
 {
     static const char *const name[UMP_XFER_N] = {"eager", "read", "write", "stream"};
-    const ump_core_stats_t *s = &ump_core.stats;
+    const ump_core_stats_t *s = &ump_core.xfer;
     for (int i = 0; i < UMP_XFER_N; i++)
         fprintf(stderr,
                 "ump stats rank %d core %s: messages=%llu bytes=%llu copied_send=%llu "

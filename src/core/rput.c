@@ -169,8 +169,8 @@ void ump_core_on_wfin(int peer, const char *data, size_t len)
     }
     memcpy(&h, data, sizeof(h));
     struct ump_request *r = ump_req_from_id(h.sreq);
-    ump_core.stats.msgs[UMP_XFER_WRITE]++;
-    ump_core.stats.bytes[UMP_XFER_WRITE] += r->expected;
+    ump_core.xfer.msgs[UMP_XFER_WRITE]++;
+    ump_core.xfer.bytes[UMP_XFER_WRITE] += r->expected;
     r->done = r->expected;
     ump_core_req_complete(r, r->status.error);
 }

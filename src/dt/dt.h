@@ -64,6 +64,9 @@ typedef enum {
     UMP_DT_2INT,
     UMP_DT_SHORT_INT,
     UMP_DT_LONG_DOUBLE_INT,
+    /* Fortran's pairs of reals for MINLOC/MAXLOC: {T v; T i;} */
+    UMP_DT_2FLOAT,
+    UMP_DT_2DOUBLE,
     UMP_DT_NKINDS
 } ump_dt_kind_t;
 

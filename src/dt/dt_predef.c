@@ -178,6 +178,38 @@ BASIC(cxx_long_double_complex, "UMP_CXX_LONG_DOUBLE_COMPLEX", long double _Compl
       UMP_DT_C_LONG_DOUBLE_COMPLEX)
 PAIR(2integer, "UMP_2INTEGER", int, UMP_DT_2INT, SKIND(int))
 
+/* MPI_2REAL and MPI_2DOUBLE_PRECISION: a value and its index, both of the
+ * Fortran real type ({T v; T i;}, no padding): one run of two elements. */
+#define TWIN(var, nm, vtype, kind_, vkind)                                                         \
+    static const ump_dt_dl_t leaf_##var = {                                                        \
+        .kind = UMP_DL_LEAF, .size = 2 * sizeof(vtype), .nruns = 1};                               \
+    struct ump_dt ump_dt_##var = {                                                                 \
+        .size = 2 * sizeof(vtype),                                                                 \
+        .extent = 2 * sizeof(vtype),                                                               \
+        .contiguous = true,                                                                        \
+        .name = nm,                                                                                \
+        .magic = UMP_DT_MAGIC,                                                                     \
+        .refs = 1,                                                                                 \
+        .predefined = true,                                                                        \
+        .committed = true,                                                                         \
+        .is_contig = true,                                                                         \
+        .kind = (kind_),                                                                           \
+        .combiner = UMP_DT_COMBINER_NAMED,                                                         \
+        .align = _Alignof(vtype),                                                                  \
+        .ub = 2 * sizeof(vtype),                                                                   \
+        .true_ub = 2 * sizeof(vtype),                                                              \
+        .nblocks = 1,                                                                              \
+        .min_blk = 2 * sizeof(vtype),                                                              \
+        .median_blk = 2 * sizeof(vtype),                                                           \
+        .avg_blk = 2 * sizeof(vtype),                                                              \
+        .nbasic = 2,                                                                               \
+        .sig = UMP_DT_SIG_CODE(vkind) * UMP_DT_SIG_B + UMP_DT_SIG_CODE(vkind),                     \
+        .sig_pow = UMP_DT_SIG_B * UMP_DT_SIG_B,                                                    \
+        .dl = &leaf_##var,                                                                         \
+    };
+TWIN(2real, "UMP_2REAL", float, UMP_DT_2FLOAT, UMP_DT_FLOAT)
+TWIN(2double_precision, "UMP_2DOUBLE_PRECISION", double, UMP_DT_2DOUBLE, UMP_DT_DOUBLE)
+
 size_t ump_dt_kind_size(ump_dt_kind_t kind)
 {
     static const size_t sizes[UMP_DT_NKINDS] = {
@@ -205,6 +237,8 @@ size_t ump_dt_kind_size(ump_dt_kind_t kind)
         [UMP_DT_2INT] = sizeof(struct pair_2int),
         [UMP_DT_SHORT_INT] = sizeof(struct pair_short_int),
         [UMP_DT_LONG_DOUBLE_INT] = sizeof(struct pair_long_double_int),
+        [UMP_DT_2FLOAT] = 2 * sizeof(float),
+        [UMP_DT_2DOUBLE] = 2 * sizeof(double),
     };
     return (unsigned)kind < UMP_DT_NKINDS ? sizes[kind] : 0;
 }

@@ -2,7 +2,7 @@
 /*
  * Handle conversions between C and Fortran (MPI 3.1 17.2.4): MPI_X_c2f and
  * MPI_X_f2c for communicators, datatypes, groups, requests, ops, info
- * objects, error handlers and messages, and MPI_Status_c2f / f2c.
+ * objects, error handlers, messages and windows, and MPI_Status_c2f / f2c.
  *
  * C handles are pointers, Fortran handles integers. A handle gets its
  * integer the first time it is converted: the next free slot of one table
@@ -120,6 +120,9 @@ CONVERSIONS(Op, MPI_Op)
 CONVERSIONS(Info, MPI_Info)
 CONVERSIONS(Errhandler, MPI_Errhandler)
 CONVERSIONS(Message, MPI_Message)
+CONVERSIONS(Win, MPI_Win)
+
+MPI_Fint ump_mpi_f_status_ignore[MPI_F_STATUS_SIZE], ump_mpi_f_statuses_ignore[MPI_F_STATUS_SIZE];
 
 /* A status in Fortran is MPI_F_STATUS_SIZE integers: source, tag, error,
  * cancelled, then the byte count in two halves (low first). */
@@ -129,6 +132,9 @@ int PMPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status)
     static const char call[] = "MPI_Status_c2f";
     if (!c_status || !f_status || c_status == MPI_STATUS_IGNORE)
         return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "a status pointer is NULL");
+    if (f_status == MPI_F_STATUS_IGNORE || f_status == MPI_F_STATUSES_IGNORE)
+        return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call,
+                             "f_status is MPI_F_STATUS(ES)_IGNORE, not a status");
     uint64_t n = (uint64_t)c_status->ump_count;
     f_status[MPI_F_SOURCE] = c_status->MPI_SOURCE;
     f_status[MPI_F_TAG] = c_status->MPI_TAG;
@@ -145,6 +151,9 @@ int PMPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status)
     static const char call[] = "MPI_Status_f2c";
     if (!c_status || !f_status)
         return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call, "a status pointer is NULL");
+    if (f_status == MPI_F_STATUS_IGNORE || f_status == MPI_F_STATUSES_IGNORE)
+        return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_ARG, call,
+                             "f_status is MPI_F_STATUS(ES)_IGNORE, not a status");
     c_status->MPI_SOURCE = f_status[MPI_F_SOURCE];
     c_status->MPI_TAG = f_status[MPI_F_TAG];
     c_status->MPI_ERROR = f_status[MPI_F_ERROR];

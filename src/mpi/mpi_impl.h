@@ -276,6 +276,30 @@ static inline void ump_mpi_group_ref(MPI_Group g)
 /* Attributes (attr.c): copy callbacks on dup, delete callbacks on free. */
 int ump_mpi_attr_copy_all(MPI_Comm oldc, MPI_Comm newc);
 int ump_mpi_attr_delete_all(MPI_Comm c);
+/* Attributes of datatypes and windows (keyval_obj.c): one store for both
+ * kinds. A kind names itself in errors, raises them on its object (obj
+ * NULL: none) and calls its callbacks, kept as generic function pointers
+ * and converted back to their own type. */
+typedef void (*ump_mpi_kv_fn_t)(void);
+typedef struct ump_mpi_kv_kind {
+    const char *what; /* "datatype", "window" */
+    int (*raise)(void *obj, int cls, const char *call, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+    int (*call_copy)(ump_mpi_kv_fn_t fn, void *obj, int k, void *extra, void *in, void *out,
+                     int *flag);
+    int (*call_del)(ump_mpi_kv_fn_t fn, void *obj, int k, void *val, void *extra);
+} ump_mpi_kv_kind_t;
+int ump_mpi_kv_create(const ump_mpi_kv_kind_t *kind, const char *call, ump_mpi_kv_fn_t copy,
+                      ump_mpi_kv_fn_t del, int *keyval, void *extra);
+int ump_mpi_kv_free(const ump_mpi_kv_kind_t *kind, const char *call, int *keyval);
+int ump_mpi_kv_set(const ump_mpi_kv_kind_t *kind, const char *call, void *obj, int k, void *val);
+int ump_mpi_kv_get(const ump_mpi_kv_kind_t *kind, const char *call, void *obj, int k, void *val,
+                   int *flag);
+int ump_mpi_kv_delete(const ump_mpi_kv_kind_t *kind, const char *call, void *obj, int k);
+/* Runs the copy callbacks of oldobj's attributes onto newobj; MPI class. */
+int ump_mpi_kv_copy_all(void *oldobj, void *newobj);
+/* Runs every delete callback of obj and drops its attributes; MPI class. */
+int ump_mpi_kv_delete_all(void *obj);
 /* Datatype attributes (keyval_type.c): copied by MPI_Type_dup, deleted by
  * MPI_Type_free; MPI class. */
 int ump_mpi_type_attr_copy(MPI_Datatype oldt, MPI_Datatype newt);

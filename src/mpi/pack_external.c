@@ -144,18 +144,23 @@ static void expand(sig_t *s, MPI_Datatype dt, size_t n)
         comb == MPI_COMBINER_F90_INTEGER)
         dt = (MPI_Datatype)ump_dt_param_base(dt), comb = MPI_COMBINER_NAMED;
     if (comb == MPI_COMBINER_NAMED) {
-        /* The pair types: a value and an int, one after the other. */
+        /* The pair types: a value and an index, one after the other. */
         static const struct {
-            MPI_Datatype pair, first;
-        } pairs[] = {{MPI_FLOAT_INT, MPI_FLOAT}, {MPI_DOUBLE_INT, MPI_DOUBLE},
-                     {MPI_LONG_INT, MPI_LONG},   {MPI_2INT, MPI_INT},
-                     {MPI_SHORT_INT, MPI_SHORT}, {MPI_LONG_DOUBLE_INT, MPI_LONG_DOUBLE},
-                     {MPI_2INTEGER, MPI_INTEGER}};
+            MPI_Datatype pair, first, second;
+        } pairs[] = {{MPI_FLOAT_INT, MPI_FLOAT, MPI_INT},
+                     {MPI_DOUBLE_INT, MPI_DOUBLE, MPI_INT},
+                     {MPI_LONG_INT, MPI_LONG, MPI_INT},
+                     {MPI_2INT, MPI_INT, MPI_INT},
+                     {MPI_SHORT_INT, MPI_SHORT, MPI_INT},
+                     {MPI_LONG_DOUBLE_INT, MPI_LONG_DOUBLE, MPI_INT},
+                     {MPI_2INTEGER, MPI_INTEGER, MPI_INTEGER},
+                     {MPI_2REAL, MPI_REAL, MPI_REAL},
+                     {MPI_2DOUBLE_PRECISION, MPI_DOUBLE_PRECISION, MPI_DOUBLE_PRECISION}};
         for (size_t k = 0; k < sizeof(pairs) / sizeof(pairs[0]); k++)
             if (pairs[k].pair == dt) {
                 for (size_t i = 0; i < n && !s->err; i++) {
                     add_run(s, pairs[k].first, 1);
-                    add_run(s, pairs[k].first == MPI_INTEGER ? MPI_INTEGER : MPI_INT, 1);
+                    add_run(s, pairs[k].second, 1);
                 }
                 return;
             }

@@ -264,6 +264,10 @@ int PMPI_Win_free(MPI_Win *win)
     /* Everything this rank started is complete, then nobody sends to the
      * window any more once all ranks passed the barrier. */
     if (rc == MPI_SUCCESS) rc = ump_win_pend_wait(w);
+    /* The delete callbacks run while the window is still whole; one that
+     * fails leaves it (MPI 3.1 6.7.2). */
+    if (rc == MPI_SUCCESS && (rc = ump_win_attr_delete_all(w)) != MPI_SUCCESS)
+        rc = ump_win_error(w, rc, call, "a delete callback of the window's attributes failed");
     if (rc == MPI_SUCCESS) rc = PMPI_Barrier(w->comm);
     if (rc == MPI_SUCCESS) ump_win_am_detach(w);
     ump_win_leave(&held);
@@ -382,10 +386,7 @@ int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *fla
         break;
     default:
         *flag = 0;
-        return ump_win_error(win, MPI_ERR_KEYVAL, call,
-                             "keyval %d is not a window attribute (only the predefined "
-                             "MPI_WIN_* keys are supported)",
-                             win_keyval);
+        return ump_win_attr_get(win, win_keyval, attribute_val, flag);
     }
     return MPI_SUCCESS;
 }

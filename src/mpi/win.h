@@ -167,6 +167,11 @@ bool ump_win_ok(MPI_Win w);
  * this rank; returns errclass. */
 int ump_win_error(MPI_Win w, int errclass, const char *call, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* User attributes (win_attr.c): MPI_Win_get_attr of a user keyval, and the
+ * delete callbacks MPI_Win_free runs; MPI class. */
+int ump_win_attr_get(MPI_Win win, int win_keyval, void *attribute_val, int *flag);
+int ump_win_attr_delete_all(MPI_Win win);
+
 #define UMP_WIN_CHECK(call, w)                                                                     \
     do {                                                                                           \
         UMP_MPI_CHECK_INIT(call);                                                                  \

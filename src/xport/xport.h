@@ -73,6 +73,17 @@ typedef struct ump_xp_caps {
     size_t rkey_size;   /* largest packed remote key mem_reg() makes (bytes) */
 } ump_xp_caps_t;
 
+/* Counters of a transport that keeps its own reliability (udp), added up
+ * by the core for ump_stats_get. */
+typedef struct ump_xp_stats {
+    uint64_t sent;          /* data datagrams sent the first time */
+    uint64_t received;      /* data datagrams accepted */
+    uint64_t retransmitted; /* data datagrams sent again */
+    uint64_t duplicates;    /* data datagrams already had, dropped */
+    uint64_t corrupted;     /* datagrams failing the checksum or malformed, dropped */
+    uint64_t timeouts;      /* retransmission timer expiries */
+} ump_xp_stats_t;
+
 /* Largest packed remote key of any transport (the core's headers hold one). */
 #define UMP_XP_RKEY_MAX 48
 
@@ -252,6 +263,9 @@ typedef struct ump_xp_ops {
     /* UMP_OK when every AM taken has left this process (or the peer is
      * dead), UMP_INPROGRESS while some are queued. */
     int (*flush)(ump_xp_t *xp);
+
+    /* Optional (NULL: no counters): adds this transport's counters to *st. */
+    void (*stats)(ump_xp_t *xp, ump_xp_stats_t *st);
 } ump_xp_ops_t;
 
 /* The common head of every transport instance; transports embed it first. */

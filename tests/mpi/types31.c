@@ -3,6 +3,7 @@
  * types31.c - the Fortran and C++ predefined datatypes a C program names
  * (names, sizes, point-to-point and reductions on them: SUM on MPI_REAL
  * and MPI_DOUBLE_COMPLEX, LAND on MPI_LOGICAL, MAXLOC on MPI_2INTEGER,
+ * MINLOC / MAXLOC on MPI_2REAL and MPI_2DOUBLE_PRECISION with ties,
  * LOR on MPI_CXX_BOOL); MPI_LAND / LOR / LXOR on MPI_AINT, MPI_OFFSET and
  * MPI_COUNT; MPI_Type_create_f90_integer / real / complex and
  * MPI_Type_match_size; and the handle conversions MPI_*_c2f / f2c of every
@@ -42,6 +43,13 @@ static void test_names(void)
     check_name(MPI_COMPLEX8, "MPI_COMPLEX8", 8);
     check_name(MPI_COMPLEX16, "MPI_COMPLEX16", 16);
     check_name(MPI_2INTEGER, "MPI_2INTEGER", 8);
+    check_name(MPI_2REAL, "MPI_2REAL", 8);
+    check_name(MPI_2DOUBLE_PRECISION, "MPI_2DOUBLE_PRECISION", 16);
+    MPI_Aint lb, ext, xsize;
+    CALL(MPI_Type_get_extent(MPI_2DOUBLE_PRECISION, &lb, &ext));
+    CHECK(lb == 0 && ext == 16, "MPI_2DOUBLE_PRECISION: lb %ld extent %ld", (long)lb, (long)ext);
+    CALL(MPI_Pack_external_size("external32", 3, MPI_2REAL, &xsize));
+    CHECK(xsize == 24, "external32 size of 3 MPI_2REAL: %ld", (long)xsize);
     check_name(MPI_CXX_BOOL, "MPI_CXX_BOOL", (int)sizeof(bool));
     check_name(MPI_CXX_FLOAT_COMPLEX, "MPI_CXX_FLOAT_COMPLEX", 8);
     check_name(MPI_CXX_DOUBLE_COMPLEX, "MPI_CXX_DOUBLE_COMPLEX", 16);
@@ -71,6 +79,21 @@ static void test_reductions(void)
         if ((k * 5) % 7 > bv) bv = (k * 5) % 7, bi = k;
     CHECK(best[0] == bv && best[1] == bi, "MAXLOC on MPI_2INTEGER: %d at %d, want %d at %d",
           best[0], best[1], bv, bi);
+    /* Pairs of reals: values rank / 2, so ranks 2k and 2k+1 tie and the
+     * smaller index wins. */
+    float fp[2][2] = {{(float)(mt_rank / 2), (float)mt_rank}, {(float)(-mt_rank), (float)mt_rank}},
+          fr[2][2];
+    CALL(MPI_Allreduce(fp, fr, 2, MPI_2REAL, MPI_MINLOC, MPI_COMM_WORLD));
+    CHECK(fr[0][0] == 0.0f && fr[0][1] == 0.0f, "MINLOC on MPI_2REAL: %g at %g", fr[0][0],
+          fr[0][1]);
+    CHECK(fr[1][0] == (float)(1 - mt_size) && fr[1][1] == (float)(mt_size - 1),
+          "MINLOC on MPI_2REAL: %g at %g", fr[1][0], fr[1][1]);
+    double dpair[2] = {(double)(mt_rank / 2), (double)mt_rank}, dbest[2];
+    CALL(MPI_Allreduce(dpair, dbest, 1, MPI_2DOUBLE_PRECISION, MPI_MAXLOC, MPI_COMM_WORLD));
+    int top = (mt_size - 1) / 2;
+    CHECK(dbest[0] == (double)top && dbest[1] == (double)(2 * top),
+          "MAXLOC on MPI_2DOUBLE_PRECISION: %g at %g, want %d at %d", dbest[0], dbest[1], top,
+          2 * top);
     bool b = mt_rank == mt_size - 1, bo;
     CALL(MPI_Allreduce(&b, &bo, 1, MPI_CXX_BOOL, MPI_LOR, MPI_COMM_WORLD));
     CHECK(bo, "LOR on MPI_CXX_BOOL");

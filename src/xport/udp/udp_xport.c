@@ -425,6 +425,20 @@ static void udp_close(ump_xp_t *base)
     udp_free(xp);
 }
 
+static void udp_stats(ump_xp_t *base, ump_xp_stats_t *st)
+{
+    ump_udp_xp_t *xp = (ump_udp_xp_t *)base;
+    if (!xp->rel) return;
+    ump_rel_stats_t r;
+    ump_rel_get_stats(xp->rel, &r);
+    st->sent += r.sent;
+    st->received += r.received;
+    st->retransmitted += r.retransmitted;
+    st->duplicates += r.duplicates;
+    st->corrupted += r.corrupted + r.malformed;
+    st->timeouts += r.timeouts;
+}
+
 const ump_xp_ops_t ump_xp_udp_ops = {
     .name = "udp",
     .open = udp_open,
@@ -437,4 +451,5 @@ const ump_xp_ops_t ump_xp_udp_ops = {
     .arm = udp_arm,
     .wait_fd = udp_wait_fd,
     .flush = udp_flush,
+    .stats = udp_stats,
 };

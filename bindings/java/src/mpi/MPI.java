@@ -79,7 +79,7 @@ public final class MPI {
             ERR_IN_STATUS = 18, ERR_PENDING = 19, ERR_ACCESS = 20, ERR_INFO_KEY = 31,
             ERR_INFO_NOKEY = 32, ERR_INFO_VALUE = 33, ERR_INFO = 34, ERR_KEYVAL = 36,
             ERR_NAME = 38, ERR_NO_MEM = 39, ERR_NOT_SAME = 40, ERR_UNSUPPORTED_OPERATION = 52,
-            ERR_LASTCODE = 63;
+            ERR_LASTCODE = 79;
 
     public static final Intracomm COMM_WORLD = new Intracomm(predefined(K_COMM, 1));
     public static final Intracomm COMM_SELF = new Intracomm(predefined(K_COMM, 2));
