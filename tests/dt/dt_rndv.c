@@ -196,7 +196,7 @@ int main(int argc, char **argv)
                 walk(ts, ns, gather_cb, sa);
                 walk(tr, nr, scatter_cb, ra);
 
-                ump_core_stats_t before = ump_core.stats;
+                ump_core_stats_t before = ump_core.xfer;
                 if (me == 0) {
                     CHECK(ump_send(sb, ns, dt_of(ts), 1, tag, CTX) == UMP_OK, "send");
                 } else {
@@ -215,7 +215,7 @@ int main(int argc, char **argv)
                 size_t runs =
                     (ts == T_INT ? 1 : ns * ty[ts].nruns) + (tr == T_INT ? 1 : nr * ty[tr].nruns);
                 if (x != '-' && bytes > eager && runs <= 256) {
-                    const ump_core_stats_t *now = &ump_core.stats;
+                    const ump_core_stats_t *now = &ump_core.xfer;
                     int k = scheme_of(x);
                     if (me == 1)
                         CHECK(now->msgs[k] == before.msgs[k] + 1,
