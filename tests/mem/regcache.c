@@ -145,7 +145,7 @@ int main(int argc, char **argv)
              "no memory: run over one that does (UMP_TRANSPORTS=ofi)",
              peer, ump_core.peers[peer].xp->ops->name);
 
-    size_t eager = env_size("UMP_OFI_EAGER_LIMIT", 8192);
+    size_t eager = ump_core.peers[peer].xp->caps.eager_limit; /* provider-dependent default */
     size_t get_min = env_size("UMP_OFI_GET_MIN", 0);
     size_t max_bytes = env_size("UMP_MEM_CACHE_MAX_BYTES", (size_t)1 << 30);
     size_t cand[] = {eager + 1,      get_min ? get_min - 1 : 0,
