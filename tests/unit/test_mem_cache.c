@@ -396,7 +396,15 @@ static void test_monitor_dontneed(void **state)
 static void test_monitor_free(void **state)
 {
     (void)state;
+#if defined(__SANITIZE_ADDRESS__)
+    /* AddressSanitizer's free keeps the memory mapped in its quarantine and
+     * its malloc never hands the same address back, so a free unmaps
+     * nothing for the monitor to see (and no stale translation can arise);
+     * the unsanitized builds run this case. */
+    skip();
+#else
     monitored(FREE);
+#endif
 }
 
 /* Memory the monitor cannot watch (a file mapping) is registered but not
