@@ -56,7 +56,7 @@ static struct {
     atomic_int busy;
     atomic_bool lost;
     _Atomic uint64_t head; /* ranges written by the thread */
-    uint64_t tail;         /* ranges drained (core's lock) */
+    _Atomic uint64_t tail; /* ranges drained (under the core's lock); read by the thread */
     struct {
         uintptr_t start, end;
     } ring[RING];
@@ -65,7 +65,8 @@ static struct {
 static void push(uintptr_t start, uintptr_t end)
 {
     uint64_t h = atomic_load_explicit(&mon.head, memory_order_relaxed);
-    if (h - mon.tail >= RING) {
+    /* Acquire: the drain has read the slots below tail before it moved it. */
+    if (h - atomic_load_explicit(&mon.tail, memory_order_acquire) >= RING) {
         /* tail may lag: the drain side reads `lost` after the ring, and a
          * lost range makes it drop everything, which is always safe. */
         atomic_store(&mon.lost, true);
@@ -205,8 +206,10 @@ bool ump_mem_monitor_drain(void (*fn)(void *arg, uintptr_t start, uintptr_t end)
     while (atomic_load(&mon.busy))
         sched_yield();
     uint64_t h = atomic_load_explicit(&mon.head, memory_order_acquire);
-    for (; mon.tail != h; mon.tail++)
-        fn(arg, mon.ring[mon.tail % RING].start, mon.ring[mon.tail % RING].end);
+    uint64_t t = atomic_load_explicit(&mon.tail, memory_order_relaxed);
+    for (; t != h; t++)
+        fn(arg, mon.ring[t % RING].start, mon.ring[t % RING].end);
+    atomic_store_explicit(&mon.tail, t, memory_order_release);
     return !atomic_exchange(&mon.lost, false);
 }
 
@@ -225,7 +228,7 @@ void ump_mem_monitor_stop(void)
         close(mon.fd);
         mon.fd = -1;
         atomic_store(&mon.head, 0);
-        mon.tail = 0;
+        atomic_store(&mon.tail, 0);
         atomic_store(&mon.lost, false);
     }
     mon.state = 0;
