@@ -210,7 +210,19 @@ for kind in "${klist[@]}"; do
         fi
         fail() { echo "fault-campaign: slurm cluster: $*" >&2; exit 1; }
         . "$root/tests/pmix/cluster.sh"
-        cluster_start "$work/cluster" >"$work/cluster.log" 2>&1 || exit 1
+        # The throwaway cluster may fail to come up on a loaded machine (a
+        # daemon slow to answer, a port the previous cluster still holds):
+        # one more try, then say why.
+        if ! cluster_start "$work/cluster" >"$work/cluster.log" 2>&1; then
+            cluster_stop >>"$work/cluster.log" 2>&1
+            sleep 2
+            if ! cluster_start "$work/cluster" >>"$work/cluster.log" 2>&1; then
+                echo "fault-campaign: the slurm cluster did not start; its log ends:" >&2
+                tail -15 "$work/cluster.log" >&2
+                cluster_stop >/dev/null 2>&1
+                exit 1
+            fi
+        fi
         trap 'cluster_stop; [ -n "${MUNGE_SHORT:-}" ] && rm -rf "$MUNGE_SHORT"; rm -rf "$work"' EXIT
     fi
     times="$work/$kind.times"
