@@ -12,7 +12,7 @@
  * into the receiver's blocks, computed here from the layouts' arithmetic
  * (not by the engine under test).
  *
- * With --expect XXXX (one letter per pair class: contiguous to contiguous,
+ * With --expect LLLL (one letter per pair class: contiguous to contiguous,
  * contiguous to derived, derived to contiguous, derived to derived; r =
  * read, w = write, s = stream, - = any) every rendezvous message of that
  * class whose layouts have few enough blocks to stay within the transport's
@@ -21,7 +21,7 @@
  * must have copied no byte on either side (UMP_STATS's copy counters).
  * The scheme itself is forced by the ctest entry (UMP_RNDV_SCHEME).
  *
- *   dt_rndv [--expect XXXX] [--max BYTES]     (2 ranks; --max skips larger
+ *   dt_rndv [--expect LLLL] [--max BYTES]     (2 ranks; --max skips larger
  *   messages, for slow providers)
  */
 #include <stdint.h>
@@ -155,7 +155,7 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "--max") && i + 1 < argc) max = strtoull(argv[++i], NULL, 0);
     }
     if (strlen(expect) != 4) {
-        fprintf(stderr, "usage: dt_rndv [--expect XXXX] (letters r, w, s, -)\n");
+        fprintf(stderr, "usage: dt_rndv [--expect LLLL] (letters r, w, s, -)\n");
         return 2;
     }
     CHECK(ump_init(&argc, &argv, UMP_THREAD_SINGLE, NULL) == UMP_OK, "ump_init");

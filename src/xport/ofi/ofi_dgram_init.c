@@ -46,7 +46,6 @@ UMP_CFG(ud_seg_size, "UMP_OFIUD_SEG_SIZE", UMP_CFG_SIZE, "0",
         "datagram's worth when datagrams are large, else 64k)");
 
 /* Room the core gets for its own header in front of a segment. */
-#define AM_HDR_ROOM 1024
 /* The mr_mode bits honoured: only local descriptors are ever used. */
 #define UD_MR_MODES (FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY)
 /* A published name: u32 mtu, u8 count, then per endpoint u8 length and bytes. */
@@ -244,27 +243,9 @@ static int not_found(const char *prov, const char *domain, int ret)
 
 static int set_caps(ofiud_xp_t *xp)
 {
-    size_t room = xp->mtu - UMP_OFIUD_HDR - sizeof(ump_rel_hdr_t);
-    size_t seg = ud_seg_size.v.sz;
-    if (!seg) seg = room >= 16384 ? room - AM_HDR_ROOM : 64 * 1024;
-    size_t eager = ud_eager_limit.v.sz;
-    xp->base.caps = (ump_xp_caps_t){
-        .reliable = true,
-        .ordered = true,
-        /* As udp: an AM costs the provider's calls per datagram, and rel
-         * gathers the caller's iovecs into its own buffers, so handing
-         * runs over saves the core a pack. */
-        .am_cost = UMP_XP_AM_SYSCALL,
-        .rma_get = false,
-        .max_am = UMP_MAX(seg, eager) + AM_HDR_ROOM,
-        .max_iov = UMP_OFIUD_MAX_IOV,
-        .eager_limit = eager,
-        .seg_size = seg,
-        .get_min = SIZE_MAX,
-    };
     ump_rel_config_t cfg;
-    ump_rel_config_default(&cfg);
-    cfg.max_am = xp->base.caps.max_am;
+    ump_rel_xp_caps(xp->mtu - UMP_OFIUD_HDR - sizeof(ump_rel_hdr_t), ud_seg_size.v.sz,
+                    ud_eager_limit.v.sz, UMP_OFIUD_MAX_IOV, &xp->base.caps, &cfg);
     xp->stats = cfg.stats;
     ump_rel_lower_t lower = {.ctx = xp,
                              .mtu = xp->mtu - UMP_OFIUD_HDR,

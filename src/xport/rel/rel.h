@@ -37,6 +37,8 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+#include "xport/xport.h"
+
 enum {
     UMP_REL_DATA = 1,
     UMP_REL_ACK = 2,
@@ -124,6 +126,15 @@ typedef struct ump_rel_config {
 } ump_rel_config_t;
 
 void ump_rel_config_default(ump_rel_config_t *cfg);
+
+/* The capabilities of a transport that runs the engine over datagrams with
+ * `room` payload bytes after its own and the engine's headers: reliable,
+ * ordered, system-call cost per AM (the engine gathers the caller's iovecs
+ * into its own buffers), no RMA; segments of `seg` bytes (0: a datagram's
+ * room less AM header room when that is at least 16 KiB, else 64 KiB); and
+ * cfg's defaults with max_am set to match. */
+void ump_rel_xp_caps(size_t room, size_t seg, size_t eager, size_t max_iov, ump_xp_caps_t *caps,
+                     ump_rel_config_t *cfg);
 
 typedef struct ump_rel_stats {
     uint64_t sent;          /* DATA datagrams sent the first time */

@@ -37,7 +37,6 @@ UMP_CFG(udp_seg_size, "UMP_UDP_SEG_SIZE", UMP_CFG_SIZE, "0",
         "when datagrams are large, else 64k)");
 
 /* Room the core gets for its own header in front of a segment. */
-#define AM_HDR_ROOM 1024
 #define SEND_CHUNK  8 /* datagrams per sendmmsg call, each call on the next socket */
 #define RECV_ROUNDS 4 /* recvmmsg calls per progress, so senders cannot starve the rest */
 
@@ -291,25 +290,9 @@ static int udp_open(const ump_xp_params_t *params, ump_xp_t **out)
     xp->rname = calloc((size_t)xp->rbatch, sizeof(*xp->rname));
     if (!xp->rbuf || !xp->rmsg || !xp->riov || !xp->rname) goto err;
 
-    size_t room = xp->mtu - UMP_UDP_HDR - sizeof(ump_rel_hdr_t);
-    size_t seg = udp_seg_size.v.sz;
-    if (!seg) seg = room >= 16384 ? room - AM_HDR_ROOM : 64 * 1024;
-    size_t eager = udp_eager_limit.v.sz;
-    xp->base.caps = (ump_xp_caps_t){
-        .reliable = true,
-        .ordered = true,
-        .am_cost = UMP_XP_AM_SYSCALL,
-        .rma_get = false,
-        .max_am = UMP_MAX(seg, eager) + AM_HDR_ROOM,
-        .max_iov = UMP_UDP_MAX_IOV,
-        .eager_limit = eager,
-        .seg_size = seg,
-        .get_min = SIZE_MAX,
-    };
-
     ump_rel_config_t cfg;
-    ump_rel_config_default(&cfg);
-    cfg.max_am = xp->base.caps.max_am;
+    ump_rel_xp_caps(xp->mtu - UMP_UDP_HDR - sizeof(ump_rel_hdr_t), udp_seg_size.v.sz,
+                    udp_eager_limit.v.sz, UMP_UDP_MAX_IOV, &xp->base.caps, &cfg);
     xp->stats = cfg.stats;
     ump_rel_lower_t lower = {.ctx = xp,
                              .mtu = xp->mtu - UMP_UDP_HDR,
