@@ -89,6 +89,28 @@ int ump_rt_node_of(const ump_rt_t *rt, int rank);
  * this rank's identity. Does not return. */
 void ump_rt_abort(ump_rt_t *rt, int code, const char *msg) __attribute__((noreturn));
 
+/* --- processes of other jobs (rt_peer.c) --------------------------------- */
+
+#define UMP_RT_CARD_MAX 4096 /* largest card ump_rt_card writes */
+
+/* This process's card: its job id, rank and every value it put (its
+ * transports' addresses), what a process of another job needs to reach it.
+ * UMP_ERR_NO_RESOURCE when len is too small. */
+int ump_rt_card(ump_rt_t *rt, void *buf, size_t len, size_t *out);
+/* Learns the process a card describes: *peer is its rank when it is of this
+ * job, else a peer index past the job's ranks (size, size + 1, ...; the
+ * same process keeps its index), whose values ump_rt_get then reads and
+ * whose node (ump_rt_node_of) is one of its own. UMP_ERR_PROTOCOL for a
+ * malformed card (logged). */
+int ump_rt_peer_add(ump_rt_t *rt, const void *card, size_t len, int *peer);
+/* The peer index of (job, rank) (job: 16 hex digits, not NUL-terminated),
+ * or -1 when unknown. */
+int ump_rt_peer_find(const ump_rt_t *rt, const char *job, int rank);
+/* The job (16 bytes, not NUL-terminated) and rank of a peer index. */
+int ump_rt_peer_name(const ump_rt_t *rt, int peer, char *job, int *rank);
+/* The job's ranks and the processes of other jobs added so far. */
+int ump_rt_npeers(const ump_rt_t *rt);
+
 /* --- ports and names (dynamic processes; rt_port.c, rt_name.c) ---------- */
 
 #define UMP_RT_PORT_NAME_MAX 256 /* a port name and its NUL */

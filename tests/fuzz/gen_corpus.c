@@ -181,7 +181,8 @@ static void gen_tcp(void)
         buf[n++] = 4; /* max_am 65536 */
         buf[n++] = 3; /* job of 4 */
         ump_tcp_hello_t h;
-        ump_tcp_hello_encode(&h, 2, 4, nonce);
+        static const uint8_t job[8] = "fuzzjob";
+        ump_tcp_hello_encode(&h, job, 2, 4, nonce);
         memcpy(buf + n, &h, sizeof(h));
         n += sizeof(h);
         /* Frames of sizes around the 8-byte padding, and a BYE. */
