@@ -261,3 +261,24 @@ void ump_rt_abort(ump_rt_t *rt, int code, const char *msg)
             msg ? msg : "");
     _exit(code ? code : 1);
 }
+
+int ump_rt_spawn(ump_rt_t *rt, const ump_rt_app_t *apps, int napps, const char *parent_port,
+                 char *job_id, size_t len, char *why, size_t whylen)
+{
+    char none[1];
+    if (!why || whylen == 0) { /* the caller wants no reason: logged anyway */
+        why = none;
+        whylen = sizeof(none);
+    }
+    why[0] = '\0';
+    if (rt->fd < 0) {
+        /* PMIx has a spawn of its own, but ump's children would then need
+         * PMIx too; a singleton has nobody to ask. */
+        snprintf(why, whylen,
+                 "start the program with umprun to spawn processes (this process "
+                 "runs under %s)",
+                 rt->info.backend);
+        return UMP_ERR_UNSUPPORTED;
+    }
+    return ump_rt_umprun_spawn(rt, apps, napps, parent_port, job_id, len, why, whylen);
+}

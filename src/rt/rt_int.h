@@ -73,6 +73,9 @@ void ump_rt_names_fini(ump_rt_t *rt);
  * as ump_rt_name_*. */
 int ump_rt_umprun_name(ump_rt_t *rt, int op, const char *service, const char *port, char *out,
                        size_t len);
+/* The SPAWN request (kvs_proto.h); contract of ump_rt_spawn, why non-NULL. */
+int ump_rt_umprun_spawn(ump_rt_t *rt, const ump_rt_app_t *apps, int napps, const char *parent_port,
+                        char *job_id, size_t len, char *why, size_t whylen);
 
 /* True when the environment says a PMIx server started this process
  * (PMIX_RANK, PMIX_NAMESPACE or PMIX_SERVER_URI* set). */
