@@ -165,7 +165,10 @@ int ump_peer_add(const void *card, size_t len, int *peer)
                   r, job, ump_core.rank);
         rc = UMP_ERR_NO_TRANSPORT;
     } else {
-        ump_debug("rank %d of another job is peer %d, over %s", idx, idx, p->xp->ops->name);
+        char job[17] = {0};
+        int r = -1;
+        ump_rt_peer_name(ump_core.rt, idx, job, &r);
+        ump_debug("rank %d of job %s is peer %d, over %s", r, job, idx, p->xp->ops->name);
     }
 out:
     if (rc == UMP_OK) *peer = idx;

@@ -17,6 +17,10 @@
  * MPI_ERR_SPAWN on every parent (a missing program, maxprocs all 0) while
  * the job goes on.
  */
+#include <limits.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
 #include "mt.h"
 
 static const size_t sizes[] = {0, 1, 8191, 8192, 8193, 65535, 65536, 65537, (1u << 20) + 3};
@@ -51,10 +55,10 @@ static void exchange(MPI_Comm inter, bool parent)
         CHECK(2 * rsize <= (int)(sizeof(st) / sizeof(st[0])), "too many ranks");
         CALL(MPI_Waitall(2 * rsize, rq, st));
         for (int r = 0; r < rsize; r++) {
-            int p = parent ? r : me, c = parent ? me : r, cnt = -1;
+            int p = parent ? me : r, c = parent ? r : me, cnt = -1;
             CALL(MPI_Get_count(&st[r], MPI_BYTE, &cnt));
-            CHECK(cnt == (int)n && st[r].MPI_SOURCE == r, "size %zu from %d: count %d source %d",
-                  n, r, cnt, st[r].MPI_SOURCE);
+            CHECK(cnt == (int)n && st[r].MPI_SOURCE == r, "size %zu from %d: count %d source %d", n,
+                  r, cnt, st[r].MPI_SOURCE);
             char what[64];
             snprintf(what, sizeof(what), "%zu bytes from remote rank %d", n, r);
             CHECK_DATA(in + n * (size_t)r, n, seed_of(p, c, k) + (parent ? 1 : 0), what);
@@ -85,8 +89,8 @@ static void collectives(MPI_Comm inter, bool parent)
         }
     } else {
         CALL(MPI_Bcast(v, 4, MPI_INT, 0, inter));
-        CHECK(v[0] == 11 && v[1] == 22 && v[2] == 33 && v[3] == nparents,
-              "bcast gave %d %d %d %d", v[0], v[1], v[2], v[3]);
+        CHECK(v[0] == 11 && v[1] == 22 && v[2] == 33 && v[3] == nparents, "bcast gave %d %d %d %d",
+              v[0], v[1], v[2], v[3]);
     }
     /* allreduce: each side gets the sum over the other group. */
     int mine = parent ? 1000 + me : me + 1, got = -1;
@@ -170,13 +174,14 @@ int main(int argc, char **argv)
         return child(argc, argv, parent);
     }
     CALL(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    CALL(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
 
     /* One spawn: 3 children, collective over the world, root the last rank. */
     char *cargv[] = {"child", "two words", NULL};
     int codes[NCHILD] = {-1, -1, -1};
     MPI_Comm inter = MPI_COMM_NULL;
-    CALL(MPI_Comm_spawn(argv[0], cargv, NCHILD, MPI_INFO_NULL, mt_size - 1, MPI_COMM_WORLD,
-                        &inter, codes));
+    CALL(MPI_Comm_spawn(argv[0], cargv, NCHILD, MPI_INFO_NULL, mt_size - 1, MPI_COMM_WORLD, &inter,
+                        codes));
     for (int i = 0; i < NCHILD; i++)
         CHECK(codes[i] == MPI_SUCCESS, "errcode %d is %d", i, codes[i]);
     int flag = 0, rsize = 0, lsize = 0;
@@ -192,7 +197,10 @@ int main(int argc, char **argv)
 
     /* spawn_multiple from rank 0 alone (MPI_COMM_SELF), with an info. */
     if (mt_rank == 0) {
-        char *cmds[2] = {argv[0], argv[0]};
+        /* The children of app 0 start in /tmp: name the program absolutely. */
+        char *self = realpath(argv[0], NULL);
+        CHECK(self != NULL, "realpath(%s) failed", argv[0]);
+        char *cmds[2] = {self, argv[0]};
         char *a0[] = {"multi-a", NULL}, *a1[] = {"multi-b", NULL};
         char **argvs[2] = {a0, a1};
         int np[2] = {1, 2}, mcodes[3] = {-1, -1, -1};
@@ -200,9 +208,9 @@ int main(int argc, char **argv)
         CALL(MPI_Info_create(&infos[0]));
         CALL(MPI_Info_set(infos[0], "wdir", "/tmp"));
         infos[1] = MPI_INFO_NULL;
-        CALL(MPI_Comm_spawn_multiple(2, cmds, argvs, np, infos, 0, MPI_COMM_SELF, &inter,
-                                     mcodes));
+        CALL(MPI_Comm_spawn_multiple(2, cmds, argvs, np, infos, 0, MPI_COMM_SELF, &inter, mcodes));
         CALL(MPI_Info_free(&infos[0]));
+        free(self);
         for (int i = 0; i < 3; i++)
             CHECK(mcodes[i] == MPI_SUCCESS, "multiple: errcode %d is %d", i, mcodes[i]);
         CALL(MPI_Comm_remote_size(inter, &rsize));
@@ -210,8 +218,8 @@ int main(int argc, char **argv)
         for (int r = 0; r < 3; r++) {
             int a[2];
             CALL(MPI_Recv(a, 2, MPI_INT, r, 5, inter, MPI_STATUS_IGNORE));
-            CHECK(a[0] == r && a[1] == (r == 0 ? 0 : 1), "child %d says rank %d appnum %d", r,
-                  a[0], a[1]);
+            CHECK(a[0] == r && a[1] == (r == 0 ? 0 : 1), "child %d says rank %d appnum %d", r, a[0],
+                  a[1]);
         }
         CALL(MPI_Comm_disconnect(&inter));
     }
