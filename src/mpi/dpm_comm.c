@@ -236,8 +236,8 @@ int ump_mpi_meet(const char *call, bool is_accept, const char *port, int root, M
     if (res[0] != MPI_SUCCESS) {
         free(ranks);
         if (comm->rank == root || !learned)
-            return ump_mpi_error(comm, res[0], call, "%s%s%s: %s", port ? "port '" : "",
-                                 port ? port : "", port ? "'" : "", why);
+            return ump_mpi_error(comm, res[0], call, "%s%s%s%s", port && *port ? "port '" : "",
+                                 port && *port ? port : "", port && *port ? "': " : "", why);
         return ump_mpi_error(comm, res[0], call,
                              "the root (rank %d) failed to meet the other group", root);
     }
