@@ -208,6 +208,7 @@ static struct group *build(struct req_app *ra, struct app *apps, int napps, int 
         return NULL;
     }
     ump_hex_encode(id, sizeof(id), g->id);
+    g->index = job.ngroups; /* what add_group gives it: its files' names use it */
     g->n = total;
     g->apps = apps;
     g->napps = napps;
