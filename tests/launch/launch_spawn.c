@@ -10,13 +10,17 @@
  *                            ranks fence. Prints "parent rank R ok".
  *   launch_spawn failparent  rank 0 spawns 2 copies in mode "exit3": the
  *                            job must fail with the spawned rank's code.
+ *   launch_spawn hangparent  rank 0 spawns 1 copy in mode "hang", and the
+ *                            first group finalizes and exits: umprun must
+ *                            wait for the child (until its --timeout).
  *   launch_spawn child TAG SIZE MODE
  *                            a spawned process: checks its group's facts,
  *                            the app number, the parent port and a custom
  *                            variable, puts, fences within its group, sees
  *                            its siblings' keys and not the parent's.
  *                            Prints "child TAG rank R of N ok". MODE exit3:
- *                            rank 1 exits 3 after the fence instead.
+ *                            rank 1 exits 3 after the fence instead; hang:
+ *                            every rank waits for a signal instead.
  */
 #include <poll.h>
 #include <stdio.h>
@@ -93,6 +97,12 @@ static int child(int argc, char **argv)
         printf("child %s rank %d exits 3\n", tag, in->rank);
         fflush(stdout);
         _exit(3);
+    }
+    if (!strcmp(mode, "hang")) {
+        printf("child %s rank %d hangs\n", tag, in->rank);
+        fflush(stdout);
+        for (;;)
+            pause();
     }
     CHECK(ump_rt_fence(rt) == UMP_OK, "second fence");
     printf("child %s rank %d of %d ok\n", tag, in->rank, in->size);
@@ -198,7 +208,9 @@ static void spawn_ok(ump_rt_t *rt, ump_rt_app_t *apps, int napps, const char *po
     printf("spawned group %s\n", id);
 }
 
-static int parent(bool fail)
+enum parent_mode { P_OK, P_FAIL, P_HANG };
+
+static int parent(enum parent_mode mode)
 {
     ump_rt_t *rt;
     int rc = ump_rt_init(&rt);
@@ -209,14 +221,21 @@ static int parent(bool fail)
     snprintf(penv, sizeof(penv), "SPAWN_PARENT_ID=%s", in->job_id);
     CHECK(ump_rt_put(rt, "parent.k", "p", 2) == UMP_OK, "put");
     if (in->rank == 0) {
-        char *args_a[] = {"child", "A", "2", fail ? "exit3" : "ok", NULL};
+        char *args_a[] = {"child", "A", mode == P_HANG ? "1" : "2",
+                          mode == P_FAIL   ? "exit3"
+                          : mode == P_HANG ? "hang"
+                                           : "ok",
+                          NULL};
         char *env_a[] = {"SPAWN_TEST_VAR=A-app0", penv, NULL};
-        ump_rt_app_t a = {.cmd = self, .argv = args_a, .maxprocs = 2, .env = env_a};
+        ump_rt_app_t a = {
+            .cmd = self, .argv = args_a, .maxprocs = mode == P_HANG ? 1 : 2, .env = env_a};
         spawn_ok(rt, &a, 1, "test-port-A");
-        if (fail) { /* the job ends when child 1 exits 3: wait for it */
+        if (mode == P_FAIL) { /* the job ends when child 1 exits 3: wait for it */
             for (;;)
                 pause();
         }
+    }
+    if (in->rank == 0 && mode == P_OK) {
         char *args_m[] = {"child", "M", "3", "ok", NULL};
         char *env_m0[] = {"SPAWN_TEST_VAR=M-app0", penv, NULL};
         char *env_m1[] = {"SPAWN_TEST_VAR=M-app1", penv, NULL};
@@ -249,7 +268,8 @@ int main(int argc, char **argv)
     CHECK(argc >= 2, "usage: launch_spawn parent|failparent|child ...");
     CHECK(realpath(argv[0], self), "realpath %s", argv[0]);
     if (!strcmp(argv[1], "child")) return child(argc, argv);
-    if (!strcmp(argv[1], "parent")) return parent(false);
-    if (!strcmp(argv[1], "failparent")) return parent(true);
+    if (!strcmp(argv[1], "parent")) return parent(P_OK);
+    if (!strcmp(argv[1], "failparent")) return parent(P_FAIL);
+    if (!strcmp(argv[1], "hangparent")) return parent(P_HANG);
     CHECK(0, "unknown mode %s", argv[1]);
 }

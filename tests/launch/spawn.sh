@@ -4,7 +4,9 @@
 #  1. a 2-rank job whose rank 0 spawns a group of 2 and a group of 1+2
 #     (tagged [1,r] and [2,r]), sees refusals and forged requests refused:
 #     exit 0, every line there, the groups' output files, no leftovers;
-#  2. a spawned rank exits 3: umprun exits 3 naming the spawned group.
+#  2. a spawned rank exits 3: umprun exits 3 naming the spawned group;
+#  3. a spawned process outlives the first group: umprun waits for it, and
+#     its --timeout stops it (exit 124).
 UMPRUN=$1 PROG=$2
 . "$(dirname "$0")/lib.sh"
 OUT=$(mktemp) DIR=$(mktemp -d)
@@ -38,5 +40,14 @@ grep -qE '^umprun: rank 1 of spawned group 1 \(host [^,]+, pid [0-9]+\) exited w
     fail "no verdict naming the spawned group"
 [ "$(grep -c '^umprun: .*stopping the job' "$OUT")" = 1 ] || fail "want exactly one failure line"
 no_leftovers "$PROG failparent"
+no_leftovers "$PROG child"
+
+run_umprun "$OUT" --timeout 8 -n 2 "$PROG" hangparent
+cat "$OUT"
+[ "$RC" = 124 ] || fail "umprun exited $RC, want 124"
+grep -qxF 'child A rank 0 hangs' "$OUT" || fail "the child did not run"
+grep -qxF 'parent rank 1 ok' "$OUT" || fail "the first group did not finish"
+grep -q '^umprun: job timed out after 8 s' "$OUT" || fail "no timeout line"
+no_leftovers "$PROG hangparent"
 no_leftovers "$PROG child"
 echo PASS
