@@ -10,6 +10,10 @@
  *                            ranks fence. Prints "parent rank R ok".
  *   launch_spawn failparent  rank 0 spawns 2 copies in mode "exit3": the
  *                            job must fail with the spawned rank's code.
+ *   launch_spawn remoteparent
+ *                            (run on hosts fake-a, fake-b through a fake
+ *                            ssh) rank 0 spawns 2 copies in mode "remote"
+ *                            on host fake-b: started through the agent.
  *   launch_spawn hangparent  rank 0 spawns 1 copy in mode "hang", and the
  *                            first group finalizes and exits: umprun must
  *                            wait for the child (until its --timeout).
@@ -20,7 +24,9 @@
  *                            its siblings' keys and not the parent's.
  *                            Prints "child TAG rank R of N ok". MODE exit3:
  *                            rank 1 exits 3 after the fence instead; hang:
- *                            every rank waits for a signal instead.
+ *                            every rank waits for a signal instead; remote:
+ *                            also checks it was started for host fake-b
+ *                            with a variable that needs quoting.
  */
 #include <poll.h>
 #include <stdio.h>
@@ -88,6 +94,11 @@ static int child(int argc, char **argv)
     snprintf(want, sizeof(want), "%s-app%d", tag, appnum);
     const char *v = getenv("SPAWN_TEST_VAR");
     CHECK(v && !strcmp(v, want), "SPAWN_TEST_VAR '%s', want '%s'", v ? v : "", want);
+    if (!strcmp(mode, "remote")) {
+        const char *h = getenv("UMP_JOB_HOST"), *q = getenv("SPAWN_QUOTE");
+        CHECK(h && !strcmp(h, "fake-b") && !strcmp(in->hostname, "fake-b"), "host %s", h ? h : "?");
+        CHECK(q && !strcmp(q, "a b'c $HOME"), "SPAWN_QUOTE '%s'", q ? q : "");
+    }
     put_fence_check(rt, tag);
     /* The parent group's keys (same ranks, other group) never reach us. */
     char got[64];
@@ -208,7 +219,7 @@ static void spawn_ok(ump_rt_t *rt, ump_rt_app_t *apps, int napps, const char *po
     printf("spawned group %s\n", id);
 }
 
-enum parent_mode { P_OK, P_FAIL, P_HANG };
+enum parent_mode { P_OK, P_FAIL, P_HANG, P_REMOTE };
 
 static int parent(enum parent_mode mode)
 {
@@ -220,7 +231,7 @@ static int parent(enum parent_mode mode)
     char penv[64];
     snprintf(penv, sizeof(penv), "SPAWN_PARENT_ID=%s", in->job_id);
     CHECK(ump_rt_put(rt, "parent.k", "p", 2) == UMP_OK, "put");
-    if (in->rank == 0) {
+    if (in->rank == 0 && mode != P_REMOTE) {
         char *args_a[] = {"child", "A", mode == P_HANG ? "1" : "2",
                           mode == P_FAIL   ? "exit3"
                           : mode == P_HANG ? "hang"
@@ -234,6 +245,13 @@ static int parent(enum parent_mode mode)
             for (;;)
                 pause();
         }
+    }
+    if (in->rank == 0 && mode == P_REMOTE) {
+        char *args_r[] = {"child", "R", "2", "remote", NULL};
+        char *env_r[] = {"SPAWN_TEST_VAR=R-app0", "SPAWN_QUOTE=a b'c $HOME", penv, NULL};
+        ump_rt_app_t r = {
+            .cmd = self, .argv = args_r, .maxprocs = 2, .env = env_r, .hosts = "fake-b"};
+        spawn_ok(rt, &r, 1, "test-port-R");
     }
     if (in->rank == 0 && mode == P_OK) {
         char *args_m[] = {"child", "M", "3", "ok", NULL};
@@ -271,5 +289,6 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "parent")) return parent(P_OK);
     if (!strcmp(argv[1], "failparent")) return parent(P_FAIL);
     if (!strcmp(argv[1], "hangparent")) return parent(P_HANG);
+    if (!strcmp(argv[1], "remoteparent")) return parent(P_REMOTE);
     CHECK(0, "unknown mode %s", argv[1]);
 }

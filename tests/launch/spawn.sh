@@ -6,11 +6,13 @@
 #     exit 0, every line there, the groups' output files, no leftovers;
 #  2. a spawned rank exits 3: umprun exits 3 naming the spawned group;
 #  3. a spawned process outlives the first group: umprun waits for it, and
-#     its --timeout stops it (exit 124).
+#     its --timeout stops it (exit 124);
+#  4. a group placed on a host umprun reaches through its rsh agent (a fake
+#     ssh running the command here, as basic.sh does).
 UMPRUN=$1 PROG=$2
 . "$(dirname "$0")/lib.sh"
-OUT=$(mktemp) DIR=$(mktemp -d)
-trap 'rm -rf "$OUT" "$DIR"' EXIT
+OUT=$(mktemp) DIR=$(mktemp -d) TMPD=$(mktemp -d)
+trap 'rm -rf "$OUT" "$DIR" "$TMPD"' EXIT
 
 run_umprun "$OUT" --timeout 100 --tag-output --output-filename "$DIR" -n 2 "$PROG" parent
 cat "$OUT"
@@ -49,5 +51,18 @@ grep -qxF 'child A rank 0 hangs' "$OUT" || fail "the child did not run"
 grep -qxF 'parent rank 1 ok' "$OUT" || fail "the first group did not finish"
 grep -q '^umprun: job timed out after 8 s' "$OUT" || fail "no timeout line"
 no_leftovers "$PROG hangparent"
+no_leftovers "$PROG child"
+
+printf '#!/bin/sh\nhost=$1; shift\nexec sh -c "$*"\n' >"$TMPD/ssh"
+chmod +x "$TMPD/ssh"
+run_umprun "$OUT" --timeout 100 --tag-output --host fake-a:1,fake-b:1 --rsh "$TMPD/ssh" \
+    "$PROG" remoteparent
+cat "$OUT"
+[ "$RC" = 0 ] || fail "umprun exited $RC"
+for line in '[0] parent rank 0 ok' '[1] parent rank 1 ok' \
+            '[1,0] child R rank 0 of 2 ok' '[1,1] child R rank 1 of 2 ok'; do
+    grep -qxF "$line" "$OUT" || fail "no line '$line'"
+done
+no_leftovers "$PROG remoteparent"
 no_leftovers "$PROG child"
 echo PASS
