@@ -408,15 +408,13 @@ int group_spawn_request(struct rank *from, ump_kvs_rd_t *rd, ump_kvs_buf_t *out)
 fail_read:
     if (!bad) goto nomem;
 refuse:
-    if (bad) {
-        snprintf(why, sizeof(why), "malformed spawn request (%s)", bad);
-        /* Only a forged or broken client sends one: worth a line. */
+    if (bad) snprintf(why, sizeof(why), "malformed spawn request (%s)", bad);
+    one_line(why);
+    if (bad) /* only a forged or broken client sends one: worth a line */
         fprintf(stderr, "umprun: %s sent a %s; refused\n", rank_desc(from, who, sizeof(who)), why);
-    } else if (job.verbose) {
+    else if (job.verbose)
         fprintf(stderr, "umprun: refused the spawn request of %s: %s\n",
                 rank_desc(from, who, sizeof(who)), why);
-    }
-    one_line(why);
     answer(out, UMP_KVS_SPAWN_REFUSED, why);
     goto out;
 nomem:
