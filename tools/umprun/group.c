@@ -208,6 +208,7 @@ static struct group *build(struct req_app *ra, struct app *apps, int napps, int 
         return NULL;
     }
     ump_hex_encode(id, sizeof(id), g->id);
+    g->index = job.ngroups; /* what add_group gives it: its files' names use it */
     g->n = total;
     g->apps = apps;
     g->napps = napps;
@@ -352,10 +353,6 @@ int group_spawn_request(struct rank *from, ump_kvs_rd_t *rd, ump_kvs_buf_t *out)
         snprintf(why, sizeof(why), "the job is ending");
         goto refuse;
     }
-    if (job.nhosts == 0) {
-        snprintf(why, sizeof(why), "umprun has no hosts to place processes on");
-        goto refuse;
-    }
     if (strlen(port) >= UMP_RT_PORT_NAME_MAX) {
         snprintf(why, sizeof(why), "the parent port name is longer than %d bytes",
                  UMP_RT_PORT_NAME_MAX - 1);
@@ -369,6 +366,10 @@ int group_spawn_request(struct rank *from, ump_kvs_rd_t *rd, ump_kvs_buf_t *out)
         }
         total += ra[a].maxprocs;
         if (check_app((int)a, &ra[a], &apps[a], why, sizeof(why))) goto refuse;
+    }
+    if (job.nhosts == 0) { /* (only in the fuzz harness, which must not fork) */
+        snprintf(why, sizeof(why), "umprun has no hosts to place processes on");
+        goto refuse;
     }
     if (total > (uint32_t)((1 << 20) - job.nslots)) {
         snprintf(why, sizeof(why), "umprun runs %d processes already", job.nslots);
@@ -407,15 +408,13 @@ int group_spawn_request(struct rank *from, ump_kvs_rd_t *rd, ump_kvs_buf_t *out)
 fail_read:
     if (!bad) goto nomem;
 refuse:
-    if (bad) {
-        snprintf(why, sizeof(why), "malformed spawn request (%s)", bad);
-        /* Only a forged or broken client sends one: worth a line. */
+    if (bad) snprintf(why, sizeof(why), "malformed spawn request (%s)", bad);
+    one_line(why);
+    if (bad) /* only a forged or broken client sends one: worth a line */
         fprintf(stderr, "umprun: %s sent a %s; refused\n", rank_desc(from, who, sizeof(who)), why);
-    } else if (job.verbose) {
+    else if (job.verbose)
         fprintf(stderr, "umprun: refused the spawn request of %s: %s\n",
                 rank_desc(from, who, sizeof(who)), why);
-    }
-    one_line(why);
     answer(out, UMP_KVS_SPAWN_REFUSED, why);
     goto out;
 nomem:

@@ -324,6 +324,7 @@ static void handle_frame(struct conn *c, uint8_t type, ump_kvs_rd_t *rd)
             job_fail(UMPRUN_EXIT_SETUP, "out of memory starting a spawned group");
         else
             conn_flush(c);
+        rd->bad = false; /* a malformed request was refused: the stream is in step */
         break;
     case UMP_KVS_FINALIZE:
         r->finalized = true;

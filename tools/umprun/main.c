@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * umprun: starts N ranks of a program (locally by fork+exec, elsewhere
- * through an rsh agent), serves them the key-value/fence store, forwards
- * their output, and ends the job as soon as any rank fails: one line names
+ * through an rsh agent), and more groups of processes when a rank asks
+ * (group.c), serves them the key-value/fence store, forwards their output,
+ * and ends the job as soon as any process fails: one line names
  * the rank, its host and pid and why; the others are stopped (SIGTERM, then
  * SIGKILL after a second); the job's shared-memory files are removed; and
  * umprun exits non-zero. No daemon, no leftover process, no hang.
