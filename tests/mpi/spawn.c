@@ -15,7 +15,8 @@
  * Then MPI_Comm_spawn_multiple of two commands (1 and 2 processes; each
  * child checks MPI_APPNUM and its argv), and spawns that must fail with
  * MPI_ERR_SPAWN on every parent (a missing program, maxprocs all 0) while
- * the job goes on.
+ * the job goes on. With --spawn-true it spawns a program that never calls
+ * MPI_Init, and umprun must end the job.
  */
 #include <limits.h>
 #include <stdbool.h>
@@ -175,6 +176,15 @@ int main(int argc, char **argv)
     }
     CALL(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     CALL(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN));
+    if (argc > 1 && !strcmp(argv[1], "--spawn-true")) {
+        /* A program that never calls MPI_Init: umprun ends the job when it
+         * exits (the parents would wait for it for ever); this returns only
+         * if it did not. */
+        MPI_Comm inter;
+        MPI_Comm_spawn("true", MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
+                       MPI_ERRCODES_IGNORE);
+        CHECK(0, "spawning 'true' returned");
+    }
 
     /* One spawn: 3 children, collective over the world, root the last rank. */
     char *cargv[] = {"child", "two words", NULL};

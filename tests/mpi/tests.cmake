@@ -104,6 +104,11 @@ foreach(n 1 2 3)
                                             UMP_TRANSPORTS=${xp})
   endforeach()
 endforeach()
+# A spawned program that never calls MPI_Init: umprun ends the job, saying why.
+add_test(NAME mpi.spawn.not_mpi COMMAND ${MPI_UMPRUN} -n 2 --timeout 100 $<TARGET_FILE:mpi_spawn>
+                                        --spawn-true)
+set_tests_properties(mpi.spawn.not_mpi PROPERTIES TIMEOUT 150 LABELS mpi PASS_REGULAR_EXPRESSION
+                     "spawned group 1 .* exited with code 0 without initializing MPI")
 
 # MPI_Init_thread with each required level; under MULTIPLE the program also
 # communicates from two threads at once.

@@ -116,6 +116,13 @@ static void on_exit_status(struct rank *r, int st)
             job_fail(WEXITSTATUS(st), "%s exited with code %d", who, WEXITSTATUS(st));
         } else if (r->hello && !r->finalized) {
             job_fail(1, "%s exited with code 0 after initializing ump without finalizing", who);
+        } else if (!r->hello && r->group->parent_port[0]) {
+            /* Its parents wait for it to meet them in MPI_Init: they
+             * would wait for ever. */
+            job_fail(1,
+                     "%s exited with code 0 without initializing MPI: a spawned program must "
+                     "call MPI_Init, its parents wait for it in MPI_Comm_spawn",
+                     who);
         }
     }
     kvs_rank_gone(r);
