@@ -413,6 +413,47 @@ int ump_name_lookup(const char *service, char *port, size_t len);
  * tell whether they are ranks of one world. */
 const char *ump_job_id(void);
 
+/*
+ * Processes of other jobs (children spawned by this job, its parent, groups
+ * met through a port). A process's card (at most UMP_CARD_MAX bytes) tells
+ * another how to reach it: ump_peer_card writes this process's. Given a
+ * card, ump_peer_add returns in *peer the rank to use for that process in
+ * every call of this API (its world rank when it is of this job; otherwise
+ * a rank past ump_size(), the same one for the same process every time;
+ * ump_npeers() counts them all). UMP_ERR_PROTOCOL for a malformed card,
+ * UMP_ERR_NO_TRANSPORT when no transport reaches the process (they meet
+ * over tcp: UMP_TRANSPORTS must allow it), UMP_ERR_NO_RESOURCE past
+ * 4096 processes of other jobs.
+ */
+#define UMP_CARD_MAX 4096
+int ump_peer_card(void *buf, size_t len, size_t *out_len);
+int ump_peer_add(const void *card, size_t len, int *peer);
+int ump_npeers(void);
+
+/*
+ * Starting processes (MPI_Comm_spawn): ump_spawn asks the launcher to start
+ * the programs of `apps` as one new job (its ranks numbered in app order),
+ * each process told `parent_port` (ump_parent_port() in the child) and its
+ * app's index (ump_appnum()). Returns once they were started (their job id,
+ * 16 hex digits, in job_id), or UMP_ERR_INVALID (the launcher refused: the
+ * reason in why), UMP_ERR_UNSUPPORTED (not started by umprun, which alone
+ * starts processes), UMP_ERR_BOOTSTRAP (the launcher is gone).
+ */
+typedef struct ump_app {
+    const char *cmd;
+    char *const *argv; /* the arguments after cmd, NULL-terminated; may be NULL */
+    int maxprocs;
+    char *const *env;  /* "NAME=VALUE" entries, NULL-terminated; may be NULL */
+    const char *wdir;  /* working directory; NULL: the launcher's */
+    const char *hosts; /* comma-separated hosts of the launcher's; NULL: any */
+} ump_app_t;
+int ump_spawn(const ump_app_t *apps, int napps, const char *parent_port, char *job_id, size_t len,
+              char *why, size_t whylen);
+/* The port the parent job gave this process when it spawned it ("" when it
+ * was not spawned), and its app's index (0 when not spawned). */
+const char *ump_parent_port(void);
+int ump_appnum(void);
+
 /* --- point-to-point ------------------------------------------------------ */
 
 /* Standard-mode send: completes when the buffer may be reused. */

@@ -34,10 +34,16 @@ static int topo(ump_comm_t comm, ump_coll_comm_t *st)
         return UMP_ERR_NO_MEMORY;
     }
     /* Node indices are numbered by their lowest communicator rank, so
-     * every rank computes the same numbering. */
+     * every rank computes the same numbering. Members of several jobs
+     * (processes met at run time) know each other's nodes only within
+     * their own job: such a communicator puts each member on a node of its
+     * own, which every member computes alike. */
+    bool mixed = false;
+    for (int i = 0; i < n; i++)
+        mixed |= ump_coll_wrank(comm, i) >= ump_size();
     st->nnodes = 0;
     for (int i = 0; i < n; i++) {
-        nid[i] = node_id(ump_coll_wrank(comm, i));
+        nid[i] = mixed ? i : node_id(ump_coll_wrank(comm, i));
         int j;
         for (j = 0; j < i; j++)
             if (nid[j] == nid[i]) break;
@@ -61,7 +67,9 @@ static int topo(ump_comm_t comm, ump_coll_comm_t *st)
     int here = 0, me = node_id(ump_rank());
     for (int r = 0; r < ump_size(); r++)
         here += node_id(r) == me;
-    st->oversub = here > ump_num_cpus();
+    /* The algorithms chosen by it must agree on every member: one constant
+     * for a communicator of several jobs. */
+    st->oversub = mixed || here > ump_num_cpus();
     free(nid);
     st->topo_done = true;
     return UMP_OK;
@@ -101,7 +109,8 @@ int ump_comm_create(const int *world_ranks, int n, uint32_t ctx, ump_comm_t *out
 {
     static const char call[] = "ump_comm_create";
     if (!ump_initialized()) return UMP_ERR_NOT_INIT;
-    int me = ump_rank(), size = ump_size();
+    /* Processes of other jobs met at run time count too (ump_npeers). */
+    int me = ump_rank(), size = ump_npeers();
     if (!out) {
         ump_error("%s: out is NULL (rank %d)", call, me);
         return UMP_ERR_INVALID;
@@ -125,7 +134,7 @@ int ump_comm_create(const int *world_ranks, int n, uint32_t ctx, ump_comm_t *out
     for (int i = 0; i < n; i++) {
         int w = world_ranks[i];
         if (w < 0 || w >= size || seen[w]) {
-            ump_error("%s: world_ranks[%d] = %d is %s (job of %d ranks; rank %d)", call, i, w,
+            ump_error("%s: world_ranks[%d] = %d is %s (%d processes known; rank %d)", call, i, w,
                       w < 0 || w >= size ? "not a rank" : "repeated", size, me);
             free(seen);
             free(c->world);

@@ -276,7 +276,14 @@ typedef struct ump_core {
     ump_rt_t *rt;
     ump_xp_t *xps[8];
     int nxps;
+    ump_xp_t *idle_xps[8]; /* open, reaching no rank of the job: kept unpolled for
+                            * processes of other jobs (add_peer) */
+    int nidle;
+    /* peers[0, size) are the job's ranks; [size, npeers) processes of other
+     * jobs met at run time; room for UMP_CORE_MAX_MET of those. */
     ump_peer_t *peers;
+    int npeers;
+#define UMP_CORE_MAX_MET 4096
     struct ump_peer_list pending_peers;
     ump_ctxq_t *ctxqs;     /* uthash table */
     ump_ctxq_t *last_ctxq; /* one-entry lookup cache */
@@ -393,6 +400,8 @@ int ump_core_check_recv_layout(const char *call, ump_dt_t layout, size_t count);
 void ump_core_am_handler(void *arg, ump_xp_t *xp, int peer, uint8_t am_id, const void *data,
                          size_t len);
 void ump_core_peer_failed(void *arg, ump_xp_t *xp, int peer, int status);
+/* A peer's lists and credit, before its first message (init.c). */
+void ump_core_peer_init(ump_peer_t *p);
 /* A blocking receive of (buf, len; layout and count when non-contiguous)
  * takes the unexpected eager message u (already out of its queue) with no
  * request: data, status, the sync ack, credits. Returns the status error. */

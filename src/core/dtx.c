@@ -153,7 +153,7 @@ void ump_core_dt_fini(void)
         free(b);
     }
     pool.nfree = 0;
-    for (int p = 0; ump_core.peers && p < ump_core.size; p++) {
+    for (int p = 0; ump_core.peers && p < ump_core.npeers; p++) {
         ump_peer_t *pe = &ump_core.peers[p];
         if (pe->lay_rx)
             for (int i = 0; i < LAY_SLOTS; i++)

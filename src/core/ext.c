@@ -20,7 +20,7 @@ static bool mprobe_found(void *arg)
 
 static int check_probe(int src, int tag)
 {
-    if (src != UMP_ANY_SOURCE && (src < 0 || src >= ump_core.size)) return UMP_ERR_RANK;
+    if (src != UMP_ANY_SOURCE && (src < 0 || src >= ump_core.npeers)) return UMP_ERR_RANK;
     if (tag != UMP_ANY_TAG && tag < 0) return UMP_ERR_TAG;
     return UMP_OK;
 }
@@ -173,7 +173,7 @@ int ump_progress_unregister(ump_progress_fn_t fn, void *arg)
 int ump_node_id(int rank)
 {
     UMP_CORE_CHECK_INIT();
-    if (rank < 0 || rank >= ump_core.size) return UMP_ERR_RANK;
+    if (rank < 0 || rank >= ump_core.npeers) return UMP_ERR_RANK;
     return ump_rt_node_of(ump_core.rt, rank);
 }
 

@@ -85,13 +85,18 @@ static int open_transports(void)
 
 /* Picks one transport per peer: a process-local one for our own rank,
  * otherwise the first allowed transport (in registry order) that reaches it. */
+void ump_core_peer_init(ump_peer_t *p)
+{
+    TAILQ_INIT(&p->ctrl);
+    TAILQ_INIT(&p->match);
+    p->credits = ump_core.credits_init;
+}
+
 static void choose_transports(void)
 {
     for (int peer = 0; peer < ump_core.size; peer++) {
         ump_peer_t *p = &ump_core.peers[peer];
-        TAILQ_INIT(&p->ctrl);
-        TAILQ_INIT(&p->match);
-        p->credits = ump_core.credits_init;
+        ump_core_peer_init(p);
         for (int i = 0; i < ump_core.nxps && !p->xp; i++) {
             ump_xp_t *xp = ump_core.xps[i];
             bool local = xp->ops->process_local;
@@ -105,10 +110,12 @@ static void choose_transports(void)
     }
 }
 
-/* Closes the transports no peer uses, so progress never polls them (a
- * tcp endpoint would cost a system call on every pass of a shm-only job).
- * The choice is symmetric (both ends of a pair pick alike), so no peer will
- * ever reach us through a transport we close. */
+/* Takes the transports no peer uses out of progress, so it never polls
+ * them (a tcp endpoint would cost a system call on every pass of a shm-only
+ * job). The choice is symmetric (both ends of a pair pick alike), so no rank
+ * of the job will ever reach us through them. One that can reach processes
+ * of other jobs (add_peer) stays open, idle, until such a process is met
+ * (ump_peer_add); the others are closed. */
 static void drop_unused_transports(void)
 {
     int kept = 0;
@@ -119,6 +126,11 @@ static void drop_unused_transports(void)
             used = ump_core.peers[peer].xp == xp;
         if (used) {
             ump_core.xps[kept++] = xp;
+        } else if (xp->ops->add_peer && !xp->ops->process_local) {
+            ump_debug("transport %s reaches no rank of the job; kept idle for processes of other "
+                      "jobs",
+                      xp->ops->name);
+            ump_core.idle_xps[ump_core.nidle++] = xp;
         } else {
             ump_debug("transport %s reaches no peer here; closing it", xp->ops->name);
             xp->ops->close(xp);
@@ -194,7 +206,10 @@ int ump_init(int *argc, char ***argv, int thread_level, int *provided)
     ump_log_set_rank(info->rank);
     ump_core.credits_init = (int64_t)cfg_credits.v.sz;
 
-    ump_core.peers = calloc((size_t)ump_core.size, sizeof(ump_peer_t));
+    /* Room for the processes of other jobs met later, so that a peer never
+     * moves (the pending list links peers); untouched room costs no memory. */
+    ump_core.npeers = ump_core.size;
+    ump_core.peers = calloc((size_t)ump_core.size + UMP_CORE_MAX_MET, sizeof(ump_peer_t));
     if (!ump_core.peers) {
         rc = UMP_ERR_NO_MEMORY;
         goto err_rt;
@@ -289,6 +304,10 @@ int ump_finalize(void)
     for (int i = ump_core.nxps - 1; i >= 0; i--)
         ump_core.xps[i]->ops->close(ump_core.xps[i]);
     ump_core.nxps = 0;
+    while (ump_core.nidle > 0) {
+        ump_xp_t *xp = ump_core.idle_xps[--ump_core.nidle];
+        xp->ops->close(xp);
+    }
     if (ump_core.epfd >= 0) close(ump_core.epfd);
     ump_core.epfd = -1;
     if (ump_core.wake_fd >= 0) close(ump_core.wake_fd);

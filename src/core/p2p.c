@@ -109,9 +109,9 @@ static UMP_INLINE_PATH int isend(const char *call, const void *buf, size_t count
     CHECK_INIT(call);
     int rc = check_common(call, buf, count, dt, &len, req, &data, &layout);
     if (rc != UMP_OK) return rc;
-    if (UMP_UNLIKELY(dst < 0 || dst >= ump_core.size)) {
+    if (UMP_UNLIKELY(dst < 0 || dst >= ump_core.npeers)) {
         ump_error("%s: destination rank %d is out of range [0, %d) (rank %d)", call, dst,
-                  ump_core.size, ump_core.rank);
+                  ump_core.npeers, ump_core.rank);
         return UMP_ERR_RANK;
     }
     if (UMP_UNLIKELY(tag < 0)) {
@@ -190,9 +190,9 @@ int ump_issend(const void *buf, size_t count, ump_dt_t dt, int dst, int tag, uin
 
 static UMP_INLINE_PATH int check_source(const char *call, int src, int tag)
 {
-    if (src != UMP_ANY_SOURCE && (src < 0 || src >= ump_core.size)) {
-        ump_error("%s: source rank %d is out of range [0, %d) (rank %d)", call, src, ump_core.size,
-                  ump_core.rank);
+    if (src != UMP_ANY_SOURCE && (src < 0 || src >= ump_core.npeers)) {
+        ump_error("%s: source rank %d is out of range [0, %d) (rank %d)", call, src,
+                  ump_core.npeers, ump_core.rank);
         return UMP_ERR_RANK;
     }
     if (tag != UMP_ANY_TAG && tag < 0) {

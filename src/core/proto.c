@@ -399,10 +399,10 @@ static bool eager_at_head(int peer, const char *data, size_t len)
 void ump_core_am_handler(void *arg, ump_xp_t *xp, int peer, uint8_t am_id, const void *data,
                          size_t len)
 {
-    if (am_id == UMP_AM_EAGER && UMP_LIKELY(peer >= 0 && peer < ump_core.size) &&
+    if (am_id == UMP_AM_EAGER && UMP_LIKELY(peer >= 0 && peer < ump_core.npeers) &&
         eager_at_head(peer, data, len))
         return;
-    if (UMP_UNLIKELY(peer < 0 || peer >= ump_core.size)) {
+    if (UMP_UNLIKELY(peer < 0 || peer >= ump_core.npeers)) {
         ump_error("protocol: message from unknown rank %d dropped", peer);
         return;
     }
@@ -445,7 +445,7 @@ void ump_core_am_handler(void *arg, ump_xp_t *xp, int peer, uint8_t am_id, const
 
 void ump_core_peer_failed(void *arg, ump_xp_t *xp, int peer, int status)
 {
-    if (peer < 0 || peer >= ump_core.size || ump_core.peers[peer].dead) return;
+    if (peer < 0 || peer >= ump_core.npeers || ump_core.peers[peer].dead) return;
     ump_debug("rank %d is unreachable over %s: %s", peer, xp->ops->name, ump_strerror(status));
     ump_core_fail_peer(peer, status);
 }

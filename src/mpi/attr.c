@@ -41,8 +41,8 @@ static int attr_universe_size, attr_appnum;
 
 /* MPI_UNIVERSE_SIZE: the slots umprun was given (UMP_JOB_UNIVERSE_SIZE),
  * never fewer than the job's ranks; a job started otherwise (a singleton,
- * another launcher) has a universe of its own size. ump starts one
- * program per job, so MPI_APPNUM is 0. */
+ * another launcher) has a universe of its own size. MPI_APPNUM: the index
+ * of this process's command in the spawn that started it (0 otherwise). */
 static int *universe_size(void)
 {
     /* Threads that ask first at the same time store the same value. */
@@ -274,6 +274,7 @@ static int get_attr(const char *call, MPI_Comm comm, int comm_keyval, void *attr
         pre = &ump_mpi_lastusedcode;
         break;
     case MPI_APPNUM:
+        __atomic_store_n(&attr_appnum, ump_appnum(), __ATOMIC_RELAXED);
         pre = &attr_appnum;
         break;
     }

@@ -667,6 +667,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
         return ump_mpi_error(c, MPI_ERR_COMM, call, "a predefined communicator cannot be freed");
     int rc = ump_mpi_attr_delete_all(c);
     if (rc != MPI_SUCCESS) return ump_mpi_error(c, rc, call, "an attribute delete callback failed");
+    ump_mpi_parent_forget(c);
     /* Collectives started on c have taken what they need from it. */
     ump_comm_free(&c->ucomm);
     ump_mpi_comm_unref(c);

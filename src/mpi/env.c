@@ -64,6 +64,13 @@ static int init(const char *call, int *argc, char ***argv, int required, int *pr
         return MPI_ERR_NO_MEM;
     }
     ump_mpi_info_env_init(argc ? *argc : 0, argv ? *argv : NULL);
+    /* A spawned process meets its parents before the program runs. */
+    rc = ump_mpi_parent_connect();
+    if (rc != MPI_SUCCESS) {
+        fprintf(stderr, "ump: %s failed: this process was spawned but cannot meet its parents\n",
+                call);
+        return rc;
+    }
     if (provided) *provided = got;
     return MPI_SUCCESS;
 }

@@ -33,6 +33,11 @@ int ump_mpi_ctx_pick(const uint64_t *mask);
  * orders the groups where the standard needs an order. Marks ctx_id used
  * on this process (freed with the communicator); takes its own references
  * to the groups; the error handler is local's. MPI class. */
+/* MPI_Comm_accept (is_accept) or _connect once the arguments are checked,
+ * collective over comm: the meeting of dpm_comm.c. Also how a spawning
+ * group (accept) and its children (connect, in MPI_Init) meet. */
+int ump_mpi_meet(const char *call, bool is_accept, const char *port, int root, MPI_Comm comm,
+                 MPI_Comm *newcomm);
 int ump_mpi_intercomm_build(MPI_Comm local, MPI_Group remote, int ctx_id, bool low,
                             MPI_Comm *newcomm);
 

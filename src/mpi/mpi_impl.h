@@ -469,4 +469,11 @@ static inline void ump_mpi_req_release(MPI_Request r)
     ump_mpi_comm_unref(c);
 }
 
+/* spawn.c */
+/* A spawned process's MPI_Init: meets its parent group on the port it was
+ * given (nothing when it was not spawned). MPI_Comm_free forgets the parent
+ * intercommunicator when it is freed (or disconnected). */
+int ump_mpi_parent_connect(void);
+void ump_mpi_parent_forget(MPI_Comm c);
+
 #endif /* UMP_MPI_IMPL_H */

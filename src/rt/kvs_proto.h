@@ -33,6 +33,23 @@
  *                   u8 status (NAME_OK, NAME_NONE: not published or another
  *                   port, NAME_TAKEN: already published), u32 plen, port
  *                   (LOOKUP's answer; empty otherwise).
+ *   SPAWN     c->s  start a new group of processes (MPI_Comm_spawn):
+ *                   u32 napps, napps x { u32 maxprocs, u32 argc, argc x
+ *                   { u32 len, bytes } (argv[0] is the command), u32 nenv,
+ *                   nenv x { u32 len, "NAME=VALUE" }, u32 len, wdir (empty:
+ *                   umprun's -wdir or directory), u32 len, hosts (a comma
+ *                   list of umprun's hosts; empty: umprun places them) },
+ *                   then u32 len, the parent's port name (opaque, may be
+ *                   empty). Strings hold no NUL. Answer SPAWN_ANS: u8
+ *                   status (SPAWN_STARTED, SPAWN_REFUSED), u32 len, text:
+ *                   the new group's job id (16 hex digits) when started,
+ *                   else the reason (one line). A malformed request is
+ *                   refused the same way; the connection stays usable.
+ *
+ * HELLO's rank is the process's slot in umprun's table of every process it
+ * started (UMP_JOB_SLOT; the first group's slots are its ranks), so ranks
+ * of every group meet the same server; fences are per group and FENCE_DONE
+ * carries ranks within the group.
  *
  * Keys are 1..UMP_RT_KEY_MAX-1 bytes, values 0..UMP_RT_VAL_MAX bytes.
  */
@@ -60,17 +77,27 @@ enum ump_kvs_type {
     UMP_KVS_ABORT = 5,
     UMP_KVS_AUTH = 6,
     UMP_KVS_NAME = 7,
+    UMP_KVS_SPAWN = 8,
     UMP_KVS_OK = 0x81,
     UMP_KVS_REFUSED = 0x82,
     UMP_KVS_FENCE_DONE = 0x83,
     UMP_KVS_FENCE_FAIL = 0x84,
     UMP_KVS_CHALLENGE = 0x85,
     UMP_KVS_NAME_ANS = 0x86,
+    UMP_KVS_SPAWN_ANS = 0x87,
 };
 
 enum { UMP_KVS_NAME_PUBLISH = 1, UMP_KVS_NAME_UNPUBLISH, UMP_KVS_NAME_LOOKUP };
 enum { UMP_KVS_NAME_OK = 0, UMP_KVS_NAME_NONE, UMP_KVS_NAME_TAKEN };
 #define UMP_KVS_NAME_MAX 1024 /* bytes of a service name or a port name */
+
+enum { UMP_KVS_SPAWN_STARTED = 0, UMP_KVS_SPAWN_REFUSED = 1 };
+/* Bounds of one SPAWN request: its apps, processes in all, argv words and
+ * env entries per app, and bytes per string. */
+#define UMP_KVS_SPAWN_MAX_APPS  256
+#define UMP_KVS_SPAWN_MAX_PROCS 4096
+#define UMP_KVS_SPAWN_MAX_WORDS 4096
+#define UMP_KVS_SPAWN_MAX_STR   65536
 
 /* A growable byte buffer that frames are encoded into. Appends never fail:
  * on allocation failure `oom` is set and later appends are dropped, so an

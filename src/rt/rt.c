@@ -161,6 +161,7 @@ void ump_rt_fini(ump_rt_t *rt)
     ump_rt_store_fini(&rt->store);
     ump_kvs_buf_free(&rt->pending);
     free(rt->node_of);
+    free(rt->dyn);
     free(rt);
 }
 
@@ -218,11 +219,11 @@ int ump_rt_fence(ump_rt_t *rt)
 
 int ump_rt_get(ump_rt_t *rt, int rank, const char *key, void *val, size_t *len)
 {
-    if (!key || rank < 0 || rank >= rt->info.size) return UMP_ERR_INVALID;
+    if (!key || rank < 0 || rank >= ump_rt_npeers(rt)) return UMP_ERR_INVALID;
     const ump_rt_kv_t *kv = ump_rt_store_find(&rt->store, rank, key);
 #ifdef UMP_HAVE_PMIX
     /* PMIx keeps the peers' values; our own are in the local store. */
-    if (!kv && rt->kind == UMP_RT_PMIX && rank != rt->info.rank)
+    if (!kv && rt->kind == UMP_RT_PMIX && rank != rt->info.rank && rank < rt->info.size)
         return ump_rt_pmix_get(rt, rank, key, val, len);
 #endif
     if (!kv) return UMP_ERR_INVALID;
@@ -237,7 +238,11 @@ int ump_rt_get(ump_rt_t *rt, int rank, const char *key, void *val, size_t *len)
 
 int ump_rt_node_of(const ump_rt_t *rt, int rank)
 {
-    if (rank < 0 || rank >= rt->info.size) return UMP_ERR_RANK;
+    if (rank < 0 || rank >= ump_rt_npeers(rt)) return UMP_ERR_RANK;
+    /* A process of another job shares no memory with this one as far as
+     * the transports go (shm reaches the ranks of one job): a node of its
+     * own, numbered past this job's. */
+    if (rank >= rt->info.size) return rt->info.num_nodes + (rank - rt->info.size);
     if (!rt->node_of) /* singleton, or before the first fence */
         return rank == rt->info.rank ? rt->info.node_id : 0;
     return rt->node_of[rank];
@@ -255,4 +260,25 @@ void ump_rt_abort(ump_rt_t *rt, int code, const char *msg)
     fprintf(stderr, "ump: rank %d aborted the job (code %d): %s\n", rt ? rt->info.rank : 0, code,
             msg ? msg : "");
     _exit(code ? code : 1);
+}
+
+int ump_rt_spawn(ump_rt_t *rt, const ump_rt_app_t *apps, int napps, const char *parent_port,
+                 char *job_id, size_t len, char *why, size_t whylen)
+{
+    char none[1];
+    if (!why || whylen == 0) { /* the caller wants no reason: logged anyway */
+        why = none;
+        whylen = sizeof(none);
+    }
+    why[0] = '\0';
+    if (rt->fd < 0) {
+        /* PMIx has a spawn of its own, but ump's children would then need
+         * PMIx too; a singleton has nobody to ask. */
+        snprintf(why, whylen,
+                 "start the program with umprun to spawn processes (this process "
+                 "runs under %s)",
+                 rt->info.backend);
+        return UMP_ERR_UNSUPPORTED;
+    }
+    return ump_rt_umprun_spawn(rt, apps, napps, parent_port, job_id, len, why, whylen);
 }

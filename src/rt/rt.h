@@ -30,9 +30,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define UMP_RT_SECRET_LEN 16 /* bytes; hex-encoded in the environment */
-#define UMP_RT_KEY_MAX    64
-#define UMP_RT_VAL_MAX    1024
+#define UMP_RT_SECRET_LEN    16 /* bytes; hex-encoded in the environment */
+#define UMP_RT_KEY_MAX       64
+#define UMP_RT_VAL_MAX       1024
+#define UMP_RT_PORT_NAME_MAX 256 /* a port name and its NUL */
 
 /*
  * Environment umprun gives each rank (all start with UMP_JOB_, which the
@@ -56,6 +57,8 @@ typedef struct ump_rt_info {
     uint8_t secret[UMP_RT_SECRET_LEN]; /* per-job secret (random for singletons) */
     char hostname[256];
     const char *backend; /* "umprun", "singleton", "pmix" */
+    int appnum;          /* the app of a spawn this process belongs to (0: none) */
+    char parent_port[UMP_RT_PORT_NAME_MAX]; /* a spawned group's parent port, else "" */
 } ump_rt_info_t;
 
 /* Starts the runtime. With no UMP_JOB_* environment the process becomes a
@@ -89,10 +92,31 @@ int ump_rt_node_of(const ump_rt_t *rt, int rank);
  * this rank's identity. Does not return. */
 void ump_rt_abort(ump_rt_t *rt, int code, const char *msg) __attribute__((noreturn));
 
+/* --- processes of other jobs (rt_peer.c) --------------------------------- */
+
+#define UMP_RT_CARD_MAX 4096 /* largest card ump_rt_card writes */
+
+/* This process's card: its job id, rank and every value it put (its
+ * transports' addresses), what a process of another job needs to reach it.
+ * UMP_ERR_NO_RESOURCE when len is too small. */
+int ump_rt_card(ump_rt_t *rt, void *buf, size_t len, size_t *out);
+/* Learns the process a card describes: *peer is its rank when it is of this
+ * job, else a peer index past the job's ranks (size, size + 1, ...; the
+ * same process keeps its index), whose values ump_rt_get then reads and
+ * whose node (ump_rt_node_of) is one of its own. UMP_ERR_PROTOCOL for a
+ * malformed card (logged). */
+int ump_rt_peer_add(ump_rt_t *rt, const void *card, size_t len, int *peer);
+/* The peer index of (job, rank) (job: 16 hex digits, not NUL-terminated),
+ * or -1 when unknown. */
+int ump_rt_peer_find(const ump_rt_t *rt, const char *job, int rank);
+/* The job (16 bytes, not NUL-terminated) and rank of a peer index. */
+int ump_rt_peer_name(const ump_rt_t *rt, int peer, char *job, int *rank);
+/* The job's ranks and the processes of other jobs added so far. */
+int ump_rt_npeers(const ump_rt_t *rt);
+
 /* --- ports and names (dynamic processes; rt_port.c, rt_name.c) ---------- */
 
-#define UMP_RT_PORT_NAME_MAX 256 /* a port name and its NUL */
-#define UMP_RT_SERVICE_MAX   256 /* a published service name and its NUL */
+#define UMP_RT_SERVICE_MAX 256 /* a published service name and its NUL */
 
 /* Opens a port: a listening socket on this host's address
  * (ump_rt_local_addr), named "ump-port:<ip>:<port>:<nonce>" into name.
@@ -134,6 +158,42 @@ int ump_rt_join(ump_rt_t *rt, int fd, const void *mine, size_t mlen, void **thei
 int ump_rt_name_publish(ump_rt_t *rt, const char *service, const char *port);
 int ump_rt_name_unpublish(ump_rt_t *rt, const char *service, const char *port);
 int ump_rt_name_lookup(ump_rt_t *rt, const char *service, char *port, size_t len);
+
+/* --- starting processes at run time (MPI_Comm_spawn; rt_umprun.c) ------- */
+
+/*
+ * umprun starts a new group of processes on request of a running one. A
+ * spawned process gets the environment above relative to its own group
+ * (UMP_JOB_ID is the group's own id; UMP_JOB_RANK, _SIZE, _LOCAL_RANK,
+ * _LOCAL_SIZE, _NODE_ID and _NUM_NODES count within it; the secret and
+ * UMP_JOB_KVS are the job's), and:
+ *   UMP_JOB_SLOT          its index in umprun's table of every process (the
+ *                         rank it says hello as); absent: UMP_JOB_RANK
+ *   UMP_JOB_APPNUM        index of its app in the spawn request (info.appnum)
+ *   UMP_JOB_PARENT_PORT   the port name the spawner passed, when not empty
+ *                         (info.parent_port)
+ *   UMP_JOB_UNIVERSE_SIZE as for the first group
+ * Fences are per group; the name service is shared by all groups.
+ */
+typedef struct ump_rt_app {
+    const char *cmd;   /* the program: a path, or a name looked up on PATH */
+    char *const *argv; /* arguments after cmd, NULL-terminated, may be NULL */
+    int maxprocs;      /* how many processes of it */
+    char *const *env;  /* "NAME=VALUE" added to theirs, NULL-terminated, may be NULL */
+    const char *wdir;  /* NULL: umprun's -wdir or its directory */
+    const char *hosts; /* comma list of umprun's hosts; NULL: umprun places them */
+} ump_rt_app_t;
+
+/* Asks umprun to start sum(maxprocs) processes of `apps` as one new group,
+ * ranks 0.. in app order, told parent_port (NULL or "": none). Returns
+ * UMP_OK once they are started, the group's job id (16 hex digits) in
+ * job_id (len >= 17); UMP_ERR_INVALID when refused (a missing program, a
+ * host umprun does not have, maxprocs 0, the job ending), the reason in why
+ * (also logged); UMP_ERR_UNSUPPORTED without umprun (a singleton, PMIx);
+ * UMP_ERR_BOOTSTRAP when umprun does not answer within 30 s. why (whylen
+ * bytes) receives a reason for every error; it may be NULL. */
+int ump_rt_spawn(ump_rt_t *rt, const ump_rt_app_t *apps, int napps, const char *parent_port,
+                 char *job_id, size_t len, char *why, size_t whylen);
 
 /* The backends this build has, space-separated: "umprun singleton pmix"
  * (pmix only when built with libpmix). For ump_info. */

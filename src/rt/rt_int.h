@@ -25,6 +25,9 @@ typedef struct ump_rt_store {
 int ump_rt_store_set(ump_rt_store_t *s, int rank, const char *key, size_t klen, const void *val,
                      size_t len);
 const ump_rt_kv_t *ump_rt_store_find(const ump_rt_store_t *s, int rank, const char *key);
+/* Calls fn(arg, kv) for every value `rank` put (in no particular order). */
+void ump_rt_store_each(const ump_rt_store_t *s, int rank, void (*fn)(void *, const ump_rt_kv_t *),
+                       void *arg);
 void ump_rt_store_fini(ump_rt_store_t *s);
 
 typedef enum { UMP_RT_SINGLETON, UMP_RT_UMPRUN, UMP_RT_PMIX } ump_rt_kind_t;
@@ -46,6 +49,11 @@ struct ump_rt {
     char local_ip[64];         /* PMIx: what ump_rt_local_addr reports */
     struct ump_rt_port *ports; /* open ports (rt_port.c) */
     struct ump_rt_name *names; /* published names without umprun (rt_name.c) */
+    struct ump_rt_dyn {        /* processes of other jobs (rt_peer.c), by peer index - size */
+        char job[16];
+        int rank;
+    } *dyn;
+    int ndyn, capdyn;
 };
 
 /* umprun backend (rt_umprun.c). init fills rt->info from UMP_JOB_* and
@@ -65,6 +73,9 @@ void ump_rt_names_fini(ump_rt_t *rt);
  * as ump_rt_name_*. */
 int ump_rt_umprun_name(ump_rt_t *rt, int op, const char *service, const char *port, char *out,
                        size_t len);
+/* The SPAWN request (kvs_proto.h); contract of ump_rt_spawn, why non-NULL. */
+int ump_rt_umprun_spawn(ump_rt_t *rt, const ump_rt_app_t *apps, int napps, const char *parent_port,
+                        char *job_id, size_t len, char *why, size_t whylen);
 
 /* True when the environment says a PMIx server started this process
  * (PMIX_RANK, PMIX_NAMESPACE or PMIX_SERVER_URI* set). */

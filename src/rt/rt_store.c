@@ -74,6 +74,14 @@ const ump_rt_kv_t *ump_rt_store_find(const ump_rt_store_t *s, int rank, const ch
     return NULL;
 }
 
+void ump_rt_store_each(const ump_rt_store_t *s, int rank, void (*fn)(void *, const ump_rt_kv_t *),
+                       void *arg)
+{
+    for (size_t i = 0; i < s->nbuckets; i++)
+        for (const ump_rt_kv_t *kv = s->buckets[i]; kv; kv = kv->next)
+            if (kv->rank == rank) fn(arg, kv);
+}
+
 void ump_rt_store_fini(ump_rt_store_t *s)
 {
     for (size_t i = 0; i < s->nbuckets; i++) {

@@ -90,6 +90,29 @@ static int read_env(ump_rt_info_t *in)
         gethostname(in->hostname, sizeof(in->hostname) - 1);
     }
     in->backend = "umprun";
+    /* A spawned group's facts (rt.h); the first group has neither. */
+    in->appnum = 0;
+    if (getenv("UMP_JOB_APPNUM") && (rc = env_int("UMP_JOB_APPNUM", 0, 1 << 24, &in->appnum)))
+        return rc;
+    const char *port = getenv("UMP_JOB_PARENT_PORT");
+    if (port && strlen(port) >= sizeof(in->parent_port)) {
+        ump_error("rt: UMP_JOB_PARENT_PORT is longer than %d bytes", UMP_RT_PORT_NAME_MAX - 1);
+        return UMP_ERR_BOOTSTRAP;
+    }
+    snprintf(in->parent_port, sizeof(in->parent_port), "%s", port ? port : "");
+    return UMP_OK;
+}
+
+/* The slot this process says hello as (kvs_proto.h): UMP_JOB_SLOT, or the
+ * rank in the first group, which does not set it. */
+static int hello_slot(const ump_rt_info_t *in, uint32_t *slot)
+{
+    int v = in->rank;
+    if (getenv("UMP_JOB_SLOT")) {
+        int rc = env_int("UMP_JOB_SLOT", 0, 1 << 30, &v);
+        if (rc) return rc;
+    }
+    *slot = (uint32_t)v;
     return UMP_OK;
 }
 
@@ -254,7 +277,9 @@ static int hello_answer(ump_rt_t *rt, ump_kvs_buf_t *b, int tmo, uint8_t want, u
 static int kvs_handshake(ump_rt_t *rt, int tmo)
 {
     uint8_t nc[UMP_AUTH_NONCE_LEN], extra[8], mac[UMP_AUTH_MAC_LEN];
-    uint32_t rank = (uint32_t)rt->info.rank, pid = (uint32_t)getpid();
+    uint32_t rank = 0, pid = (uint32_t)getpid();
+    int rc = hello_slot(&rt->info, &rank);
+    if (rc) return rc;
     if (ump_auth_nonce(nc)) return UMP_ERR_BOOTSTRAP;
     ump_kvs_buf_t b = {0};
     ump_kvs_rd_t rd;
@@ -265,7 +290,7 @@ static int kvs_handshake(ump_rt_t *rt, int tmo)
     ump_kvs_put_u32(&b, pid);
     ump_kvs_put_bytes(&b, nc, sizeof(nc));
     ump_kvs_frame_end(&b, f);
-    int rc = b.oom ? UMP_ERR_NO_MEMORY : send_all(rt->fd, b.p, b.len);
+    rc = b.oom ? UMP_ERR_NO_MEMORY : send_all(rt->fd, b.p, b.len);
     if (!rc) rc = hello_answer(rt, &b, tmo, UMP_KVS_CHALLENGE, &rd);
     if (rc) goto out;
     const uint8_t *na = ump_kvs_get_bytes(&rd, UMP_AUTH_NONCE_LEN);
@@ -491,6 +516,108 @@ int ump_rt_umprun_name(ump_rt_t *rt, int op, const char *service, const char *po
             memcpy(out, v, n);
             out[n] = '\0';
         }
+    }
+out:
+    ump_kvs_buf_free(&b);
+    return rc;
+}
+
+static void put_str(ump_kvs_buf_t *b, const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    ump_kvs_put_u32(b, (uint32_t)n);
+    ump_kvs_put_bytes(b, s, n);
+}
+
+static int count_strv(char *const *v)
+{
+    int n = 0;
+    while (v && v[n])
+        n++;
+    return n;
+}
+
+/* The SPAWN frame of the request; UMP_ERR_INVALID (why set) for arguments
+ * no request can carry. */
+static int encode_spawn(ump_kvs_buf_t *b, const ump_rt_app_t *apps, int napps,
+                        const char *parent_port, char *why, size_t whylen)
+{
+    if (!apps || napps < 1 || napps > (int)UMP_KVS_SPAWN_MAX_APPS) {
+        snprintf(why, whylen, "%d apps (1 to %u can be started at once)", napps,
+                 UMP_KVS_SPAWN_MAX_APPS);
+        return UMP_ERR_INVALID;
+    }
+    size_t f = ump_kvs_frame_begin(b, UMP_KVS_SPAWN);
+    ump_kvs_put_u32(b, (uint32_t)napps);
+    for (int i = 0; i < napps; i++) {
+        const ump_rt_app_t *a = &apps[i];
+        if (!a->cmd || !a->cmd[0] || a->maxprocs < 0) {
+            snprintf(why, whylen, "app %d: %s", i,
+                     a->maxprocs < 0 ? "maxprocs is negative" : "no command");
+            return UMP_ERR_INVALID;
+        }
+        int argc = count_strv(a->argv), nenv = count_strv(a->env);
+        ump_kvs_put_u32(b, (uint32_t)a->maxprocs);
+        ump_kvs_put_u32(b, (uint32_t)argc + 1);
+        put_str(b, a->cmd);
+        for (int k = 0; k < argc; k++)
+            put_str(b, a->argv[k]);
+        ump_kvs_put_u32(b, (uint32_t)nenv);
+        for (int k = 0; k < nenv; k++)
+            put_str(b, a->env[k]);
+        put_str(b, a->wdir);
+        put_str(b, a->hosts);
+    }
+    put_str(b, parent_port);
+    ump_kvs_frame_end(b, f);
+    return b->oom ? UMP_ERR_NO_MEMORY : UMP_OK;
+}
+
+int ump_rt_umprun_spawn(ump_rt_t *rt, const ump_rt_app_t *apps, int napps, const char *parent_port,
+                        char *job_id, size_t len, char *why, size_t whylen)
+{
+    if (rt->lost) {
+        snprintf(why, whylen, "the connection to umprun is lost");
+        return UMP_ERR_BOOTSTRAP;
+    }
+    if (!job_id || len < 17) {
+        snprintf(why, whylen, "the job id buffer holds %zu bytes, 17 are needed", len);
+        return UMP_ERR_INVALID;
+    }
+    ump_kvs_buf_t b = {0};
+    int rc = encode_spawn(&b, apps, napps, parent_port, why, whylen);
+    if (rc) {
+        if (rc == UMP_ERR_INVALID) ump_error("rt: spawn: %s", why);
+        goto out;
+    }
+    uint8_t type = 0;
+    ump_kvs_rd_t rd;
+    rc = send_all(rt->fd, b.p, b.len);
+    /* umprun answers once it has forked them: bounded, so a lost launcher
+     * cannot hang the caller. */
+    if (!rc) rc = recv_frame(rt->fd, &b, 30000, &type, &rd);
+    if (!rc && type != UMP_KVS_SPAWN_ANS) rc = UMP_ERR_PROTOCOL;
+    if (rc) {
+        snprintf(why, whylen, "umprun did not answer the spawn request: %s", ump_strerror(rc));
+        ump_error("rt: %s", why);
+        if (rc != UMP_ERR_NO_MEMORY) rt->lost = true; /* the stream is out of step */
+        rc = UMP_ERR_BOOTSTRAP;
+        goto out;
+    }
+    uint8_t st = ump_kvs_get_u8(&rd);
+    uint32_t n = ump_kvs_get_u32(&rd);
+    const char *t = ump_kvs_get_bytes(&rd, n);
+    if (rd.bad || (st == UMP_KVS_SPAWN_STARTED && n != 16)) {
+        snprintf(why, whylen, "malformed answer from umprun to a spawn request");
+        ump_error("rt: %s", why);
+        rc = UMP_ERR_PROTOCOL;
+    } else if (st == UMP_KVS_SPAWN_STARTED) {
+        memcpy(job_id, t, 16);
+        job_id[16] = '\0';
+    } else {
+        snprintf(why, whylen, "%.*s", (int)n, t);
+        ump_error("rt: umprun refused to spawn: %s", why);
+        rc = UMP_ERR_INVALID;
     }
 out:
     ump_kvs_buf_free(&b);

@@ -169,6 +169,16 @@ typedef struct ump_xp_ops {
     void (*close)(ump_xp_t *xp);
 
     bool (*reaches)(ump_xp_t *xp, int peer);
+    /*
+     * Optional (NULL: this transport reaches only its job's ranks): a
+     * process of another job, met at run time, became peer index `peer`
+     * (past the job's ranks; ump_rt_get reads the values its card carried).
+     * UMP_OK when this transport now reaches it, UMP_ERR_UNSUPPORTED when
+     * it cannot (no address of its kind in the card). Called under the
+     * core's lock, after wireup, possibly while the transport is not polled
+     * (a transport no rank of the job used is kept for this, unpolled).
+     */
+    int (*add_peer)(ump_xp_t *xp, int peer);
 
     /*
      * Sends one AM: `hlen` bytes of `hdr` followed by the iov's bytes, in

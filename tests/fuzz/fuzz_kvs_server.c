@@ -6,7 +6,9 @@
  * server's nonces are fresh, so no input can hold a valid proof: a record
  * may ask the harness to run a genuine handshake first (bit 6), so the
  * fuzzer gets past authentication into PUT, FENCE, FINALIZE and ABORT,
- * while records without it fuzz HELLO and AUTH themselves.
+ * while records without it fuzz HELLO and AUTH themselves. The job has no
+ * hosts, so a SPAWN request is read and checked whole but always refused
+ * before anything could start.
  *
  * Input: records { u8 connection (low 2 bits; bits 4-5: the rank to
  * authenticate as when bit 6 is set; bit 7: close the far end afterwards),
@@ -83,6 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         job.ranks[r].host = &fuzz_host;
         job.ranks[r].out.fd = job.ranks[r].err.fd = -1;
     }
+    if (group_first()) fuzz_fail("out of memory");
     int far[NCONN];
     struct conn *conn[NCONN];
     for (int i = 0; i < NCONN; i++) {
@@ -128,12 +131,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint64_t next = UINT64_MAX;
     kvs_timers(UINT64_MAX - 1, &next);
 
-    int fenced = 0;
+    int fenced = 0, nfenced = job.groups[0]->nfenced;
     for (int r = 0; r < NCONN; r++)
         fenced += job.ranks[r].fenced;
-    if (fenced != job.nfenced)
-        fuzz_fail("%d ranks fenced but the count says %d", fenced, job.nfenced);
-    if (job.nfenced >= job.n) fuzz_fail("a fence of every rank was left open");
+    if (fenced != nfenced) fuzz_fail("%d ranks fenced but the count says %d", fenced, nfenced);
+    if (nfenced >= job.n) fuzz_fail("a fence of every rank was left open");
+    if (job.ngroups != 1 || job.nslots != NCONN) fuzz_fail("a group was started");
     for (int i = 0; i < NCONN; i++)
         if (far[i] >= 0) close(far[i]);
     umprun_reset();

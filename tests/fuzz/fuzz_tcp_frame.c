@@ -26,8 +26,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         ump_tcp_hello_t h;
         memcpy(&h, hb, sizeof(h));
         int rank = -1;
-        int rc = ump_tcp_hello_check(&h, jobsize, &rank);
-        if (rc == UMP_OK && (rank < 0 || rank >= jobsize))
+        static const uint8_t job[8] = "fuzzjob";
+        int rc = ump_tcp_hello_check(&h, job, jobsize, &rank);
+        bool mine = !memcmp(h.job, job, sizeof(job));
+        if (rc == UMP_OK && (rank < 0 || (mine && rank >= jobsize)))
             fuzz_fail("hello accepted with rank %d of %d", rank, jobsize);
     }
 

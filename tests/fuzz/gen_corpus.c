@@ -5,6 +5,7 @@
  * Usage: gen_corpus DIR
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +98,35 @@ static void kvs_abort(ump_kvs_buf_t *f)
     ump_kvs_frame_end(f, s);
 }
 
+static void put_str(ump_kvs_buf_t *f, const char *s)
+{
+    ump_kvs_put_u32(f, (uint32_t)strlen(s));
+    ump_kvs_put_bytes(f, s, strlen(s));
+}
+
+/* A SPAWN frame of two apps (kvs_proto.h); `cut`: the last string's length
+ * says more than the frame holds. */
+static void kvs_spawn(ump_kvs_buf_t *f, bool cut)
+{
+    size_t s = ump_kvs_frame_begin(f, UMP_KVS_SPAWN);
+    ump_kvs_put_u32(f, 2);
+    for (uint32_t a = 0; a < 2; a++) {
+        ump_kvs_put_u32(f, a + 1);
+        ump_kvs_put_u32(f, 2);
+        put_str(f, a ? "/bin/true" : "prog");
+        put_str(f, "child");
+        ump_kvs_put_u32(f, 1);
+        put_str(f, "VAR=value");
+        put_str(f, a ? "/tmp" : "");
+        put_str(f, a ? "fuzzhost" : "");
+    }
+    if (cut)
+        ump_kvs_put_u32(f, 1000);
+    else
+        put_str(f, "ump-port:127.0.0.1:1234:0123456789abcdef");
+    ump_kvs_frame_end(f, s);
+}
+
 static void gen_kvs(void)
 {
     ump_kvs_buf_t out = {0}, f = {0};
@@ -166,6 +196,21 @@ static void gen_kvs(void)
     rec(&out, 1, &a);
     rec(&out, 1, &b);
     emit("kvs_server", "split_hello", out.p, out.len);
+
+    /* SPAWN requests (refused: the harness's job has no hosts): two apps
+     * with arguments, environment, wdir, hosts and a port; then one whose
+     * string length runs past the frame. */
+    out.len = 0;
+    f.len = 0;
+    kvs_spawn(&f, false);
+    rec(&out, authed(0, 0), &f);
+    f.len = 0;
+    kvs_spawn(&f, true);
+    rec(&out, 1 | 0x40 | 1 << 4, &f);
+    f.len = 0;
+    kvs_simple(&f, UMP_KVS_FENCE);
+    rec(&out, 0, &f);
+    emit("kvs_server", "spawn", out.p, out.len);
     ump_kvs_buf_free(&out);
     ump_kvs_buf_free(&f);
 }
@@ -181,7 +226,8 @@ static void gen_tcp(void)
         buf[n++] = 4; /* max_am 65536 */
         buf[n++] = 3; /* job of 4 */
         ump_tcp_hello_t h;
-        ump_tcp_hello_encode(&h, 2, 4, nonce);
+        static const uint8_t job[8] = "fuzzjob";
+        ump_tcp_hello_encode(&h, job, 2, 4, nonce);
         memcpy(buf + n, &h, sizeof(h));
         n += sizeof(h);
         /* Frames of sizes around the 8-byte padding, and a BYE. */

@@ -21,6 +21,7 @@ void umprun_reset(void)
         job.conns[i]->dead = true;
     kvs_reap_conns();
     free(job.conns);
+    group_free_all();
     for (int i = 0; i < job.nhosts; i++)
         free(job.hosts[i].name);
     free(job.hosts);
@@ -28,7 +29,6 @@ void umprun_reset(void)
     free(job.hostspecs);
     free(job.xvars);
     opts_free();
-    ump_kvs_buf_free(&job.epoch);
     memset(&job, 0, sizeof(job));
     job.rsh = "ssh";
     job.bind = BIND_AUTO;

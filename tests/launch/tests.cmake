@@ -2,7 +2,7 @@
 # Launcher tests: small rt programs (the calls ump_init makes) driven through
 # umprun, directly or by the shell scripts here. Labels: launch.
 set(LAUNCH_DIR ${CMAKE_CURRENT_LIST_DIR})
-foreach(prog launch_kvs launch_fault)
+foreach(prog launch_kvs launch_fault launch_spawn)
   add_executable(${prog} ${LAUNCH_DIR}/${prog}.c)
   target_link_libraries(${prog} PRIVATE ump_static Threads::Threads)
   target_compile_options(${prog} PRIVATE ${UMP_WARNINGS})
@@ -45,6 +45,12 @@ foreach(f ${LAUNCH_FAULTS})
            COMMAND bash ${LAUNCH_DIR}/fault.sh ${UMPRUN_EXE} ${FAULT_EXE} ${args})
   set_tests_properties(launch.fault.${name} PROPERTIES TIMEOUT 30 LABELS launch)
 endforeach()
+
+# Processes started at run time (ump_rt_spawn): groups, refusals, forged
+# requests, a failing spawned rank.
+add_test(NAME launch.spawn COMMAND bash ${LAUNCH_DIR}/spawn.sh ${UMPRUN_EXE}
+                                   $<TARGET_FILE:launch_spawn>)
+set_tests_properties(launch.spawn PROPERTIES TIMEOUT 240 LABELS launch)
 
 add_test(NAME launch.netns COMMAND bash ${LAUNCH_DIR}/netns.sh ${UMPRUN_EXE} ${KVS_EXE})
 set_tests_properties(launch.netns PROPERTIES TIMEOUT 60 LABELS launch SKIP_RETURN_CODE 77)

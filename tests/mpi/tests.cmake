@@ -90,6 +90,26 @@ add_test(NAME mpi.dpm_comm.two_jobs COMMAND bash ${MPI_TEST_DIR}/dpm_jobs.sh ${M
                                             $<TARGET_FILE:mpi_dpm_comm>)
 set_tests_properties(mpi.dpm_comm.two_jobs PROPERTIES TIMEOUT 90 LABELS mpi)
 
+# Spawning: parents on 1-3 ranks start 3 children that answer point to
+# point and in collectives, then spawn_multiple and refused spawns. The
+# world over shm (tcp kept idle until the children come) or over tcp.
+ump_mpi_program(mpi_spawn ${MPI_TEST_DIR}/spawn.c ${CMAKE_BINARY_DIR}/tests/mpi spawn)
+foreach(n 1 2 3)
+  foreach(xp "shm,tcp" tcp)
+    string(REPLACE "," "_" xpn ${xp})
+    set(name mpi.spawn.n${n}.${xpn})
+    add_test(NAME ${name} COMMAND ${MPI_UMPRUN} -n ${n} --timeout 150 -x UMP_TRANSPORTS=${xp}
+                                  $<TARGET_FILE:mpi_spawn>)
+    set_tests_properties(${name} PROPERTIES TIMEOUT 200 LABELS mpi ENVIRONMENT
+                                            UMP_TRANSPORTS=${xp})
+  endforeach()
+endforeach()
+# A spawned program that never calls MPI_Init: umprun ends the job, saying why.
+add_test(NAME mpi.spawn.not_mpi COMMAND ${MPI_UMPRUN} -n 2 --timeout 100 $<TARGET_FILE:mpi_spawn>
+                                        --spawn-true)
+set_tests_properties(mpi.spawn.not_mpi PROPERTIES TIMEOUT 150 LABELS mpi PASS_REGULAR_EXPRESSION
+                     "spawned group 1 .* exited with code 0 without initializing MPI")
+
 # MPI_Init_thread with each required level; under MULTIPLE the program also
 # communicates from two threads at once.
 foreach(run "single;2;shm" "funneled;2;shm" "serialized;2;shm" "multiple;2;shm" "multiple;4;shm"

@@ -3,7 +3,7 @@
  * The rt client without umprun: the singleton backend, the validation of
  * UMP_JOB_* variables, and the umprun backend against a scripted fake
  * key-value server in a thread (accepted hello, refused hello, a fence
- * answer, a server that vanishes during a fence).
+ * answer, a server that vanishes during a fence, spawn requests).
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -29,9 +29,10 @@
 static void clear_env(void)
 {
     static const char *const vars[] = {
-        "UMP_JOB_ID",        "UMP_JOB_SECRET",     "UMP_JOB_KVS",        "UMP_JOB_RANK",
-        "UMP_JOB_SIZE",      "UMP_JOB_LOCAL_RANK", "UMP_JOB_LOCAL_SIZE", "UMP_JOB_NODE_ID",
-        "UMP_JOB_NUM_NODES", "UMP_JOB_HOST"};
+        "UMP_JOB_ID",         "UMP_JOB_SECRET",     "UMP_JOB_KVS",        "UMP_JOB_RANK",
+        "UMP_JOB_SIZE",       "UMP_JOB_LOCAL_RANK", "UMP_JOB_LOCAL_SIZE", "UMP_JOB_NODE_ID",
+        "UMP_JOB_NUM_NODES",  "UMP_JOB_HOST",       "UMP_JOB_SLOT",       "UMP_JOB_APPNUM",
+        "UMP_JOB_PARENT_PORT"};
     for (size_t i = 0; i < UMP_ARRAY_SIZE(vars); i++)
         unsetenv(vars[i]);
 }
@@ -86,6 +87,14 @@ static void test_singleton(void **state)
     assert_int_equal(ump_rt_local_addr(rt, addr, sizeof(addr)), UMP_OK);
     assert_string_equal(addr, "127.0.0.1");
     assert_int_equal(ump_rt_local_addr(rt, addr, 4), UMP_ERR_NO_RESOURCE);
+    /* Nobody to start processes: said so, nothing else happens. */
+    assert_int_equal(in->appnum, 0);
+    assert_string_equal(in->parent_port, "");
+    ump_rt_app_t app = {.cmd = "true", .maxprocs = 1};
+    char id[17], why[256];
+    assert_int_equal(ump_rt_spawn(rt, &app, 1, NULL, id, sizeof(id), why, sizeof(why)),
+                     UMP_ERR_UNSUPPORTED);
+    assert_non_null(strstr(why, "umprun"));
     ump_rt_fini(rt);
 }
 
@@ -115,6 +124,12 @@ static void test_bad_env(void **state)
     expect_bootstrap("UMP_JOB_NUM_NODES", "3"); /* more nodes than ranks */
     expect_bootstrap("UMP_JOB_KVS", "nocolon");
     expect_bootstrap("UMP_JOB_KVS", "127.0.0.1:1"); /* nobody listens on port 1 */
+    expect_bootstrap("UMP_JOB_APPNUM", "one");
+    expect_bootstrap("UMP_JOB_APPNUM", "-1");
+    char port[UMP_RT_PORT_NAME_MAX + 1];
+    memset(port, 'p', UMP_RT_PORT_NAME_MAX);
+    port[UMP_RT_PORT_NAME_MAX] = '\0';
+    expect_bootstrap("UMP_JOB_PARENT_PORT", port); /* one byte too long */
     clear_env();
 }
 
@@ -141,7 +156,38 @@ struct fake {
     int after_refusal; /* frames received after a refused challenge */
     int puts, finalized;
     char put_key[64];
+    int spawns;                /* SPAWN requests: 1st started, 2nd refused, 3rd unanswered */
+    uint32_t napps, maxprocs0; /* of the first request */
+    char cmd0[64], arg0[64], env0[64], sport[64];
 };
+
+/* Copies a u32-length string of a SPAWN request into out. */
+static void get_str(ump_kvs_rd_t *rd, char *out, size_t len)
+{
+    uint32_t n = ump_kvs_get_u32(rd);
+    const char *p = ump_kvs_get_bytes(rd, n);
+    snprintf(out, len, "%.*s", p ? (int)n : 0, p ? p : "");
+}
+
+/* Reads the first SPAWN request into f (a 1-app request is expected). */
+static void record_spawn(struct fake *f, ump_kvs_rd_t *rd)
+{
+    char skip[64];
+    f->napps = ump_kvs_get_u32(rd);
+    f->maxprocs0 = ump_kvs_get_u32(rd);
+    uint32_t argc = ump_kvs_get_u32(rd);
+    get_str(rd, f->cmd0, sizeof(f->cmd0));
+    for (uint32_t i = 1; i < argc; i++)
+        get_str(rd, i == 1 ? f->arg0 : skip, 64);
+    uint32_t nenv = ump_kvs_get_u32(rd);
+    for (uint32_t i = 0; i < nenv; i++)
+        get_str(rd, i == 0 ? f->env0 : skip, 64);
+    get_str(rd, skip, sizeof(skip)); /* wdir */
+    get_str(rd, skip, sizeof(skip)); /* hosts */
+    get_str(rd, f->sport, sizeof(f->sport));
+    assert_false(rd->bad);
+    assert_int_equal(rd->off, rd->len);
+}
 
 static int read_frame(int fd, uint8_t *buf, size_t cap, uint32_t *len)
 {
@@ -242,6 +288,16 @@ static void *fake_main(void *arg)
                 ump_kvs_put_u32(&b, (uint32_t)strlen(e[i].v) + 1);
                 ump_kvs_put_bytes(&b, e[i].v, strlen(e[i].v) + 1);
             }
+            ump_kvs_frame_end(&b, s);
+            send_buf(fd, &b);
+        } else if (buf[0] == UMP_KVS_SPAWN) {
+            if (++f->spawns == 1) record_spawn(f, &rd);
+            if (f->spawns == 3) goto out; /* umprun gone before it answered */
+            const char *text = f->spawns == 1 ? "fedcba9876543210" : "app 0: maxprocs 0";
+            size_t s = ump_kvs_frame_begin(&b, UMP_KVS_SPAWN_ANS);
+            ump_kvs_put_u8(&b, f->spawns == 1 ? UMP_KVS_SPAWN_STARTED : UMP_KVS_SPAWN_REFUSED);
+            ump_kvs_put_u32(&b, (uint32_t)strlen(text));
+            ump_kvs_put_bytes(&b, text, strlen(text));
             ump_kvs_frame_end(&b, s);
             send_buf(fd, &b);
         } else if (buf[0] == UMP_KVS_FINALIZE) {
@@ -361,6 +417,56 @@ static void test_umprun_vanishes(void **state)
     fake_stop(&f);
 }
 
+/* A spawned process (UMP_JOB_SLOT, _APPNUM, _PARENT_PORT set) says hello as
+ * its slot; ump_rt_spawn encodes the request, returns the started group's
+ * id, a refusal's reason, and UMP_ERR_BOOTSTRAP when umprun goes away. */
+static void test_umprun_spawn(void **state)
+{
+    struct fake f;
+    fake_start(&f, ACCEPT_ALL);
+    setenv("UMP_JOB_SLOT", "7", 1);
+    setenv("UMP_JOB_APPNUM", "3", 1);
+    setenv("UMP_JOB_PARENT_PORT", "ump-port:127.0.0.1:9:abc", 1);
+    ump_rt_t *rt;
+    assert_int_equal(ump_rt_init(&rt), UMP_OK);
+    const ump_rt_info_t *in = ump_rt_info(rt);
+    assert_int_equal(in->rank, 1);
+    assert_int_equal(in->appnum, 3);
+    assert_string_equal(in->parent_port, "ump-port:127.0.0.1:9:abc");
+
+    char *args[] = {"child", "x", NULL}, *env[] = {"A=b", NULL};
+    ump_rt_app_t app = {.cmd = "prog", .argv = args, .maxprocs = 4, .env = env};
+    char id[17] = "", why[256] = "";
+    /* Checked before anything is sent. */
+    assert_int_equal(ump_rt_spawn(rt, &app, 0, NULL, id, sizeof(id), why, sizeof(why)),
+                     UMP_ERR_INVALID);
+    assert_int_equal(ump_rt_spawn(rt, &app, 1, NULL, id, 16, why, sizeof(why)), UMP_ERR_INVALID);
+    ump_rt_app_t neg = {.cmd = "prog", .maxprocs = -1};
+    assert_int_equal(ump_rt_spawn(rt, &neg, 1, NULL, id, sizeof(id), why, sizeof(why)),
+                     UMP_ERR_INVALID);
+    assert_non_null(strstr(why, "negative"));
+
+    assert_int_equal(ump_rt_spawn(rt, &app, 1, "port-1", id, sizeof(id), why, sizeof(why)), UMP_OK);
+    assert_string_equal(id, "fedcba9876543210");
+    assert_int_equal(ump_rt_spawn(rt, &app, 1, NULL, id, sizeof(id), why, sizeof(why)),
+                     UMP_ERR_INVALID);
+    assert_string_equal(why, "app 0: maxprocs 0");
+    uint64_t t0 = ump_time_ns();
+    assert_int_equal(ump_rt_spawn(rt, &app, 1, NULL, id, sizeof(id), NULL, 0), UMP_ERR_BOOTSTRAP);
+    assert_true(ump_time_ns() - t0 < 10000000000ull); /* woken by the close, not the 30 s */
+    ump_rt_fini(rt);
+    fake_stop(&f);
+    assert_int_equal(f.rank, 7); /* the slot */
+    assert_true(f.proof_ok);
+    assert_int_equal(f.spawns, 3);
+    assert_int_equal(f.napps, 1);
+    assert_int_equal(f.maxprocs0, 4);
+    assert_string_equal(f.cmd0, "prog");
+    assert_string_equal(f.arg0, "child");
+    assert_string_equal(f.env0, "A=b");
+    assert_string_equal(f.sport, "port-1");
+}
+
 /* The frame reader stops at the frame's end instead of running past it. */
 static void test_proto_bounds(void **state)
 {
@@ -394,6 +500,7 @@ int main(void)
         cmocka_unit_test(test_umprun_refused),
         cmocka_unit_test(test_umprun_vanishes),
         cmocka_unit_test(test_umprun_fake_server),
+        cmocka_unit_test(test_umprun_spawn),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

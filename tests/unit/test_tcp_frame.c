@@ -292,22 +292,29 @@ static void test_hello(void **state)
     memset(nonce, 0x5a, sizeof(nonce));
     ump_tcp_hello_t h;
     int rank = -1;
-    ump_tcp_hello_encode(&h, 3, 8, nonce);
-    assert_int_equal(ump_tcp_hello_check(&h, 8, &rank), UMP_OK);
+    static const uint8_t job[8] = {1, 2, 3, 4, 5, 6, 7, 8}, other[8] = {9, 2, 3, 4, 5, 6, 7, 8};
+    ump_tcp_hello_encode(&h, job, 3, 8, nonce);
+    assert_int_equal(ump_tcp_hello_check(&h, job, 8, &rank), UMP_OK);
     assert_int_equal(rank, 3);
     assert_memory_equal(h.nonce, nonce, sizeof(nonce));
-    assert_int_equal(ump_tcp_hello_check(&h, 9, &rank), UMP_ERR_PROTOCOL);
-    ump_tcp_hello_encode(&h, 8, 8, nonce);
-    assert_int_equal(ump_tcp_hello_check(&h, 8, &rank), UMP_ERR_PROTOCOL);
-    ump_tcp_hello_encode(&h, 1, 8, nonce);
+    assert_memory_equal(h.job, job, sizeof(job));
+    assert_int_equal(ump_tcp_hello_check(&h, job, 9, &rank), UMP_ERR_PROTOCOL);
+    /* Another job's rank: its own size bounds it, not ours. */
+    rank = -1;
+    assert_int_equal(ump_tcp_hello_check(&h, other, 2, &rank), UMP_OK);
+    assert_int_equal(rank, 3);
+    ump_tcp_hello_encode(&h, job, 8, 8, nonce);
+    assert_int_equal(ump_tcp_hello_check(&h, job, 8, &rank), UMP_ERR_PROTOCOL);
+    assert_int_equal(ump_tcp_hello_check(&h, other, 8, &rank), UMP_ERR_PROTOCOL);
+    ump_tcp_hello_encode(&h, job, 1, 8, nonce);
     h.version++;
-    assert_int_equal(ump_tcp_hello_check(&h, 8, &rank), UMP_ERR_PROTOCOL);
-    ump_tcp_hello_encode(&h, 1, 8, nonce);
+    assert_int_equal(ump_tcp_hello_check(&h, job, 8, &rank), UMP_ERR_PROTOCOL);
+    ump_tcp_hello_encode(&h, job, 1, 8, nonce);
     h.magic ^= 1;
-    assert_int_equal(ump_tcp_hello_check(&h, 8, &rank), UMP_ERR_PROTOCOL);
+    assert_int_equal(ump_tcp_hello_check(&h, job, 8, &rank), UMP_ERR_PROTOCOL);
 }
 
-/* The proofs: each checks only with the same secret, nonces, ranks, size
+/* The proofs: each checks only with the same secret, nonces, jobs, ranks
  * and role. */
 static void test_proof(void **state)
 {
@@ -320,21 +327,24 @@ static void test_proof(void **state)
     assert_int_equal(ump_auth_nonce(na), 0);
     assert_int_equal(ump_auth_nonce(na2), 0);
     assert_memory_not_equal(na, na2, sizeof(na)); /* fresh every time */
-    uint8_t e1[12], e2[12], mac[UMP_AUTH_MAC_LEN];
-    ump_auth_ctx_t ctx = ump_tcp_auth_ctx(secret, nc, na, 2, 5, 8, e1);
+    uint8_t e1[24], e2[24], mac[UMP_AUTH_MAC_LEN];
+    static const uint8_t ja[8] = "jobAAAA", jb[8] = "jobBBBB";
+    ump_auth_ctx_t ctx = ump_tcp_auth_ctx(secret, nc, na, ja, 2, ja, 5, e1);
     assert_int_equal(ump_auth_mac(mac, &ctx, UMP_AUTH_CONNECTOR), 0);
     assert_true(ump_auth_check(mac, &ctx, UMP_AUTH_CONNECTOR));
     /* Reflected: the connector's proof is no acceptor's proof. */
     assert_false(ump_auth_check(mac, &ctx, UMP_AUTH_ACCEPTOR));
-    ump_auth_ctx_t wrong = ump_tcp_auth_ctx(other, nc, na, 2, 5, 8, e2);
+    ump_auth_ctx_t wrong = ump_tcp_auth_ctx(other, nc, na, ja, 2, ja, 5, e2);
     assert_false(ump_auth_check(mac, &wrong, UMP_AUTH_CONNECTOR));
     /* Replayed against a new acceptor nonce. */
-    wrong = ump_tcp_auth_ctx(secret, nc, na2, 2, 5, 8, e2);
+    wrong = ump_tcp_auth_ctx(secret, nc, na2, ja, 2, ja, 5, e2);
     assert_false(ump_auth_check(mac, &wrong, UMP_AUTH_CONNECTOR));
-    /* Other ranks or job size. */
-    wrong = ump_tcp_auth_ctx(secret, nc, na, 3, 5, 8, e2);
+    /* Other ranks or jobs. */
+    wrong = ump_tcp_auth_ctx(secret, nc, na, ja, 3, ja, 5, e2);
     assert_false(ump_auth_check(mac, &wrong, UMP_AUTH_CONNECTOR));
-    wrong = ump_tcp_auth_ctx(secret, nc, na, 2, 5, 9, e2);
+    wrong = ump_tcp_auth_ctx(secret, nc, na, jb, 2, ja, 5, e2);
+    assert_false(ump_auth_check(mac, &wrong, UMP_AUTH_CONNECTOR));
+    wrong = ump_tcp_auth_ctx(secret, nc, na, ja, 2, jb, 5, e2);
     assert_false(ump_auth_check(mac, &wrong, UMP_AUTH_CONNECTOR));
     /* One flipped bit of the proof. */
     mac[17] ^= 4;

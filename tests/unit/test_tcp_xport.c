@@ -348,10 +348,11 @@ static int raw_handshake(rank_ctx_t *c, const char *addr, int rank, int size, in
                          const uint8_t *key, bool step, uint8_t *rec, size_t *rec_len,
                          ump_tcp_challenge_t *ch)
 {
-    uint8_t nc[UMP_AUTH_NONCE_LEN], extra[12];
+    uint8_t nc[UMP_AUTH_NONCE_LEN], extra[24];
     CHECK(ump_auth_nonce(nc) == 0);
     ump_tcp_hello_t h;
-    ump_tcp_hello_encode(&h, rank, size, nc);
+    const uint8_t *job = ((ump_tcp_xp_t *)c->xp)->job;
+    ump_tcp_hello_encode(&h, job, rank, size, nc);
     memcpy(rec, &h, sizeof(h));
     int fd = raw_connect(addr, rec, step ? 1 : sizeof(h));
     for (size_t i = 1; step && i < sizeof(h); i++) {
@@ -359,7 +360,7 @@ static int raw_handshake(rank_ctx_t *c, const char *addr, int rank, int size, in
         CHECK(write(fd, rec + i, 1) == 1);
     }
     CHECK(raw_read(c, fd, ch, sizeof(*ch)));
-    ump_auth_ctx_t ctx = ump_tcp_auth_ctx(key, nc, ch->nonce, rank, to, size, extra);
+    ump_auth_ctx_t ctx = ump_tcp_auth_ctx(key, nc, ch->nonce, job, rank, job, to, extra);
     size_t n = sizeof(h);
     CHECK(ump_auth_mac(rec + n, &ctx, UMP_AUTH_CONNECTOR) == 0);
     n += UMP_TCP_PROOF_LEN;
@@ -409,17 +410,17 @@ static void test_handshake(void **state)
     /* Wrong version: closed at the hello, no challenge. */
     uint8_t nc[UMP_AUTH_NONCE_LEN] = {0};
     ump_tcp_hello_t h;
-    ump_tcp_hello_encode(&h, 0, 1, nc);
+    ump_tcp_hello_encode(&h, t->job, 0, 1, nc);
     h.version = 99;
     fd = raw_connect(addr, &h, sizeof(h));
     assert_true(refused(&c, fd));
     close(fd);
     /* Wrong job size, and a rank outside the job. */
-    ump_tcp_hello_encode(&h, 0, 2, nc);
+    ump_tcp_hello_encode(&h, t->job, 0, 2, nc);
     fd = raw_connect(addr, &h, sizeof(h));
     assert_true(refused(&c, fd));
     close(fd);
-    ump_tcp_hello_encode(&h, 1, 1, nc);
+    ump_tcp_hello_encode(&h, t->job, 1, 1, nc);
     fd = raw_connect(addr, &h, sizeof(h));
     assert_true(refused(&c, fd));
     close(fd);
@@ -429,9 +430,9 @@ static void test_handshake(void **state)
 
     /* The right handshake, written a byte at a time: accepted, AM delivered. */
     fd = raw_handshake(&c, addr, 0, 1, 0, secret, true, rec, &rec_len, &genuine_challenge);
-    uint8_t extra[12];
+    uint8_t extra[24];
     ump_auth_ctx_t ctx = ump_tcp_auth_ctx(secret, rec + offsetof(ump_tcp_hello_t, nonce),
-                                          genuine_challenge.nonce, 0, 0, 1, extra);
+                                          genuine_challenge.nonce, t->job, 0, t->job, 0, extra);
     assert_true(ump_auth_check(genuine_challenge.proof, &ctx, UMP_AUTH_ACCEPTOR));
     ctx.key = wrong;
     assert_false(ump_auth_check(genuine_challenge.proof, &ctx, UMP_AUTH_ACCEPTOR));
@@ -501,12 +502,13 @@ static void test_fake_acceptor(void **state)
         ump_tcp_hello_t h;
         assert_true(raw_read(&c, fd, &h, sizeof(h)));
         int rank = -1;
-        assert_int_equal(ump_tcp_hello_check(&h, 1, &rank), UMP_OK);
+        const uint8_t *job = ((ump_tcp_xp_t *)c.xp)->job;
+        assert_int_equal(ump_tcp_hello_check(&h, job, 1, &rank), UMP_OK);
         ump_tcp_challenge_t ch = genuine_challenge;
         if (variant == 0) {
-            uint8_t key[UMP_RT_SECRET_LEN] = "not-the-secret!", extra[12];
+            uint8_t key[UMP_RT_SECRET_LEN] = "not-the-secret!", extra[24];
             assert_int_equal(ump_auth_nonce(ch.nonce), 0);
-            ump_auth_ctx_t ctx = ump_tcp_auth_ctx(key, h.nonce, ch.nonce, 0, 0, 1, extra);
+            ump_auth_ctx_t ctx = ump_tcp_auth_ctx(key, h.nonce, ch.nonce, job, 0, job, 0, extra);
             assert_int_equal(ump_auth_mac(ch.proof, &ctx, UMP_AUTH_ACCEPTOR), 0);
         }
         assert_int_equal(write(fd, &ch, sizeof(ch)), (ssize_t)sizeof(ch));

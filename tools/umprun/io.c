@@ -2,7 +2,8 @@
 /*
  * Output forwarding: each rank's stdout and stderr arrive on pipes and are
  * written to umprun's own by whole lines, so lines of different ranks never
- * mix mid-line (--tag-output prefixes each with "[rank] "), and to the
+ * mix mid-line (--tag-output prefixes each with "[rank] ", "[group,rank] "
+ * for a spawned group's), and to the
  * rank's files under --output-filename. Lines go on as soon as they arrive:
  * the ranks make their stdout line-buffered (src/rt/rt.c), so a line is
  * here when the rank has printed it. stdin goes to rank 0 only.
@@ -27,7 +28,7 @@ void io_no_fds(const char *what)
             "umprun: out of file descriptors (%s: %s; the limit is %ld): umprun holds about 4 "
             "per rank, so %d ranks need about %d; raise the limit (ulimit -n %d) or run fewer "
             "ranks\n",
-            what, strerror(errno), lim, job.n, 4 * job.n + 16, 4 * job.n + 64);
+            what, strerror(errno), lim, job.nslots, 4 * job.nslots + 16, 4 * job.nslots + 64);
 }
 
 int io_pipe(struct outpipe *p, int dest, int child_fd[2])
@@ -68,17 +69,25 @@ static int make_dirs(char *path)
 
 int io_open_files(void)
 {
+    return io_open_group(job.groups[0]);
+}
+
+int io_open_group(struct group *g)
+{
     if (!job.outdir) return 0;
     int width = 1;
-    for (int n = job.n - 1; n >= 10; n /= 10)
+    for (int n = g->n - 1; n >= 10; n /= 10)
         width++;
-    for (int r = 0; r < job.n; r++) {
-        struct rank *rk = &job.ranks[r];
+    for (int r = 0; r < g->n; r++) {
+        struct rank *rk = &g->ranks[r];
         char dir[PATH_MAX], path[PATH_MAX + 8];
-        /* Open MPI's layout: the job number is always 1 here (one job per
-         * umprun), ranks zero-filled so listings sort. */
-        int n = job.out_jobdir ? snprintf(dir, sizeof(dir), "%s/1/rank.%0*d", job.outdir, width, r)
-                               : snprintf(dir, sizeof(dir), "%s/rank.%0*d", job.outdir, width, r);
+        /* Open MPI's layout: the job number is 1 for the first group, 2.. for
+         * the groups spawned later (always: without it they would share the
+         * first group's files), ranks zero-filled so listings sort. */
+        int n =
+            job.out_jobdir || g->index > 0
+                ? snprintf(dir, sizeof(dir), "%s/%d/rank.%0*d", job.outdir, g->index + 1, width, r)
+                : snprintf(dir, sizeof(dir), "%s/rank.%0*d", job.outdir, width, r);
         if (n < 0 || n >= (int)sizeof(dir)) {
             fprintf(stderr, "umprun: --output-filename: path too long\n");
             return -1;
@@ -123,7 +132,9 @@ static void emit(struct rank *r, struct outpipe *p, const char *s, size_t n)
     if (!job.out_copy) return;
     if (job.tag_output) {
         char tag[32];
-        int t = snprintf(tag, sizeof(tag), "[%d] ", r->rank);
+        int t = r->group && r->group->index > 0
+                    ? snprintf(tag, sizeof(tag), "[%d,%d] ", r->group->index, r->rank)
+                    : snprintf(tag, sizeof(tag), "[%d] ", r->rank);
         /* One write() per line keeps the tag and the line together even when
          * umprun's stdout is shared with other writers. */
         char *line = malloc((size_t)t + n);
@@ -205,8 +216,8 @@ void io_drain_all(void)
      * and the others' earlier lines came before the failure. 64 rounds of
      * 64 KiB empty a pipe of any default size, and keep a rank that never
      * stops printing from delaying the verdict for long. */
-    for (int r = 0; r < job.n; r++) {
-        struct rank *rk = &job.ranks[r];
+    for (int s = 0; s < job.nslots; s++) {
+        struct rank *rk = job.slots[s];
         if (rk->out.fd >= 0) read_rounds(rk, &rk->out, 64);
         if (rk->err.fd >= 0) read_rounds(rk, &rk->err, 64);
     }

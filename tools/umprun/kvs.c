@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The key-value/fence server (protocol: src/rt/kvs_proto.h). Every rank keeps
- * one connection; puts accumulate in `job.epoch` and, when the last rank
- * fences, the whole epoch goes to every rank in one FENCE_DONE frame, so a
- * rank's gets after the fence are local lookups.
+ * The key-value/fence server (protocol: src/rt/kvs_proto.h). Every process
+ * keeps one connection; puts accumulate in its group's epoch and, when the
+ * group's last rank fences, the whole epoch goes to every rank of the group
+ * in one FENCE_DONE frame, so a rank's gets after the fence are local
+ * lookups. Groups fence independently: a spawned group's fences never wait
+ * for its parents, nor see their keys.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -158,45 +160,45 @@ static void refuse(struct conn *c, const char *why)
     conn_kill(c);
 }
 
-/* Fails the fence of everyone waiting when some rank can never join it. */
-static void fence_check_impossible(void)
+/* Fails the fence of everyone of g waiting when some rank can never join it. */
+static void fence_check_impossible(struct group *g)
 {
-    if (job.nfenced == 0) return;
+    if (g->nfenced == 0) return;
     int gone = 0;
-    for (int r = 0; r < job.n; r++)
-        gone += job.ranks[r].gone && !job.ranks[r].fenced;
-    if (job.nfenced + gone < job.n) return;
-    for (int r = 0; r < job.n; r++) {
-        struct rank *rk = &job.ranks[r];
+    for (int r = 0; r < g->n; r++)
+        gone += g->ranks[r].gone && !g->ranks[r].fenced;
+    if (g->nfenced + gone < g->n) return;
+    for (int r = 0; r < g->n; r++) {
+        struct rank *rk = &g->ranks[r];
         if (rk->fenced && rk->conn) {
             send_simple(rk->conn, UMP_KVS_FENCE_FAIL,
                         "a rank finalized or exited without joining this fence");
         }
         rk->fenced = false;
     }
-    job.nfenced = 0;
+    g->nfenced = 0;
 }
 
 void kvs_rank_gone(struct rank *r)
 {
     r->gone = true;
-    fence_check_impossible();
+    fence_check_impossible(r->group);
 }
 
-static void fence_complete(void)
+static void fence_complete(struct group *g)
 {
     ump_kvs_buf_t b = {0};
     size_t f = ump_kvs_frame_begin(&b, UMP_KVS_FENCE_DONE);
-    ump_kvs_put_u32(&b, job.nepoch);
-    ump_kvs_put_bytes(&b, job.epoch.p, job.epoch.len);
+    ump_kvs_put_u32(&b, g->nepoch);
+    ump_kvs_put_bytes(&b, g->epoch.p, g->epoch.len);
     ump_kvs_frame_end(&b, f);
     if (b.oom) {
         job_fail(UMPRUN_EXIT_SETUP, "out of memory in the key-value server");
         ump_kvs_buf_free(&b);
         return;
     }
-    for (int r = 0; r < job.n; r++) {
-        struct rank *rk = &job.ranks[r];
+    for (int r = 0; r < g->n; r++) {
+        struct rank *rk = &g->ranks[r];
         rk->fenced = false;
         if (rk->conn) {
             ump_kvs_put_bytes(&rk->conn->out, b.p, b.len);
@@ -204,9 +206,9 @@ static void fence_complete(void)
         }
     }
     ump_kvs_buf_free(&b);
-    job.epoch.len = 0;
-    job.nepoch = 0;
-    job.nfenced = 0;
+    g->epoch.len = 0;
+    g->nepoch = 0;
+    g->nfenced = 0;
 }
 
 /* HELLO: answered with our nonce and proof; the rank is not taken before
@@ -221,7 +223,7 @@ static void handle_hello(struct conn *c, ump_kvs_rd_t *rd)
         return refuse(c, "not an ump hello");
     if (version != UMP_KVS_VERSION)
         return refuse(c, "protocol version mismatch (ump library and umprun differ)");
-    if (rank >= (uint32_t)job.n) return refuse(c, "rank out of range");
+    if (rank >= (uint32_t)job.nslots) return refuse(c, "rank out of range");
     if (job.ending) return refuse(c, "the job is ending");
     memcpy(c->nonce_c, nc, UMP_AUTH_NONCE_LEN);
     c->hello_rank = rank;
@@ -249,7 +251,7 @@ static void handle_auth(struct conn *c, ump_kvs_rd_t *rd)
                                           c->hello_rank, c->hello_pid, extra);
     if (!ump_auth_check(proof, &ctx, UMP_AUTH_CONNECTOR))
         return refuse(c, "wrong job secret (failed authentication)");
-    struct rank *r = &job.ranks[c->hello_rank];
+    struct rank *r = job.slots[c->hello_rank];
     if (r->hello) return refuse(c, "this rank already connected");
     if (job.ending) return refuse(c, "the job is ending");
     r->hello = true;
@@ -261,6 +263,7 @@ static void handle_auth(struct conn *c, ump_kvs_rd_t *rd)
 
 static void handle_put(struct conn *c, ump_kvs_rd_t *rd)
 {
+    struct group *g = c->rank->group;
     uint32_t n = ump_kvs_get_u32(rd);
     for (uint32_t i = 0; i < n && !rd->bad; i++) {
         uint8_t klen = ump_kvs_get_u8(rd);
@@ -271,14 +274,14 @@ static void handle_put(struct conn *c, ump_kvs_rd_t *rd)
             rd->bad = true;
             break;
         }
-        ump_kvs_put_u32(&job.epoch, (uint32_t)c->rank->rank);
-        ump_kvs_put_u8(&job.epoch, klen);
-        ump_kvs_put_bytes(&job.epoch, key, klen);
-        ump_kvs_put_u32(&job.epoch, vlen);
-        ump_kvs_put_bytes(&job.epoch, val, vlen);
-        job.nepoch++;
+        ump_kvs_put_u32(&g->epoch, (uint32_t)c->rank->rank);
+        ump_kvs_put_u8(&g->epoch, klen);
+        ump_kvs_put_bytes(&g->epoch, key, klen);
+        ump_kvs_put_u32(&g->epoch, vlen);
+        ump_kvs_put_bytes(&g->epoch, val, vlen);
+        g->nepoch++;
     }
-    if (job.epoch.oom) job_fail(UMPRUN_EXIT_SETUP, "out of memory in the key-value server");
+    if (g->epoch.oom) job_fail(UMPRUN_EXIT_SETUP, "out of memory in the key-value server");
 }
 
 static void handle_frame(struct conn *c, uint8_t type, ump_kvs_rd_t *rd)
@@ -303,16 +306,25 @@ static void handle_frame(struct conn *c, uint8_t type, ump_kvs_rd_t *rd)
             break;
         }
         r->fenced = true;
-        if (++job.nfenced == job.n)
-            fence_complete();
+        if (++r->group->nfenced == r->group->n)
+            fence_complete(r->group);
         else
-            fence_check_impossible();
+            fence_check_impossible(r->group);
         break;
     case UMP_KVS_NAME:
         if (names_request(rd, &c->out))
             rd->bad = true;
         else
             conn_flush(c);
+        break;
+    case UMP_KVS_SPAWN:
+        /* Refused or not, the request gets its answer; only running out
+         * of memory ends the connection. */
+        if (group_spawn_request(r, rd, &c->out))
+            job_fail(UMPRUN_EXIT_SETUP, "out of memory starting a spawned group");
+        else
+            conn_flush(c);
+        rd->bad = false; /* a malformed request was refused: the stream is in step */
         break;
     case UMP_KVS_FINALIZE:
         r->finalized = true;
@@ -340,8 +352,8 @@ static void handle_frame(struct conn *c, uint8_t type, ump_kvs_rd_t *rd)
          * up to 100 ms, ended by the first death found (no wait when no
          * other rank is left running to die). */
         bool others = false;
-        for (int k = 0; k < job.n; k++)
-            if (job.ranks[k].running && &job.ranks[k] != r) others = true;
+        for (int k = 0; k < job.nslots; k++)
+            if (job.slots[k]->running && job.slots[k] != r) others = true;
         for (int i = 0; others && i < 20 && !job.ending; i++) {
             job_reap();
             if (!job.ending && i < 19) usleep(5000);
@@ -453,8 +465,8 @@ void kvs_timers(uint64_t now, uint64_t *next)
         else if (c->hello_deadline < *next)
             *next = c->hello_deadline;
     }
-    for (int r = 0; r < job.n && !job.ending; r++) {
-        struct rank *rk = &job.ranks[r];
+    for (int s = 0; s < job.nslots && !job.ending; s++) {
+        struct rank *rk = job.slots[s];
         if (!rk->eof_deadline || rk->finalized) continue;
         if (now >= rk->eof_deadline) {
             rk->eof_deadline = 0;

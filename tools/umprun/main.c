@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * umprun: starts N ranks of a program (locally by fork+exec, elsewhere
- * through an rsh agent), serves them the key-value/fence store, forwards
- * their output, and ends the job as soon as any rank fails: one line names
+ * through an rsh agent), and more groups of processes when a rank asks
+ * (group.c), serves them the key-value/fence store, forwards their output,
+ * and ends the job as soon as any process fails: one line names
  * the rank, its host and pid and why; the others are stopped (SIGTERM, then
  * SIGKILL after a second); the job's shared-memory files are removed; and
  * umprun exits non-zero. No daemon, no leftover process, no hang.
@@ -35,16 +36,20 @@ struct job job = {
 
 const char *rank_desc(const struct rank *r, char *buf, size_t len)
 {
-    snprintf(buf, len, "rank %d (host %s, pid %d)", r->rank, r->host->name,
-             (int)(r->hello && r->rpid > 0 ? r->rpid : r->pid));
+    int pid = (int)(r->hello && r->rpid > 0 ? r->rpid : r->pid);
+    if (r->group && r->group->index > 0)
+        snprintf(buf, len, "rank %d of spawned group %d (host %s, pid %d)", r->rank,
+                 r->group->index, r->host->name, pid);
+    else
+        snprintf(buf, len, "rank %d (host %s, pid %d)", r->rank, r->host->name, pid);
     return buf;
 }
 
 void job_signal_all(int sig)
 {
-    for (int r = 0; r < job.n; r++) {
+    for (int s = 0; s < job.nslots; s++) {
         /* Reaped ranks too: their process group may hold children. */
-        if (job.ranks[r].pid > 0) kill(-job.ranks[r].pid, sig);
+        if (job.slots[s]->pid > 0) kill(-job.slots[s]->pid, sig);
     }
 }
 
@@ -90,11 +95,12 @@ static void on_exit_status(struct rank *r, int st)
     job.nrunning--;
     job.last_exit = ump_time_ns();
     r->eof_deadline = 0;
+    r->host->nused--;
     kvs_drain(r); /* a FINALIZE or ABORT it sent just before exiting */
     /* Its last words (an exec error, an assertion) before our verdict. */
     if (r->out.fd >= 0) io_read(r, &r->out);
     if (r->err.fd >= 0) io_read(r, &r->err);
-    if (r->rank == 0) io_stdin_close();
+    if (r->slot == 0) io_stdin_close(); /* the first group's rank 0 */
     if (!job.ending) {
         rank_desc(r, who, sizeof(who));
         if (WIFSIGNALED(st)) {
@@ -110,6 +116,13 @@ static void on_exit_status(struct rank *r, int st)
             job_fail(WEXITSTATUS(st), "%s exited with code %d", who, WEXITSTATUS(st));
         } else if (r->hello && !r->finalized) {
             job_fail(1, "%s exited with code 0 after initializing ump without finalizing", who);
+        } else if (!r->hello && r->group->parent_port[0]) {
+            /* Its parents wait for it to meet them in MPI_Init: they
+             * would wait for ever. */
+            job_fail(1,
+                     "%s exited with code 0 without initializing MPI: a spawned program must "
+                     "call MPI_Init, its parents wait for it in MPI_Comm_spawn",
+                     who);
         }
     }
     kvs_rank_gone(r);
@@ -121,9 +134,9 @@ static void reap(void)
         int st;
         pid_t pid = waitpid(-1, &st, WNOHANG);
         if (pid <= 0) return;
-        for (int r = 0; r < job.n; r++) {
-            if (job.ranks[r].pid == pid && job.ranks[r].running) {
-                on_exit_status(&job.ranks[r], st);
+        for (int s = 0; s < job.nslots; s++) {
+            if (job.slots[s]->pid == pid && job.slots[s]->running) {
+                on_exit_status(job.slots[s], st);
                 break;
             }
         }
@@ -150,11 +163,11 @@ static void on_signal(int sig)
 }
 
 /* Removes /dev/shm/ump-<jobid>*: the shm transport's files, whatever state
- * the ranks died in. */
-static void clean_shm(void)
+ * the ranks died in (of each group: each has its own id). */
+static void clean_shm(const char *id)
 {
     char prefix[32];
-    int n = snprintf(prefix, sizeof(prefix), "ump-%s", job.id);
+    int n = snprintf(prefix, sizeof(prefix), "ump-%s", id);
     DIR *d = opendir("/dev/shm");
     if (!d) return;
     struct dirent *e;
@@ -176,8 +189,8 @@ struct slot {
 
 static bool pipes_open(void)
 {
-    for (int r = 0; r < job.n; r++) {
-        if (job.ranks[r].out.fd >= 0 || job.ranks[r].err.fd >= 0) return true;
+    for (int s = 0; s < job.nslots; s++) {
+        if (job.slots[s]->out.fd >= 0 || job.slots[s]->err.fd >= 0) return true;
     }
     return false;
 }
@@ -192,7 +205,7 @@ static void event_loop(int sfd)
         uint64_t now = ump_time_ns();
         if (job.nrunning == 0 && (!pipes_open() || now >= job.last_exit + UMPRUN_DRAIN_NS)) break;
 
-        size_t need = 4 + (size_t)job.nconns + 2 * (size_t)job.n;
+        size_t need = 4 + (size_t)job.nconns + 2 * (size_t)job.nslots;
         if (need > cap) {
             cap = need * 2;
             pfd = realloc(pfd, cap * sizeof(*pfd));
@@ -215,8 +228,8 @@ static void event_loop(int sfd)
             struct conn *c = job.conns[i];
             ADD(c->fd, POLLIN | (c->out.len > c->out.off ? POLLOUT : 0), SLOT_CONN, c, NULL);
         }
-        for (int r = 0; r < job.n; r++) {
-            struct rank *rk = &job.ranks[r];
+        for (int s = 0; s < job.nslots; s++) {
+            struct rank *rk = job.slots[s];
             if (rk->out.fd >= 0) ADD(rk->out.fd, POLLIN, SLOT_OUT, &rk->out, rk);
             if (rk->err.fd >= 0) ADD(rk->err.fd, POLLIN, SLOT_OUT, &rk->err, rk);
         }
@@ -300,6 +313,10 @@ int main(int argc, char **argv)
     }
     ump_hex_encode(id, sizeof(id), job.id);
     ump_hex_encode(job.secret, sizeof(job.secret), job.secret_hex);
+    if (group_first()) {
+        fprintf(stderr, "umprun: out of memory\n");
+        return UMPRUN_EXIT_SETUP;
+    }
 
     /* Signals arrive through a signalfd so the loop sees them in order with
      * everything else. */
@@ -329,17 +346,18 @@ int main(int argc, char **argv)
     if (job.nrunning == 0) job.last_exit = ump_time_ns();
     event_loop(sfd);
 
-    for (int r = 0; r < job.n; r++) {
-        if (job.ranks[r].out.fd >= 0 || job.ranks[r].out.buf)
-            io_flush(&job.ranks[r], &job.ranks[r].out);
-        if (job.ranks[r].err.fd >= 0 || job.ranks[r].err.buf)
-            io_flush(&job.ranks[r], &job.ranks[r].err);
+    for (int s = 0; s < job.nslots; s++) {
+        struct rank *rk = job.slots[s];
+        if (rk->out.fd >= 0 || rk->out.buf) io_flush(rk, &rk->out);
+        if (rk->err.fd >= 0 || rk->err.buf) io_flush(rk, &rk->err);
     }
     if (job.ending) /* nothing of a failed job may linger */
         job_signal_all(SIGKILL);
     kvs_close_all();
     kvs_reap_conns();
     names_free();
-    clean_shm();
+    for (int g = 0; g < job.ngroups; g++)
+        clean_shm(job.groups[g]->id);
+    group_free_all();
     return job.exit_code;
 }

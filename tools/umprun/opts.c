@@ -386,29 +386,71 @@ static bool on_path(const char *prog)
 
 /* Why `path` cannot be run, as exit status 126 (there but not runnable)
  * or 127 (not there). */
-static int cannot_run(const char *path, const char *shown)
+static int cannot_run(const char *path, const char *shown, char *why, size_t whylen)
 {
     struct stat st;
     if (stat(path, &st) != 0) {
-        fprintf(stderr, "umprun: cannot run %s: %s\n", shown, strerror(errno));
+        snprintf(why, whylen, "cannot run %s: %s", shown, strerror(errno));
         return 127;
     }
     size_t n = strlen(shown);
     if (S_ISDIR(st.st_mode))
-        fprintf(stderr, "umprun: cannot run %s: it is a directory\n", shown);
+        snprintf(why, whylen, "cannot run %s: it is a directory", shown);
     else if (n > 2 && !strcmp(shown + n - 2, ".c"))
-        fprintf(stderr,
-                "umprun: cannot run %s: it is C source; compile it first "
-                "(mpicc -o %.*s %s) and run the program\n",
-                shown, (int)(n - 2), shown, shown);
+        snprintf(why, whylen,
+                 "cannot run %s: it is C source; compile it first "
+                 "(mpicc -o %.*s %s) and run the program",
+                 shown, (int)(n - 2), shown, shown);
     else
-        fprintf(stderr, "umprun: cannot run %s: it is not an executable file\n", shown);
+        snprintf(why, whylen, "cannot run %s: it is not an executable file", shown);
     return 126;
+}
+
+int opts_lookup(const char *prog, const char *wdir, char **found, char *why, size_t whylen)
+{
+    *found = NULL;
+    char cwd[PATH_MAX], full[2 * PATH_MAX + 2];
+    if (!getcwd(cwd, sizeof(cwd))) cwd[0] = '\0';
+    /* The ranks' directory: -wdir (relative to ours), or ours. */
+    const char *dir = cwd;
+    char wd[PATH_MAX + 1 + PATH_MAX];
+    if (wdir) {
+        if (wdir[0] == '/' || !cwd[0])
+            snprintf(wd, sizeof(wd), "%s", wdir);
+        else
+            snprintf(wd, sizeof(wd), "%s/%s", cwd, wdir);
+        dir = wd;
+    }
+    if (strchr(prog, '/')) { /* a path: the ranks start it as given */
+        if (prog[0] == '/')
+            snprintf(full, sizeof(full), "%s", prog);
+        else
+            snprintf(full, sizeof(full), "%s/%s", dir, prog);
+        if (job.all_local && !is_exec_file(full)) return cannot_run(full, prog, why, whylen);
+        return 0;
+    }
+    if (on_path(prog)) return 0;
+    snprintf(full, sizeof(full), "%s/%s", dir, prog);
+    struct stat st;
+    if (stat(full, &st) == 0) {
+        if (!is_exec_file(full)) return cannot_run(full, prog, why, whylen);
+        /* Found where the user is, as mpiexec users expect: start it by
+         * its full path (a shared file system gives remote hosts the same). */
+        *found = strdup(full);
+        if (!*found) {
+            snprintf(why, whylen, "out of memory");
+            return UMPRUN_EXIT_SETUP;
+        }
+        return 0;
+    }
+    if (!job.all_local) return 0; /* it may exist on the remote hosts */
+    snprintf(why, whylen, "cannot find program '%s': it is neither on PATH nor in %s", prog,
+             dir[0] ? dir : "the working directory");
+    return 127;
 }
 
 int opts_find_program(void)
 {
-    char *prog = job.argv[0];
     if (job.wdir && job.all_local) {
         struct stat st;
         if (stat(job.wdir, &st) != 0) {
@@ -420,40 +462,15 @@ int opts_find_program(void)
             return UMPRUN_EXIT_USAGE;
         }
     }
-    char cwd[PATH_MAX], full[2 * PATH_MAX + 2];
-    if (!getcwd(cwd, sizeof(cwd))) cwd[0] = '\0';
-    /* The ranks' directory: -wdir (relative to ours), or ours. */
-    const char *dir = cwd;
-    char wd[PATH_MAX + 1 + PATH_MAX];
-    if (job.wdir) {
-        if (job.wdir[0] == '/' || !cwd[0])
-            snprintf(wd, sizeof(wd), "%s", job.wdir);
-        else
-            snprintf(wd, sizeof(wd), "%s/%s", cwd, job.wdir);
-        dir = wd;
+    char why[3 * PATH_MAX], *found = NULL;
+    int rc = opts_lookup(job.argv[0], job.wdir, &found, why, sizeof(why));
+    if (rc) {
+        fprintf(stderr, "umprun: %s\n", why);
+        return rc;
     }
-    if (strchr(prog, '/')) { /* a path: the ranks start it as given */
-        if (prog[0] == '/')
-            snprintf(full, sizeof(full), "%s", prog);
-        else
-            snprintf(full, sizeof(full), "%s/%s", dir, prog);
-        if (job.all_local && !is_exec_file(full)) return cannot_run(full, prog);
-        return 0;
+    if (found) {
+        job.argv[0] = found;
+        if (job.verbose) fprintf(stderr, "umprun: running %s\n", found);
     }
-    if (on_path(prog)) return 0;
-    snprintf(full, sizeof(full), "%s/%s", dir, prog);
-    struct stat st;
-    if (stat(full, &st) == 0) {
-        if (!is_exec_file(full)) return cannot_run(full, prog);
-        /* Found where the user is, as mpiexec users expect: start it by
-         * its full path (a shared file system gives remote hosts the same). */
-        job.argv[0] = strdup(full);
-        if (!job.argv[0]) return UMPRUN_EXIT_SETUP;
-        if (job.verbose) fprintf(stderr, "umprun: running %s\n", full);
-        return 0;
-    }
-    if (!job.all_local) return 0; /* it may exist on the remote hosts */
-    fprintf(stderr, "umprun: cannot find program '%s': it is neither on PATH nor in %s\n", prog,
-            dir[0] ? dir : "the working directory");
-    return 127;
+    return 0;
 }

@@ -76,18 +76,25 @@ static char *shell_quote(const char *w)
     return q;
 }
 
-/* The UMP_JOB_* assignments, then -x ones, as "NAME=value" strings. */
+/* The UMP_JOB_* assignments, then -x ones, then a spawned app's own, as
+ * "NAME=value" strings (the last of a name wins, with putenv and env(1)). */
 static void job_env(const struct rank *r, struct strv *env)
 {
-    sv_push(env, xasprintf("UMP_JOB_ID=%s", job.id));
+    const struct group *g = r->group;
+    sv_push(env, xasprintf("UMP_JOB_ID=%s", g->id));
     sv_push(env, xasprintf("UMP_JOB_SECRET=%s", job.secret_hex));
     sv_push(env, xasprintf("UMP_JOB_KVS=%s", job.kvs_addr));
     sv_push(env, xasprintf("UMP_JOB_RANK=%d", r->rank));
-    sv_push(env, xasprintf("UMP_JOB_SIZE=%d", job.n));
+    sv_push(env, xasprintf("UMP_JOB_SIZE=%d", g->n));
     sv_push(env, xasprintf("UMP_JOB_LOCAL_RANK=%d", r->local_rank));
     sv_push(env, xasprintf("UMP_JOB_LOCAL_SIZE=%d", r->local_size));
     sv_push(env, xasprintf("UMP_JOB_NODE_ID=%d", r->node));
-    sv_push(env, xasprintf("UMP_JOB_NUM_NODES=%d", job.nhosts));
+    sv_push(env, xasprintf("UMP_JOB_NUM_NODES=%d", g->nnodes));
+    if (g->index > 0) { /* the first group's slots are its ranks */
+        sv_push(env, xasprintf("UMP_JOB_SLOT=%d", r->slot));
+        sv_push(env, xasprintf("UMP_JOB_APPNUM=%d", r->appnum));
+        if (g->parent_port[0]) sv_push(env, xasprintf("UMP_JOB_PARENT_PORT=%s", g->parent_port));
+    }
     /* MPI_UNIVERSE_SIZE: the slots of the hosts, at least the job's ranks. */
     long universe = 0;
     for (int h = 0; h < job.nhosts; h++)
@@ -103,6 +110,18 @@ static void job_env(const struct rank *r, struct strv *env)
             if (v) sv_push(env, xasprintf("%s=%s", x, v));
         }
     }
+    for (char **e = r->app ? r->app->env : NULL; e && *e; e++)
+        sv_push(env, xasprintf("%s", *e));
+}
+
+static char *const *rank_argv(const struct rank *r)
+{
+    return r->app ? r->app->argv : job.argv;
+}
+
+static const char *rank_wdir(const struct rank *r)
+{
+    return r->app && r->app->wdir ? r->app->wdir : job.wdir;
 }
 
 static void remote_argv(const struct rank *r, struct strv *env, struct strv *av, struct strv *owned)
@@ -131,13 +150,13 @@ static void remote_argv(const struct rank *r, struct strv *env, struct strv *av,
     sv_push(av, r->host->name);
     int quote_from = av->n;
     sv_push(av, "env");
-    if (job.wdir) { /* GNU env's --chdir: no shell needed on the remote side */
-        sv_push(av, xasprintf("--chdir=%s", job.wdir));
+    if (rank_wdir(r)) { /* GNU env's --chdir: no shell needed on the remote side */
+        sv_push(av, xasprintf("--chdir=%s", rank_wdir(r)));
         sv_push(owned, av->v[av->n - 1]);
     }
     for (int i = 0; i < env->n; i++)
         sv_push(av, env->v[i]);
-    for (char **a = job.argv; *a; a++)
+    for (char *const *a = rank_argv(r); *a; a++)
         sv_push(av, *a);
     if (quote) {
         for (int i = quote_from; i < av->n; i++) {
@@ -163,7 +182,10 @@ static void free_argv(struct strv *env, struct strv *av, struct strv *owned)
 static int pick_cpu(const struct rank *r)
 {
     cpu_set_t set;
-    if (!r->host->local || job.bind == BIND_NONE || sched_getaffinity(0, sizeof(set), &set))
+    /* A spawned group's local ranks count from 0 again: pinned like the
+     * first group's they would share its ranks' CPUs. */
+    if (!r->host->local || job.bind == BIND_NONE || r->group->index > 0 ||
+        sched_getaffinity(0, sizeof(set), &set))
         return -1;
     int ncpu = CPU_COUNT(&set);
     if (ncpu <= 0 || (job.bind == BIND_AUTO && r->host->nranks > ncpu))
@@ -179,7 +201,7 @@ static int spawn_one(struct rank *r, const sigset_t *oldmask, int devnull)
 {
     int out[2], err[2], in[2] = {devnull, -1};
     if (io_pipe(&r->out, 1, out) || io_pipe(&r->err, 2, err)) return -1;
-    if (r->rank == 0 && job.in_fd >= 0) {
+    if (r->slot == 0 && job.in_fd >= 0) { /* stdin: the first group's rank 0 */
         if (pipe2(in, O_CLOEXEC)) {
             fprintf(stderr, "umprun: pipe: %s\n", strerror(errno));
             return -1;
@@ -189,7 +211,8 @@ static int spawn_one(struct rank *r, const sigset_t *oldmask, int devnull)
     }
     struct strv env = {0}, av = {0}, owned = {0};
     job_env(r, &env);
-    char *const *argv = job.argv;
+    char *const *argv = rank_argv(r);
+    const char *wdir = rank_wdir(r);
     if (!r->host->local) {
         remote_argv(r, &env, &av, &owned);
         argv = av.v;
@@ -221,8 +244,8 @@ static int spawn_one(struct rank *r, const sigset_t *oldmask, int devnull)
                 putenv(env.v[i]);
             java_classpath(argv[0]);
         }
-        if (job.wdir && r->host->local && chdir(job.wdir)) {
-            fprintf(stderr, "umprun: cannot change to %s on %s: %s\n", job.wdir, r->host->name,
+        if (wdir && r->host->local && chdir(wdir)) {
+            fprintf(stderr, "umprun: cannot change to %s on %s: %s\n", wdir, r->host->name,
                     strerror(errno));
             _exit(127);
         }
@@ -241,6 +264,7 @@ static int spawn_one(struct rank *r, const sigset_t *oldmask, int devnull)
     r->pid = pid;
     r->running = true;
     job.nrunning++;
+    r->host->nused++;
     close(out[1]);
     close(err[1]);
     if (in[0] != devnull) close(in[0]);
@@ -248,7 +272,7 @@ static int spawn_one(struct rank *r, const sigset_t *oldmask, int devnull)
     return 0;
 }
 
-int spawn_all(void)
+static int spawn_ranks(struct rank *ranks, int n)
 {
     int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (devnull < 0) {
@@ -263,8 +287,18 @@ int spawn_all(void)
     sigdelset(&cur, SIGTERM);
     sigdelset(&cur, SIGHUP);
     int rc = 0;
-    for (int r = 0; r < job.n && !rc && !job.ending; r++)
-        rc = spawn_one(&job.ranks[r], &cur, devnull);
+    for (int r = 0; r < n && !rc && !job.ending; r++)
+        rc = spawn_one(&ranks[r], &cur, devnull);
     close(devnull);
     return rc;
+}
+
+int spawn_all(void)
+{
+    return spawn_ranks(job.ranks, job.n);
+}
+
+int spawn_group(struct group *g)
+{
+    return spawn_ranks(g->ranks, g->n);
 }

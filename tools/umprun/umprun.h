@@ -8,6 +8,8 @@
  *   spawn.c   starting ranks (fork+exec locally, the rsh agent remotely)
  *   kvs.c     the key-value/fence server ranks connect to (kvs_proto.h)
  *   io.c      forwarding the ranks' stdout/stderr by whole lines, and stdin
+ *   group.c   groups of processes: the first (the command line's ranks) and
+ *             those started at run time on a rank's SPAWN request
  * umprun is single-threaded: one poll() loop drives everything.
  */
 #ifndef UMPRUN_H
@@ -39,7 +41,8 @@ struct host {
     char *name;
     int slots;
     bool local;
-    int nranks; /* ranks placed here */
+    int nranks; /* ranks of the first group placed here */
+    int nused;  /* processes of any group running here (spawn placement) */
 };
 
 struct outpipe {
@@ -51,9 +54,21 @@ struct outpipe {
 };
 
 struct conn;
+struct group;
+
+/* One app of a SPAWN request: what its processes run. */
+struct app {
+    char **argv; /* the program (as found) and its arguments, NULL-terminated */
+    char **env;  /* "NAME=VALUE" added to the job's, NULL-terminated */
+    char *wdir;  /* NULL: job.wdir */
+};
 
 struct rank {
-    int rank, node, local_rank, local_size;
+    int rank, node, local_rank, local_size; /* within its group */
+    int slot;                               /* index in job.slots: the rank it says hello as */
+    int appnum;                             /* its app in a spawn request (0 in the first group) */
+    struct group *group;                    /* the start it belongs to */
+    const struct app *app;                  /* NULL: the command line's program */
     struct host *host;
     pid_t pid;    /* the forked child (the rank, or its rsh agent) */
     pid_t rpid;   /* pid the rank reported in HELLO (remote pid) */
@@ -75,6 +90,21 @@ struct conn {
     char peer[64];
     uint64_t hello_deadline;
     bool dead;
+};
+
+/* One start of processes: the first group is the command line's ranks;
+ * every SPAWN request adds one. Fences are per group. */
+struct group {
+    int index;          /* 0: the first group */
+    char id[17];        /* UMP_JOB_ID of its processes */
+    int n, nnodes;      /* its ranks, the hosts they are on */
+    struct rank *ranks; /* n; never moved (connections point into it) */
+    struct app *apps;
+    int napps;
+    char *parent_port;   /* "" for none */
+    ump_kvs_buf_t epoch; /* PUT entries since the last fence, with ranks */
+    uint32_t nepoch;
+    int nfenced;
 };
 
 struct job {
@@ -115,9 +145,11 @@ struct job {
     int lfd;
     struct conn **conns;
     int nconns, capconns;
-    ump_kvs_buf_t epoch; /* PUT entries since the last fence, with ranks */
-    uint32_t nepoch;
-    int nfenced;
+    /* every process of every group, by slot (HELLO's rank) */
+    struct group **groups;
+    int ngroups;
+    struct rank **slots;
+    int nslots;
 
     /* stdin forwarding to rank 0 */
     int in_fd, in_pipe; /* our stdin, the write end of rank 0's stdin */
@@ -150,6 +182,11 @@ int opts_parse(int argc, char **argv);
 /* Finds the program (PATH, then the ranks' directory) once the hosts are
  * known; returns 0, or the exit status for a program that cannot run. */
 int opts_find_program(void);
+/* The lookup of opts_find_program for `prog` run in `wdir` (NULL: umprun's
+ * directory): 0 with *found = a malloc'd full path when the ranks must be
+ * given one (else NULL: start it as named), or 126/127 with the reason in
+ * why. */
+int opts_lookup(const char *prog, const char *wdir, char **found, char *why, size_t whylen);
 /* Frees the strings opts_parse made (job.xvars points at them). */
 void opts_free(void);
 
@@ -158,6 +195,17 @@ int hosts_setup(void);
 
 /* spawn.c */
 int spawn_all(void);
+/* Starts the processes of a group that started at run time. */
+int spawn_group(struct group *g);
+
+/* group.c */
+/* Makes job.ranks (hosts_setup) the first group, with id job.id. -1: no memory. */
+int group_first(void);
+/* A SPAWN request of rank `from`: starts the group or refuses, and appends
+ * the SPAWN_ANS frame to out. -1 only when out of memory. */
+int group_spawn_request(struct rank *from, ump_kvs_rd_t *rd, ump_kvs_buf_t *out);
+/* Frees the groups (the first group's ranks stay job.ranks). */
+void group_free_all(void);
 
 /* java.c: in a local rank's child, CLASSPATH for `java` ranks if unset. */
 void java_classpath(const char *prog);
@@ -189,8 +237,10 @@ void io_flush(struct rank *r, struct outpipe *p);
 /* Forwards every complete line waiting in any rank's pipes: called before
  * umprun prints a verdict, so what the ranks printed comes first. */
 void io_drain_all(void);
-/* --output-filename: creates each rank's directory and files. */
+/* --output-filename: creates each rank's directory and files (of the first
+ * group; io_open_group for one started later). */
 int io_open_files(void);
+int io_open_group(struct group *g);
 void io_stdin_read(void);
 void io_stdin_write(void);
 void io_stdin_close(void);

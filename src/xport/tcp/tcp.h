@@ -19,14 +19,17 @@
  * socket also carries the "closing cleanly" notice back.
  *
  * Handshake (src/util/auth.h, label "ump-tcp"): the connector writes its
- * 48-byte hello (its rank and a fresh nonce); the acceptor answers with a
- * 72-byte challenge (its rank, its nonce, its proof); the connector checks
- * that proof before anything of the job leaves it, then writes its own
- * 32-byte proof, which the acceptor checks before it takes the connection
- * for that rank. Both proofs cover both nonces, the two ranks and the job
- * size. A peer that fails is refused with a log line naming its address.
+ * 56-byte hello (its job id, its rank there and a fresh nonce); the
+ * acceptor answers with a 72-byte challenge (its rank, its nonce, its
+ * proof); the connector checks that proof before anything of the job
+ * leaves it, then writes its own 32-byte proof, which the acceptor checks
+ * before it takes the connection for that peer. Both proofs cover both
+ * nonces and both ends' (job, rank). A peer that fails is refused with a
+ * log line naming its address. A process of another job (met through a
+ * port, or spawned) shares the secret; until the core has added it as a
+ * peer (add_peer) its hello waits unanswered, for at most a minute.
  *
- * Wire format, after the hello and the proof (80 bytes, so frames stay
+ * Wire format, after the hello and the proof (88 bytes, so frames stay
  * 8-byte aligned; the challenge, 72 bytes, likewise on the way back):
  * frames of an 8-byte header (little-endian u32 length of the AM's bytes,
  * u8 am_id, u8 flags, u16 zero) then the AM's bytes, padded with zeros to a
@@ -51,7 +54,7 @@
 /* --- wire format --------------------------------------------------------- */
 
 #define UMP_TCP_MAGIC       0x544d5055u /* "UMPT" little-endian */
-#define UMP_TCP_VERSION     2           /* 2: challenge and response instead of the secret */
+#define UMP_TCP_VERSION     3           /* 3: the hello names the connector's job */
 #define UMP_TCP_FRAME_HDR   8
 #define UMP_TCP_FRAME_ALIGN 8
 #define UMP_TCP_FLAG_BYE    0x01 /* sender closes cleanly; no AM bytes */
@@ -65,16 +68,17 @@ typedef struct ump_tcp_hello {
     uint32_t magic;
     uint16_t version;
     uint16_t reserved;
-    uint32_t rank; /* the connector's rank */
-    uint32_t size; /* the connector's job size, must match */
+    uint32_t rank;  /* the connector's rank in its job */
+    uint32_t size;  /* the connector's job size (must match when the job does) */
+    uint8_t job[8]; /* the connector's job id (its 16 hex digits as bytes) */
     uint8_t nonce[UMP_AUTH_NONCE_LEN];
 } ump_tcp_hello_t;
-_Static_assert(sizeof(ump_tcp_hello_t) == 48, "hello is 48 bytes on the wire");
+_Static_assert(sizeof(ump_tcp_hello_t) == 56, "hello is 56 bytes on the wire");
 
 /* The acceptor's answer to a hello. */
 typedef struct ump_tcp_challenge {
     uint32_t magic;
-    uint32_t rank; /* the acceptor's rank */
+    uint32_t rank; /* the acceptor's rank in its job */
     uint8_t nonce[UMP_AUTH_NONCE_LEN];
     uint8_t proof[UMP_AUTH_MAC_LEN];
 } ump_tcp_challenge_t;
@@ -83,14 +87,17 @@ _Static_assert((sizeof(ump_tcp_hello_t) + UMP_TCP_PROOF_LEN) % 8 == 0 &&
                    sizeof(ump_tcp_challenge_t) % 8 == 0,
                "frames after the handshake stay 8-byte aligned");
 
-void ump_tcp_hello_encode(ump_tcp_hello_t *h, int rank, int size, const uint8_t *nonce);
-/* UMP_OK with *rank set, or UMP_ERR_PROTOCOL (bad magic/version/size/rank). */
-int ump_tcp_hello_check(const ump_tcp_hello_t *h, int size, int *rank);
-/* The proof context of a connection from rank `from` to rank `to`; extra
- * receives the ranks and the size. */
+void ump_tcp_hello_encode(ump_tcp_hello_t *h, const uint8_t job[8], int rank, int size,
+                          const uint8_t *nonce);
+/* UMP_OK with *rank set (the connector's rank in its job: below `size` when
+ * the job is `job`, below its own size otherwise), or UMP_ERR_PROTOCOL (bad
+ * magic/version/size/rank). */
+int ump_tcp_hello_check(const ump_tcp_hello_t *h, const uint8_t job[8], int size, int *rank);
+/* The proof context of a connection from (jfrom, from) to (jto, to); extra
+ * receives the job ids and ranks. */
 ump_auth_ctx_t ump_tcp_auth_ctx(const uint8_t *secret, const uint8_t *nonce_c,
-                                const uint8_t *nonce_a, int from, int to, int size,
-                                uint8_t extra[12]);
+                                const uint8_t *nonce_a, const uint8_t jfrom[8], int from,
+                                const uint8_t jto[8], int to, uint8_t extra[24]);
 
 /* Padding that follows `len` AM bytes on the wire. */
 static inline size_t ump_tcp_pad(size_t len)
@@ -179,7 +186,11 @@ typedef struct ump_tcp_conn {
     LIST_ENTRY(ump_tcp_conn) link; /* xp->conns or xp->zombies */
     int fd;
     int peer;       /* -1 until an incoming connection's proof checks out */
-    int hello_rank; /* incoming: the rank its hello claims */
+    int hello_rank; /* incoming: the peer index its hello claims */
+    uint8_t rjob[8]; /* the other end's job id and rank there (the proofs cover them) */
+    int rrank;
+    bool parked;         /* incoming: a hello from a process not (yet) added */
+    uint64_t park_until; /* refused when still unknown then */
     uint8_t nonce_c[UMP_AUTH_NONCE_LEN], nonce_a[UMP_AUTH_NONCE_LEN];
     bool outgoing;
     bool bye; /* the other side said BYE: its EOF is a clean close */
@@ -201,6 +212,9 @@ typedef struct ump_tcp_peer {
 typedef struct ump_tcp_xp {
     ump_xp_t base; /* first: the core sees only this */
     int rank, size;
+    int npeers;     /* entries of peers: the job's ranks, then processes added */
+    int nparked;    /* connections with parked set */
+    uint8_t job[8]; /* this job's id as bytes */
     int lfd;       /* listening socket */
     int epfd;      /* listener + every connection */
     char addr[80]; /* published "ip:port" */
@@ -230,6 +244,8 @@ void ump_tcp_sock_opts(int fd, size_t sndbuf, size_t rcvbuf);
 /* tcp_conn.c */
 int ump_tcp_conn_connect(ump_tcp_xp_t *xp, int peer, ump_tcp_conn_t **out);
 int ump_tcp_conn_accept(ump_tcp_xp_t *xp);
+/* Takes up the hellos that waited for their process to be added. */
+void ump_tcp_conn_unpark(ump_tcp_xp_t *xp);
 /* Handles epoll events of one connection; returns events handled or error. */
 int ump_tcp_conn_event(ump_tcp_xp_t *xp, ump_tcp_conn_t *c, uint32_t ev);
 /* Updates the epoll mask to what the state and queue need. */

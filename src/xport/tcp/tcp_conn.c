@@ -81,6 +81,10 @@ void ump_tcp_conn_rearm(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
 void ump_tcp_conn_close(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
 {
     if (c->state == UMP_TCP_CLOSED) return;
+    if (c->parked) {
+        c->parked = false;
+        xp->nparked--;
+    }
     epoll_ctl(xp->epfd, EPOLL_CTL_DEL, c->fd, NULL);
     close(c->fd);
     c->fd = -1;
@@ -135,7 +139,7 @@ static int send_whole(ump_tcp_conn_t *c, const void *p, size_t n)
 static int send_hello(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
 {
     ump_tcp_hello_t h;
-    ump_tcp_hello_encode(&h, xp->rank, xp->size, c->nonce_c);
+    ump_tcp_hello_encode(&h, xp->job, xp->rank, xp->size, c->nonce_c);
     c->state = UMP_TCP_AUTH_WAIT;
     return send_whole(c, &h, sizeof(h));
 }
@@ -169,6 +173,13 @@ int ump_tcp_conn_connect(ump_tcp_xp_t *xp, int peer, ump_tcp_conn_t **out)
     }
     c->peer = peer;
     memcpy(c->addr, addr, sizeof(c->addr));
+    char job[17];
+    if (ump_rt_peer_name(xp->base.params.rt, peer, job, &c->rrank) ||
+        ump_hex_decode(job, c->rjob, sizeof(c->rjob))) {
+        ump_error("tcp: peer %d has no job id and rank", peer);
+        rc = UMP_ERR_PEER_DEAD;
+        goto err_free;
+    }
     /* Room for our proof first in the queue, so AMs queued before the
      * handshake ends follow it in order; nothing in the queue leaves before
      * the acceptor has proved itself (conn_challenge). */
@@ -249,20 +260,53 @@ static int refuse(ump_tcp_xp_t *xp, ump_tcp_conn_t *c, const char *why)
     return UMP_ERR_AUTH;
 }
 
+/* A hello from a process of another job that the core has not added (yet):
+ * it waits, its bytes unread, until ump_tcp_conn_unpark finds it known. */
+static int park(ump_tcp_xp_t *xp, ump_tcp_conn_t *c, int rrank)
+{
+    uint64_t now = ump_time_ns();
+    if (!c->parked) {
+        c->parked = true;
+        c->park_until = now + 60ull * 1000000000ull;
+        xp->nparked++;
+        ump_debug("tcp: %s (rank %d of another job) waits until that process is met", c->addr,
+                  rrank);
+        return 0;
+    }
+    if (now < c->park_until) return 0;
+    return refuse(xp, c, "a process of another job that this one has not met");
+}
+
 /* Acceptor: reads the hello and answers with the challenge. */
 static int conn_hello(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
 {
     ump_tcp_hello_t h;
     if (ump_tcp_rx_pending(&c->rx) < sizeof(h)) return 0;
     memcpy(&h, c->rx.buf + c->rx.start, sizeof(h));
-    c->rx.start += sizeof(h);
-    if (ump_tcp_hello_check(&h, xp->size, &c->hello_rank))
+    int rrank, peer;
+    if (ump_tcp_hello_check(&h, xp->job, xp->size, &rrank))
         return refuse(xp, c, "bad handshake (magic, version or job size)");
+    if (!memcmp(h.job, xp->job, sizeof(h.job))) {
+        peer = rrank;
+    } else {
+        char job[17];
+        ump_hex_encode(h.job, sizeof(h.job), job);
+        peer = ump_rt_peer_find(xp->base.params.rt, job, rrank);
+        if (peer < 0 || peer >= xp->npeers) return park(xp, c, rrank);
+    }
+    if (c->parked) {
+        c->parked = false;
+        xp->nparked--;
+    }
+    c->rx.start += sizeof(h);
+    c->hello_rank = peer;
+    c->rrank = rrank;
+    memcpy(c->rjob, h.job, sizeof(c->rjob));
     memcpy(c->nonce_c, h.nonce, sizeof(c->nonce_c));
     ump_tcp_challenge_t ch = {.magic = htole32(UMP_TCP_MAGIC), .rank = htole32((uint32_t)xp->rank)};
-    uint8_t extra[12];
-    ump_auth_ctx_t ctx = ump_tcp_auth_ctx(xp->secret, c->nonce_c, c->nonce_a, c->hello_rank,
-                                          xp->rank, xp->size, extra);
+    uint8_t extra[24];
+    ump_auth_ctx_t ctx = ump_tcp_auth_ctx(xp->secret, c->nonce_c, c->nonce_a, c->rjob, c->rrank,
+                                          xp->job, xp->rank, extra);
     if (ump_auth_nonce(c->nonce_a) || ump_auth_mac(ch.proof, &ctx, UMP_AUTH_ACCEPTOR))
         return refuse(xp, c, "cannot draw random bytes");
     memcpy(ch.nonce, c->nonce_a, sizeof(ch.nonce));
@@ -279,9 +323,9 @@ static int conn_proof(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
 {
     if (ump_tcp_rx_pending(&c->rx) < UMP_TCP_PROOF_LEN) return 0;
     const uint8_t *proof = c->rx.buf + c->rx.start;
-    uint8_t extra[12];
-    ump_auth_ctx_t ctx = ump_tcp_auth_ctx(xp->secret, c->nonce_c, c->nonce_a, c->hello_rank,
-                                          xp->rank, xp->size, extra);
+    uint8_t extra[24];
+    ump_auth_ctx_t ctx = ump_tcp_auth_ctx(xp->secret, c->nonce_c, c->nonce_a, c->rjob, c->rrank,
+                                          xp->job, xp->rank, extra);
     bool ok = ump_auth_check(proof, &ctx, UMP_AUTH_CONNECTOR);
     c->rx.start += UMP_TCP_PROOF_LEN; /* 48 + 32 bytes: frames after it stay aligned */
     if (!ok) {
@@ -310,10 +354,10 @@ static int conn_challenge(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
     if (ump_tcp_rx_pending(&c->rx) < sizeof(ch)) return 0;
     memcpy(&ch, c->rx.buf + c->rx.start, sizeof(ch));
     c->rx.start += sizeof(ch);
-    uint8_t extra[12];
-    ump_auth_ctx_t ctx =
-        ump_tcp_auth_ctx(xp->secret, c->nonce_c, ch.nonce, xp->rank, c->peer, xp->size, extra);
-    if (le32toh(ch.magic) != UMP_TCP_MAGIC || le32toh(ch.rank) != (uint32_t)c->peer ||
+    uint8_t extra[24];
+    ump_auth_ctx_t ctx = ump_tcp_auth_ctx(xp->secret, c->nonce_c, ch.nonce, xp->job, xp->rank,
+                                          c->rjob, c->rrank, extra);
+    if (le32toh(ch.magic) != UMP_TCP_MAGIC || le32toh(ch.rank) != (uint32_t)c->rrank ||
         !ump_auth_check(ch.proof, &ctx, UMP_AUTH_ACCEPTOR)) {
         ump_warn("tcp: refused rank %d at %s: it failed authentication (not rank %d of this job, "
                  "or it does not know the job secret)",
@@ -356,6 +400,15 @@ static int conn_handshake(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
             return 1;
         }
         if (h <= 0) return h;
+    }
+}
+
+void ump_tcp_conn_unpark(ump_tcp_xp_t *xp)
+{
+    ump_tcp_conn_t *c = LIST_FIRST(&xp->conns), *next;
+    for (; c && xp->nparked; c = next) {
+        next = LIST_NEXT(c, link); /* a refusal moves c to the zombies */
+        if (c->parked) conn_handshake(xp, c);
     }
 }
 

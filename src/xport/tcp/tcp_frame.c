@@ -15,34 +15,40 @@
 
 /* --- hello --------------------------------------------------------------- */
 
-void ump_tcp_hello_encode(ump_tcp_hello_t *h, int rank, int size, const uint8_t *nonce)
+void ump_tcp_hello_encode(ump_tcp_hello_t *h, const uint8_t job[8], int rank, int size,
+                          const uint8_t *nonce)
 {
     memset(h, 0, sizeof(*h));
     h->magic = htole32(UMP_TCP_MAGIC);
     h->version = htole16(UMP_TCP_VERSION);
     h->rank = htole32((uint32_t)rank);
     h->size = htole32((uint32_t)size);
+    memcpy(h->job, job, sizeof(h->job));
     memcpy(h->nonce, nonce, UMP_AUTH_NONCE_LEN);
 }
 
-int ump_tcp_hello_check(const ump_tcp_hello_t *h, int size, int *rank)
+int ump_tcp_hello_check(const ump_tcp_hello_t *h, const uint8_t job[8], int size, int *rank)
 {
     if (le32toh(h->magic) != UMP_TCP_MAGIC || le16toh(h->version) != UMP_TCP_VERSION)
         return UMP_ERR_PROTOCOL;
-    uint32_t r = le32toh(h->rank);
-    if (le32toh(h->size) != (uint32_t)size || r >= (uint32_t)size) return UMP_ERR_PROTOCOL;
+    uint32_t r = le32toh(h->rank), n = le32toh(h->size);
+    bool mine = !memcmp(h->job, job, sizeof(h->job));
+    if ((mine && n != (uint32_t)size) || n > INT32_MAX || r >= n) return UMP_ERR_PROTOCOL;
     *rank = (int)r;
     return UMP_OK;
 }
 
 ump_auth_ctx_t ump_tcp_auth_ctx(const uint8_t *secret, const uint8_t *nonce_c,
-                                const uint8_t *nonce_a, int from, int to, int size,
-                                uint8_t extra[12])
+                                const uint8_t *nonce_a, const uint8_t jfrom[8], int from,
+                                const uint8_t jto[8], int to, uint8_t extra[24])
 {
-    uint32_t v[3] = {htole32((uint32_t)from), htole32((uint32_t)to), htole32((uint32_t)size)};
-    memcpy(extra, v, sizeof(v));
+    uint32_t f = htole32((uint32_t)from), t = htole32((uint32_t)to);
+    memcpy(extra, jfrom, 8);
+    memcpy(extra + 8, &f, 4);
+    memcpy(extra + 12, jto, 8);
+    memcpy(extra + 20, &t, 4);
     return (ump_auth_ctx_t){
-        UMP_TCP_AUTH_LABEL, secret, UMP_RT_SECRET_LEN, nonce_c, nonce_a, extra, 12};
+        UMP_TCP_AUTH_LABEL, secret, UMP_RT_SECRET_LEN, nonce_c, nonce_a, extra, 24};
 }
 
 /* --- frames -------------------------------------------------------------- */

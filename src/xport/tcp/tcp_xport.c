@@ -39,7 +39,12 @@ static int tcp_open(const ump_xp_params_t *params, ump_xp_t **out)
     xp->base.ops = &ump_xp_tcp_ops;
     xp->base.params = *params;
     xp->rank = info->rank;
-    xp->size = info->size;
+    xp->size = xp->npeers = info->size;
+    if (ump_hex_decode(info->job_id, xp->job, sizeof(xp->job))) {
+        ump_error("tcp: the job id '%s' is not 16 hex digits", info->job_id);
+        free(xp);
+        return UMP_ERR_BOOTSTRAP;
+    }
     memcpy(xp->secret, info->secret, sizeof(xp->secret));
     xp->queue_max = ump_tcp_queue_max.v.sz;
     xp->sndbuf = ump_tcp_sndbuf.v.sz;
@@ -115,11 +120,29 @@ static bool tcp_reaches(ump_xp_t *base, int peer)
     return peer >= 0 && peer < xp->size;
 }
 
+/* A process of another job: reachable when its card gave a tcp address. */
+static int tcp_add_peer(ump_xp_t *base, int peer)
+{
+    ump_tcp_xp_t *xp = (ump_tcp_xp_t *)base;
+    char addr[80];
+    size_t len = sizeof(addr);
+    if (peer < xp->size || ump_rt_get(base->params.rt, peer, "tcp.addr", addr, &len))
+        return UMP_ERR_UNSUPPORTED;
+    if (peer >= xp->npeers) {
+        ump_tcp_peer_t *p = realloc(xp->peers, sizeof(*p) * (size_t)(peer + 1));
+        if (!p) return UMP_ERR_NO_MEMORY;
+        memset(p + xp->npeers, 0, sizeof(*p) * (size_t)(peer + 1 - xp->npeers));
+        xp->peers = p;
+        xp->npeers = peer + 1;
+    }
+    return UMP_OK;
+}
+
 static int tcp_am_send(ump_xp_t *base, int peer, uint8_t am_id, const void *hdr, size_t hlen,
                        const struct iovec *iov, int iovcnt)
 {
     ump_tcp_xp_t *xp = (ump_tcp_xp_t *)base;
-    if (peer < 0 || peer >= xp->size || iovcnt < 0 || iovcnt > UMP_TCP_MAX_IOV)
+    if (peer < 0 || peer >= xp->npeers || iovcnt < 0 || iovcnt > UMP_TCP_MAX_IOV)
         return UMP_ERR_INVALID;
     ump_tcp_peer_t *p = &xp->peers[peer];
     if (p->dead) return UMP_ERR_PEER_DEAD;
@@ -162,7 +185,7 @@ static int tcp_am_send_pack(ump_xp_t *base, int peer, uint8_t am_id, const void 
                             size_t len, void (*pack)(void *, void *, size_t), void *arg)
 {
     ump_tcp_xp_t *xp = (ump_tcp_xp_t *)base;
-    if (peer < 0 || peer >= xp->size) return UMP_ERR_INVALID;
+    if (peer < 0 || peer >= xp->npeers) return UMP_ERR_INVALID;
     ump_tcp_peer_t *p = &xp->peers[peer];
     if (p->dead) return UMP_ERR_PEER_DEAD;
     if (hlen + len > base->caps.max_am) return UMP_ERR_INVALID;
@@ -216,7 +239,8 @@ static int tcp_progress(ump_xp_t *base)
             n += r;
     }
     /* Failures are reported here, never from inside am_send. */
-    for (int p = 0; xp->nreport && p < xp->size; p++) {
+    if (xp->nparked) ump_tcp_conn_unpark(xp);
+    for (int p = 0; xp->nreport && p < xp->npeers; p++) {
         if (!xp->peers[p].report) continue;
         xp->peers[p].report = false;
         xp->nreport--;
@@ -312,6 +336,7 @@ const ump_xp_ops_t ump_xp_tcp_ops = {
     .wireup = tcp_wireup,
     .close = tcp_close,
     .reaches = tcp_reaches,
+    .add_peer = tcp_add_peer,
     .am_send = tcp_am_send,
     .am_send_pack = tcp_am_send_pack,
     .get = NULL,
