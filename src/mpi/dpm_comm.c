@@ -19,9 +19,9 @@
  * "low" one. Comm_join is the same meeting between two single processes
  * over the socket the caller connected; the smaller (job id, rank) is "low".
  *
- * Limit: the meeting proves the job secret, which umprun shares with the
- * groups it spawns; processes started by another umprun (another secret)
- * are refused.
+ * The meeting proves the job secret, which umprun shares with the groups
+ * it spawns and with jobs started with the same --secret-file; processes
+ * started by another umprun (another secret) are refused.
  */
 #include <stdlib.h>
 #include <string.h>

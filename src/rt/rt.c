@@ -262,6 +262,30 @@ void ump_rt_abort(ump_rt_t *rt, int code, const char *msg)
     _exit(code ? code : 1);
 }
 
+#ifdef UMP_HAVE_PMIX
+/* Whether cmd runs: a path (relative to wdir when given), or a name on PATH. */
+static bool program_found(const char *cmd, const char *wdir)
+{
+    char path[4096];
+    if (strchr(cmd, '/')) {
+        if (cmd[0] != '/' && wdir)
+            snprintf(path, sizeof(path), "%s/%s", wdir, cmd);
+        else
+            snprintf(path, sizeof(path), "%s", cmd);
+        return access(path, X_OK) == 0;
+    }
+    const char *p = getenv("PATH");
+    while (p && *p) {
+        const char *colon = strchr(p, ':');
+        int n = colon ? (int)(colon - p) : (int)strlen(p);
+        snprintf(path, sizeof(path), "%.*s/%s", n ? n : 1, n ? p : ".", cmd);
+        if (access(path, X_OK) == 0) return true;
+        p = colon ? colon + 1 : NULL;
+    }
+    return false;
+}
+#endif
+
 int ump_rt_spawn(ump_rt_t *rt, const ump_rt_app_t *apps, int napps, const char *parent_port,
                  char *job_id, size_t len, char *why, size_t whylen)
 {
@@ -271,12 +295,26 @@ int ump_rt_spawn(ump_rt_t *rt, const ump_rt_app_t *apps, int napps, const char *
         whylen = sizeof(none);
     }
     why[0] = '\0';
+#ifdef UMP_HAVE_PMIX
+    if (rt->kind == UMP_RT_PMIX) {
+        /* The server answers a missing program by failing the whole job (or
+         * not at all): refuse it here, as umprun would. */
+        for (int i = 0; i < napps; i++) {
+            if (!program_found(apps[i].cmd, apps[i].wdir)) {
+                snprintf(why, whylen, "app %d: cannot find program '%s' (PATH%s%s)", i, apps[i].cmd,
+                         apps[i].wdir ? ", then " : "", apps[i].wdir ? apps[i].wdir : "");
+                ump_error("rt: %s", why);
+                return UMP_ERR_INVALID;
+            }
+        }
+        return ump_rt_pmix_spawn(rt, apps, napps, parent_port, job_id, len, why, whylen);
+    }
+#endif
     if (rt->fd < 0) {
-        /* PMIx has a spawn of its own, but ump's children would then need
-         * PMIx too; a singleton has nobody to ask. */
+        /* A singleton has nobody to ask. */
         snprintf(why, whylen,
-                 "start the program with umprun to spawn processes (this process "
-                 "runs under %s)",
+                 "start the program with umprun (or a PMIx launcher that spawns, such as "
+                 "mpirun) to spawn processes (this process runs under %s)",
                  rt->info.backend);
         return UMP_ERR_UNSUPPORTED;
     }

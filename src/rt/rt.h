@@ -189,9 +189,13 @@ typedef struct ump_rt_app {
  * UMP_OK once they are started, the group's job id (16 hex digits) in
  * job_id (len >= 17); UMP_ERR_INVALID when refused (a missing program, a
  * host umprun does not have, maxprocs 0, the job ending), the reason in why
- * (also logged); UMP_ERR_UNSUPPORTED without umprun (a singleton, PMIx);
- * UMP_ERR_BOOTSTRAP when umprun does not answer within 30 s. why (whylen
- * bytes) receives a reason for every error; it may be NULL. */
+ * (also logged); UMP_ERR_UNSUPPORTED for a singleton, or under a PMIx
+ * server that offers no spawn (Slurm); UMP_ERR_BOOTSTRAP when umprun does
+ * not answer within 30 s. Under PMIx the request is PMIx_Spawn (rt_pmix.c:
+ * the children get UMP_JOB_APPNUM, UMP_JOB_PARENT_PORT and the parents'
+ * secret in UMP_JOB_PARENT_SECRET; a program not found on PATH, or at
+ * its path, is refused before). why (whylen bytes) receives a reason for
+ * every error; it may be NULL. */
 int ump_rt_spawn(ump_rt_t *rt, const ump_rt_app_t *apps, int napps, const char *parent_port,
                  char *job_id, size_t len, char *why, size_t whylen);
 

@@ -52,7 +52,7 @@ struct ump_rt {
     struct ump_rt_dyn {        /* processes of other jobs (rt_peer.c), by peer index - size */
         char job[16];
         int rank;
-    } *dyn;
+    } * dyn;
     int ndyn, capdyn;
 };
 
@@ -92,6 +92,9 @@ int ump_rt_pmix_put(ump_rt_t *rt, const char *key, const void *val, size_t len);
 int ump_rt_pmix_fence(ump_rt_t *rt);
 /* Reads a peer's key; same contract as ump_rt_get. */
 int ump_rt_pmix_get(ump_rt_t *rt, int rank, const char *key, void *val, size_t *len);
+/* PMIx_Spawn of apps (rt.h's ump_rt_spawn; the programs were found). */
+int ump_rt_pmix_spawn(ump_rt_t *rt, const ump_rt_app_t *apps, int napps, const char *parent_port,
+                      char *job_id, size_t len, char *why, size_t whylen);
 /* Prints the message, asks PMIx to end the job, exits. */
 void ump_rt_pmix_abort(ump_rt_t *rt, int code, const char *msg) __attribute__((noreturn));
 #endif

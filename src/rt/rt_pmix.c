@@ -23,6 +23,11 @@
  * list), and one fence of its own in which every rank publishes its node id
  * and rank 0 publishes the job secret. After it every rank knows the
  * secret, the job id and the whole node map, as ump_rt_init promises.
+ *
+ * Spawning (ump_rt_spawn) is PMIx_Spawn where the server offers it (Open
+ * MPI's mpirun does, Slurm does not): the children are a namespace of their
+ * own, told the parents' secret (UMP_JOB_PARENT_SECRET: the port meeting
+ * proves it), their app's index and the parents' port in their environment.
  */
 #include "rt/rt_int.h"
 
@@ -43,6 +48,7 @@
 #define KEY_PREFIX  "ump."
 #define KEY_NODE    "ump.rt.node"
 #define KEY_SECRET  "ump.rt.secret"
+#define ENV_SECRET  "UMP_JOB_PARENT_SECRET" /* a spawned group's: the parents' secret */
 #define PMIX_KEYMAX (sizeof(KEY_PREFIX) + UMP_RT_KEY_MAX)
 
 struct ump_rt_pmix {
@@ -231,17 +237,17 @@ static void pick_local_ip(ump_rt_t *rt)
  * namespace alone names the job uniquely while it runs; the secret, new
  * for every job, keeps a later job that reuses the namespace name (an
  * mpirun whose jobid repeats) from meeting this one's leftover files. */
-static void make_job_id(ump_rt_t *rt)
+static void make_job_id(ump_rt_t *rt, const char *nspace, char *job_id)
 {
     uint64_t h = 1469598103934665603ull;
-    for (const char *c = rt->pmix->me.nspace; *c; c++)
+    for (const char *c = nspace; *c; c++)
         h = (h ^ (unsigned char)*c) * 1099511628211ull;
     for (int i = 0; i < UMP_RT_SECRET_LEN; i++)
         h = (h ^ rt->info.secret[i]) * 1099511628211ull;
     uint8_t b[8];
     for (int i = 0; i < 8; i++)
         b[i] = (uint8_t)(h >> (56 - 8 * i));
-    ump_hex_encode(b, sizeof(b), rt->info.job_id);
+    ump_hex_encode(b, sizeof(b), job_id);
 }
 
 /* A process that initialized the runtime and exits without ump_rt_fini
@@ -274,7 +280,13 @@ static int init_exchange(ump_rt_t *rt, uint32_t my_node)
     v.type = PMIX_UINT32;
     v.data.uint32 = my_node;
     pmix_status_t st = PMIx_Put(PMIX_GLOBAL, KEY_NODE, &v);
-    if (st == PMIX_SUCCESS && rt->info.rank == 0) {
+    /* A spawned group has its parents' secret, so that they can meet. */
+    const char *given = getenv(ENV_SECRET);
+    if (given && ump_hex_decode(given, rt->info.secret, UMP_RT_SECRET_LEN)) {
+        ump_error("rt: %s is not %d hex digits", ENV_SECRET, 2 * UMP_RT_SECRET_LEN);
+        return UMP_ERR_BOOTSTRAP;
+    }
+    if (st == PMIX_SUCCESS && rt->info.rank == 0 && !given) {
         if (ump_random_bytes(rt->info.secret, UMP_RT_SECRET_LEN)) {
             ump_error("rt: cannot draw random bytes for the job secret: %m");
             return UMP_ERR_BOOTSTRAP;
@@ -291,7 +303,7 @@ static int init_exchange(ump_rt_t *rt, uint32_t my_node)
     }
     if ((rc = ump_rt_pmix_fence(rt))) return rc;
 
-    if (rt->info.rank != 0) {
+    if (rt->info.rank != 0 && !given) {
         size_t len = UMP_RT_SECRET_LEN;
         rc = ump_rt_pmix_get(rt, 0, "rt.secret", rt->info.secret, &len);
         if (rc || len != UMP_RT_SECRET_LEN) {
@@ -315,6 +327,22 @@ static int init_exchange(ump_rt_t *rt, uint32_t my_node)
     rc = number_nodes(rt, raw);
     free(raw);
     return rc;
+}
+
+/* What a spawned process was told (rt.h): its app and its parents' port. */
+static int spawn_env(ump_rt_t *rt)
+{
+    const char *app = getenv("UMP_JOB_APPNUM"), *port = getenv("UMP_JOB_PARENT_PORT");
+    char *end = NULL;
+    long a = app ? strtol(app, &end, 10) : 0;
+    if ((app && (!*app || *end || a < 0 || a > (1 << 24))) ||
+        (port && strlen(port) >= sizeof(rt->info.parent_port))) {
+        ump_error("rt: UMP_JOB_APPNUM '%s' or UMP_JOB_PARENT_PORT is malformed", app ? app : "");
+        return UMP_ERR_BOOTSTRAP;
+    }
+    rt->info.appnum = (int)a;
+    snprintf(rt->info.parent_port, sizeof(rt->info.parent_port), "%s", port ? port : "");
+    return UMP_OK;
 }
 
 int ump_rt_pmix_init(ump_rt_t *rt)
@@ -353,8 +381,9 @@ int ump_rt_pmix_init(ump_rt_t *rt)
     if (get_str(&px->me, PMIX_HOSTNAME, rt->info.hostname, sizeof(rt->info.hostname)))
         gethostname(rt->info.hostname, sizeof(rt->info.hostname) - 1);
     if ((rc = own_node(px, rt->info.hostname, &node))) goto err_fini;
+    if ((rc = spawn_env(rt))) goto err_fini;
     if ((rc = init_exchange(rt, node))) goto err_fini;
-    make_job_id(rt);
+    make_job_id(rt, px->me.nspace, rt->info.job_id);
     pick_local_ip(rt);
 
     /* PMIx's own view of our node, for the log: a mismatch would mean the
@@ -480,6 +509,100 @@ void ump_rt_pmix_abort(ump_rt_t *rt, int code, const char *msg)
         if (st != PMIX_SUCCESS) fprintf(stderr, "ump: PMIx_Abort: %s\n", PMIx_Error_string(st));
     }
     _exit(code ? code : 1);
+}
+
+/* "NAME=value" in a fresh string, or NULL. */
+static char *env_entry(const char *name, const char *value)
+{
+    size_t n = strlen(name) + strlen(value) + 2;
+    char *e = malloc(n);
+    if (e) snprintf(e, n, "%s=%s", name, value);
+    return e;
+}
+
+static void apps_free(pmix_app_t *pa, int napps)
+{
+    for (int i = 0; i < napps; i++) {
+        free(pa[i].cmd);
+        free(pa[i].cwd);
+        for (char **a = pa[i].argv; a && *a; a++)
+            free(*a);
+        free(pa[i].argv);
+        for (char **e = pa[i].env; e && *e; e++)
+            free(*e);
+        free(pa[i].env);
+        if (pa[i].info) PMIX_INFO_FREE(pa[i].info, pa[i].ninfo);
+    }
+    free(pa);
+}
+
+/* One app as PMIx wants it: argv with the command first; the environment
+ * with the parents' secret, the app's index and the port first. */
+static int app_make(ump_rt_t *rt, const ump_rt_app_t *in, int idx, const char *port,
+                    pmix_app_t *out)
+{
+    size_t na = 0, ne = 0;
+    while (in->argv && in->argv[na])
+        na++;
+    while (in->env && in->env[ne])
+        ne++;
+    char secret[2 * UMP_RT_SECRET_LEN + 1], num[16], cwd[4096];
+    ump_hex_encode(rt->info.secret, UMP_RT_SECRET_LEN, secret);
+    snprintf(num, sizeof(num), "%d", idx);
+    out->cmd = strdup(in->cmd);
+    out->maxprocs = in->maxprocs;
+    out->cwd = strdup(in->wdir ? in->wdir : getcwd(cwd, sizeof(cwd)) ? cwd : ".");
+    out->argv = calloc(na + 2, sizeof(char *));
+    out->env = calloc(ne + 4, sizeof(char *));
+    if (!out->cmd || !out->cwd || !out->argv || !out->env) return UMP_ERR_NO_MEMORY;
+    if (!(out->argv[0] = strdup(in->cmd))) return UMP_ERR_NO_MEMORY;
+    for (size_t i = 0; i < na; i++)
+        if (!(out->argv[i + 1] = strdup(in->argv[i]))) return UMP_ERR_NO_MEMORY;
+    size_t k = 0;
+    if (!(out->env[k++] = env_entry(ENV_SECRET, secret)) ||
+        !(out->env[k++] = env_entry("UMP_JOB_APPNUM", num)))
+        return UMP_ERR_NO_MEMORY;
+    if (port && *port && !(out->env[k++] = env_entry("UMP_JOB_PARENT_PORT", port)))
+        return UMP_ERR_NO_MEMORY;
+    for (size_t i = 0; i < ne; i++)
+        if (!(out->env[k++] = strdup(in->env[i]))) return UMP_ERR_NO_MEMORY;
+    if (in->hosts && *in->hosts) {
+        PMIX_INFO_CREATE(out->info, 1);
+        if (!out->info) return UMP_ERR_NO_MEMORY;
+        out->ninfo = 1;
+        PMIX_INFO_LOAD(&out->info[0], PMIX_HOST, in->hosts, PMIX_STRING);
+    }
+    return UMP_OK;
+}
+
+int ump_rt_pmix_spawn(ump_rt_t *rt, const ump_rt_app_t *apps, int napps, const char *parent_port,
+                      char *job_id, size_t len, char *why, size_t whylen)
+{
+    pmix_app_t *pa = calloc((size_t)napps, sizeof(*pa));
+    if (!pa) return UMP_ERR_NO_MEMORY;
+    int rc = UMP_OK;
+    for (int i = 0; i < napps && rc == UMP_OK; i++)
+        rc = app_make(rt, &apps[i], i, parent_port, &pa[i]);
+    if (rc) {
+        apps_free(pa, napps);
+        snprintf(why, whylen, "out of memory");
+        return rc;
+    }
+    pmix_nspace_t ns;
+    pmix_status_t st = PMIx_Spawn(NULL, 0, pa, (size_t)napps, ns);
+    apps_free(pa, napps);
+    if (st != PMIX_SUCCESS) {
+        snprintf(
+            why, whylen, "the PMIx server did not start the processes: %s%s", PMIx_Error_string(st),
+            st == PMIX_ERR_NOT_SUPPORTED ? " (it offers no spawn: start the job with umprun)" : "");
+        ump_error("rt: %s", why);
+        return st == PMIX_ERR_NOT_SUPPORTED ? UMP_ERR_UNSUPPORTED : UMP_ERR_INVALID;
+    }
+    char id[17];
+    make_job_id(rt, ns, id);
+    if (job_id && len > 16) snprintf(job_id, len, "%s", id);
+    ump_debug("rt: PMIx started namespace %s (job %s)", ns, id);
+    return UMP_OK;
 }
 
 #else

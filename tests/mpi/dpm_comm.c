@@ -23,6 +23,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -212,10 +213,58 @@ static char *read_port(const char *file, char *port)
     return NULL;
 }
 
+/* Two jobs that share their secret (umprun --secret-file) meet: the server
+ * job's world accepts, the client job's world connects; then data both
+ * ways between every pair, and an allreduce on the merged communicator. */
+static int shared_jobs(bool server, const char *file)
+{
+    char port[MPI_MAX_PORT_NAME], tmp[4096];
+    MPI_Comm ic = MPI_COMM_NULL, merged;
+    if (server) {
+        if (mt_rank == 0) {
+            CALL(MPI_Open_port(MPI_INFO_NULL, port));
+            snprintf(tmp, sizeof(tmp), "%s.tmp", file);
+            FILE *f = fopen(tmp, "w");
+            CHECK(f && fputs(port, f) >= 0 && fclose(f) == 0 && rename(tmp, file) == 0,
+                  "writing %s", file);
+        }
+        CALL(MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &ic));
+        if (mt_rank == 0) CALL(MPI_Close_port(port));
+    } else {
+        if (mt_rank == 0) read_port(file, port);
+        CALL(MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &ic));
+    }
+    int rsize;
+    CALL(MPI_Comm_remote_size(ic, &rsize));
+    size_t n = 70000; /* past tcp's eager limit */
+    unsigned char *out = mt_xmalloc(n), *in = mt_xmalloc(n);
+    for (int r = 0; r < rsize; r++) {
+        unsigned mine = (unsigned)(server * 100 + mt_rank * 10 + r);
+        unsigned theirs = (unsigned)(!server * 100 + r * 10 + mt_rank);
+        mt_fill(out, n, mine);
+        CALL(MPI_Sendrecv(out, (int)n, MPI_BYTE, r, 3, in, (int)n, MPI_BYTE, r, 3, ic,
+                          MPI_STATUS_IGNORE));
+        CHECK_DATA(in, n, theirs, "a message from the other job");
+    }
+    free(out);
+    free(in);
+    CALL(MPI_Intercomm_merge(ic, server ? 0 : 1, &merged));
+    int me, size, one = 1, sum = 0;
+    CALL(MPI_Comm_rank(merged, &me));
+    CALL(MPI_Comm_size(merged, &size));
+    CALL(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, merged));
+    CHECK(size == mt_size + rsize && sum == size, "merged: size %d sum %d", size, sum);
+    CALL(MPI_Comm_free(&merged));
+    CALL(MPI_Comm_disconnect(&ic));
+    return mt_done();
+}
+
 static int two_jobs(const char *mode, const char *file)
 {
     char port[MPI_MAX_PORT_NAME], tmp[4096];
     MPI_Comm ic = MPI_COMM_NULL;
+    if (!strcmp(mode, "--shared-server") || !strcmp(mode, "--shared-client"))
+        return shared_jobs(!strcmp(mode, "--shared-server"), file);
     if (!strcmp(mode, "--other-job")) {
         CHECK(mt_size == 1, "run the other job on 1 rank");
         EXPECT_CLASS(MPI_Comm_connect(read_port(file, port), MPI_INFO_NULL, 0, MPI_COMM_SELF, &ic),

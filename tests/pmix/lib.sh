@@ -8,7 +8,7 @@ SKIP=77
 skip() { echo "SKIP: $*"; exit $SKIP; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-HAVE_PMIX=$1 BUILD=$2 PMIX_RT=$3 PMIX_P2P=$4 XPORTS=$5
+HAVE_PMIX=$1 BUILD=$2 PMIX_RT=$3 PMIX_P2P=$4 XPORTS=$5 MPI_SPAWN=${6:-}
 BUILD=$(cd "$BUILD" && pwd)
 # libpmix and libevent keep allocations until exit by design: do not let
 # LeakSanitizer (the ASan build) call those failures of ours.
@@ -54,10 +54,11 @@ ensure_pmix_build() {
     cmake -S "$src" -B "$sub" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DUMP_SANITIZE="${san:-OFF}" \
         >"$sub.log" 2>&1 || { cat "$sub.log"; fail "configure of $sub failed"; }
     grep -q '^PMIX_FOUND:INTERNAL=1' "$sub/CMakeCache.txt" || fail "pkg-config finds no pmix"
-    cmake --build "$sub" -j"$(nproc)" --target pmix_rt pmix_p2p >>"$sub.log" 2>&1 ||
-        { tail -30 "$sub.log"; fail "build in $sub failed"; }
+    cmake --build "$sub" -j"$(nproc)" --target pmix_rt pmix_p2p ${MPI_SPAWN:+mpi_spawn} \
+        >>"$sub.log" 2>&1 || { tail -30 "$sub.log"; fail "build in $sub failed"; }
     PMIX_RT=$sub/tests/pmix_rt
     PMIX_P2P=$sub/tests/pmix_p2p
+    [ -z "$MPI_SPAWN" ] || MPI_SPAWN=$sub/tests/mpi/spawn
 }
 
 # run SECONDS OUTFILE cmd...: runs cmd with a time limit, output to OUTFILE;

@@ -11,7 +11,9 @@
 #     hangs in its own shutdown after an abort that meets a pending fence
 #     (MPI programs do not fence through PMIx, so they do not see it); that
 #     is reported as a note, the ranks' end is what is checked.
-# Usage: mpirun.sh HAVE_PMIX BUILD_DIR PMIX_RT PMIX_P2P XPORTS
+#  6. MPI_Comm_spawn through PMIx_Spawn: tests/mpi/spawn on 2 parents (3
+#     children answering, spawn_multiple, a missing program refused)
+# Usage: mpirun.sh HAVE_PMIX BUILD_DIR PMIX_RT PMIX_P2P XPORTS [MPI_SPAWN]
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -81,5 +83,12 @@ if [ $RC -ne 3 ]; then
     echo "  NOTE: every rank ended; mpirun's status is $RC, not 3 (a waiting rank left"
     echo "  with 4 after its fence failed, or Open MPI's own shutdown went wrong; see the top)"
     [ $RC -ne 0 ] || fail "mpirun says success"
+fi
+
+if [ -n "${MPI_SPAWN:-}" ]; then
+    echo "6. mpirun spawn (PMIx_Spawn)"
+    run 120 "$out.spawn" "${MPIRUN[@]}" "$MPI_SPAWN"
+    [ $RC -eq 0 ] && grep -q 'PASS spawn' "$out.spawn" ||
+        { tail -30 "$out.spawn"; fail "spawn under mpirun: status $RC"; }
 fi
 echo "PASS"

@@ -23,7 +23,8 @@ endif()
 set(PMIX_ARGS ${UMP_HAVE_PMIX} ${CMAKE_BINARY_DIR} $<TARGET_FILE:pmix_rt>
               $<TARGET_FILE:pmix_p2p> ${PMIX_XPORTS})
 add_test(NAME pmix.slurm COMMAND bash ${PMIX_TEST_DIR}/slurm.sh ${PMIX_ARGS})
-add_test(NAME pmix.mpirun COMMAND bash ${PMIX_TEST_DIR}/mpirun.sh ${PMIX_ARGS})
+add_test(NAME pmix.mpirun COMMAND bash ${PMIX_TEST_DIR}/mpirun.sh ${PMIX_ARGS}
+                                  $<TARGET_FILE:mpi_spawn>)
 # Both build trees (build/, build-asan/) may run at once in CI: the Slurm
 # test takes its own ports and directories, so only the lock on apt matters.
 # The time limits leave room for the first run's apt-get install and, when

@@ -307,10 +307,12 @@ int main(int argc, char **argv)
     if (rc) return rc;
 
     uint8_t id[8];
-    if (ump_random_bytes(id, sizeof(id)) || ump_random_bytes(job.secret, sizeof(job.secret))) {
+    if (ump_random_bytes(id, sizeof(id)) ||
+        (!job.secret_file && ump_random_bytes(job.secret, sizeof(job.secret)))) {
         fprintf(stderr, "umprun: no random bytes: %s\n", strerror(errno));
         return UMPRUN_EXIT_SETUP;
     }
+    if (job.secret_file && secret_load(job.secret_file, job.secret)) return UMPRUN_EXIT_SETUP;
     ump_hex_encode(id, sizeof(id), job.id);
     ump_hex_encode(job.secret, sizeof(job.secret), job.secret_hex);
     if (group_first()) {

@@ -42,6 +42,7 @@ enum opt_id {
     O_ENV,
     O_WDIR,
     O_OUTFILE,
+    O_SECRET,
 };
 
 /* names: blank-separated spellings; a "--name" also matches "-name". */
@@ -68,6 +69,7 @@ static const struct opt {
     {"--genv --env", 2, O_ENV},
     {"--wdir --wd", 1, O_WDIR},
     {"--output-filename", 1, O_OUTFILE},
+    {"--secret-file", 1, O_SECRET},
 };
 
 static void usage(FILE *f)
@@ -97,6 +99,8 @@ static void usage(FILE *f)
                "                         also write rank N's output to DIR/1/rank.N/stdout\n"
                "                         and .../stderr (nojobid: DIR/rank.N; nocopy: only there)\n"
                "  --timeout S            stop the job after S seconds (exit status 124)\n"
+               "  --secret-file F        the job secret from F (made, mode 0600, if absent):\n"
+               "                         jobs started with one file can meet through ports\n"
                "  -v, --verbose          say what umprun does\n"
                "  -V, --version          umprun's version\n"
                "  -h, --help             this text\n"
@@ -319,6 +323,10 @@ static int apply(const struct opt *o, const char *a, char **val)
         return 0;
     case O_OUTFILE:
         return set_outdir(val[0]);
+    case O_SECRET:
+        if (!*val[0]) return bad_usage("--secret-file needs a file");
+        job.secret_file = val[0];
+        return 0;
     }
     return -1;
 }

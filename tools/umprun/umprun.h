@@ -10,6 +10,7 @@
  *   io.c      forwarding the ranks' stdout/stderr by whole lines, and stdin
  *   group.c   groups of processes: the first (the command line's ranks) and
  *             those started at run time on a rank's SPAWN request
+ *   secret.c  --secret-file: a job secret shared by jobs started apart
  * umprun is single-threaded: one poll() loop drives everything.
  */
 #ifndef UMPRUN_H
@@ -124,7 +125,8 @@ struct job {
     bool out_jobdir;    /* DIR/1/rank.N (not DIR/rank.N: ":nojobid") */
     bool out_copy;      /* also to umprun's stdout/stderr (not with ":nocopy") */
     double timeout_s;
-    char **xvars; /* -x, -genv: "VAR" or "VAR=VAL" */
+    const char *secret_file; /* --secret-file: the secret shared with other jobs */
+    char **xvars;            /* -x, -genv: "VAR" or "VAR=VAL" */
     int nxvars;
     char **argv; /* program and its arguments */
     bool verbose;
@@ -189,6 +191,10 @@ int opts_find_program(void);
 int opts_lookup(const char *prog, const char *wdir, char **found, char *why, size_t whylen);
 /* Frees the strings opts_parse made (job.xvars points at them). */
 void opts_free(void);
+
+/* secret.c: reads the job secret from path, or makes the file with a
+ * fresh one; prints the reason and returns -1 when it cannot. */
+int secret_load(const char *path, uint8_t *secret);
 
 /* hosts.c */
 int hosts_setup(void);
