@@ -293,6 +293,9 @@ out:
 static const char *r_name[] = {
     "Comm.reduce",    "Comm.allReduce",   "Comm.reduceScatter", "Comm.reduceScatterBlock",
     "Intracomm.scan", "Intracomm.exScan", "Comm.reduceLocal"};
+static const char *ir_name[] = {
+    "Comm.iReduce",    "Comm.iAllReduce",   "Comm.iReduceScatter", "Comm.iReduceScatterBlock",
+    "Intracomm.iScan", "Intracomm.iExScan", "Comm.reduceLocal"};
 
 /* which: 0 reduce, 1 allreduce, 2 reduce_scatter, 3 reduce_scatter_block,
  * 4 scan, 5 exscan, 6 reduce_local. With a user operation nothing is
@@ -303,13 +306,13 @@ JNIEXPORT void JNICALL Java_mpi_Comm_reduceNative(JNIEnv *env, jclass c, jint wh
                                                   jint roff, jlong rlen, jint count,
                                                   jintArray jcounts, jlong type, jlong op,
                                                   jboolean userOp, jint root, jboolean nb,
-                                                  jlongArray req)
+                                                  jobject keep, jlongArray req)
 {
     int rank, size, ncounts = 0;
     MPI_Comm cm = UJ_COMM(comm);
     MPI_Datatype dt = UJ_TYPE(type);
     MPI_Request q = MPI_REQUEST_NULL;
-    const char *what = r_name[which >= 0 && which <= 6 ? which : 0];
+    const char *what = (nb ? ir_name : r_name)[which >= 0 && which <= 6 ? which : 0];
     bool pin = !userOp;
     if (comm_shape(env, cm, &rank, &size) != MPI_SUCCESS) return;
     int *counts = NULL;
@@ -349,6 +352,22 @@ JNIEXPORT void JNICALL Java_mpi_Comm_reduceNative(JNIEnv *env, jclass c, jint wh
     void *sp = inPlace ? MPI_IN_PLACE : sb.ptr;
     MPI_Op o = UJ_OP(op);
     int rc;
+    if (nb && counts) {
+        /* MPI reads the counts until completion: they go to a direct
+         * buffer the Java Request holds. */
+        int *k = keep ? (*env)->GetDirectBufferAddress(env, keep) : NULL;
+        if (!k || (*env)->GetDirectBufferCapacity(env, keep) < size) {
+            finish(env, MPI_SUCCESS, &sb, &rb, NULL, q);
+            uj_ints_free(counts);
+            uj_throw_msg(env, MPI_ERR_INTERN, "%s: no room for the counts", what);
+            return;
+        }
+        for (int i = 0; i < size; i++)
+            k[i] = counts[i];
+        uj_ints_free(counts);
+        counts = k;
+    }
+    int *own = nb ? NULL : counts; /* the malloc'd copy, when counts is not the request's */
     switch (which * 2 + (nb ? 1 : 0)) {
     case 0:
         rc = MPI_Reduce(sp, rb.ptr, count, dt, o, root, cm);
@@ -365,25 +384,37 @@ JNIEXPORT void JNICALL Java_mpi_Comm_reduceNative(JNIEnv *env, jclass c, jint wh
     case 4:
         rc = MPI_Reduce_scatter(sp, rb.ptr, counts, dt, o, cm);
         break;
+    case 5:
+        rc = MPI_Ireduce_scatter(sp, rb.ptr, counts, dt, o, cm, &q);
+        break;
     case 6:
         rc = MPI_Reduce_scatter_block(sp, rb.ptr, count, dt, o, cm);
+        break;
+    case 7:
+        rc = MPI_Ireduce_scatter_block(sp, rb.ptr, count, dt, o, cm, &q);
         break;
     case 8:
         rc = MPI_Scan(sp, rb.ptr, count, dt, o, cm);
         break;
+    case 9:
+        rc = MPI_Iscan(sp, rb.ptr, count, dt, o, cm, &q);
+        break;
     case 10:
         rc = MPI_Exscan(sp, rb.ptr, count, dt, o, cm);
+        break;
+    case 11:
+        rc = MPI_Iexscan(sp, rb.ptr, count, dt, o, cm, &q);
         break;
     case 12:
         rc = MPI_Reduce_local(sb.ptr, rb.ptr, count, dt, o);
         break;
     default:
         finish(env, MPI_SUCCESS, &sb, &rb, NULL, q);
-        uj_ints_free(counts);
+        uj_ints_free(own);
         uj_throw_msg(env, MPI_ERR_UNSUPPORTED_OPERATION,
                      "%s: no non-blocking form in ump (MPI_ERR_UNSUPPORTED_OPERATION)", what);
         return;
     }
     finish(env, rc, &sb, &rb, nb ? req : NULL, q);
-    uj_ints_free(counts);
+    uj_ints_free(own);
 }

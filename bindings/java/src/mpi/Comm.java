@@ -88,7 +88,7 @@ public class Comm implements Freeable, Cloneable {
     static native void reduceNative(int which, long comm, boolean sInPlace, Object sb,
             boolean sd, int soff, long slen, Object rb, boolean rd, int roff, long rlen,
             int count, int[] counts, long type, long op, boolean userOp, int root, boolean nb,
-            long[] req) throws MPIException;
+            java.nio.IntBuffer keep, long[] req) throws MPIException;
 
     // ---- the communicator ----
 
@@ -704,20 +704,27 @@ public class Comm implements Freeable, Cloneable {
         op.prepare(type, !(Buf.direct(sb) || Buf.direct(rb)));
         reduceNative(which, handle, sInPlace, Buf.base(sb), Buf.direct(sb), Buf.off(sb),
                 Buf.len(sb), Buf.base(rb), Buf.direct(rb), Buf.off(rb), Buf.len(rb), count,
-                counts, type.handle, op.handle, op.isUser(), root, false, null);
+                counts, type.handle, op.handle, op.isUser(), root, false, null, null);
         op.rethrow();
     }
 
     Request iReduceLike(int which, boolean sInPlace, Buffer sb, Buffer rb, int count,
             Datatype type, Op op, int root, String name) throws MPIException {
+        return iReduceLike(which, sInPlace, sb, rb, count, null, type, op, root, name);
+    }
+
+    Request iReduceLike(int which, boolean sInPlace, Buffer sb, Buffer rb, int count,
+            int[] counts, Datatype type, Op op, int root, String name) throws MPIException {
         MPI.check();
         Buf.needDirect(sb, name);
         Buf.needDirect(rb, name);
         op.prepare(type, false);
         long[] req = new long[1];
+        // MPI reads the counts until completion: they live in a direct buffer the request holds.
+        java.nio.IntBuffer keep = counts == null ? null : MPI.newIntBuffer(Math.max(1, getSize()));
         reduceNative(which, handle, sInPlace, sb, true, 0, Buf.len(sb), rb, true, 0, Buf.len(rb),
-                count, null, type.handle, op.handle, op.isUser(), root, true, req);
-        return new Request(req[0], sb, rb);
+                count, counts, type.handle, op.handle, op.isUser(), root, true, keep, req);
+        return new Request(req[0], keep == null ? sb : new Object[] {sb, keep}, rb);
     }
 
     public final void reduce(Object sendbuf, Object recvbuf, int count, Datatype type, Op op,
@@ -774,6 +781,28 @@ public class Comm implements Freeable, Cloneable {
     public final void reduceScatter(Object buf, int[] counts, Datatype type, Op op)
             throws MPIException {
         reduceLike(2, true, null, buf, 0, counts, type, op, 0);
+    }
+
+    public final Request iReduceScatter(Buffer sendbuf, Buffer recvbuf, int[] recvcounts,
+            Datatype type, Op op) throws MPIException {
+        return iReduceLike(2, false, sendbuf, recvbuf, 0, recvcounts, type, op, 0,
+                "Comm.iReduceScatter");
+    }
+
+    public final Request iReduceScatter(Buffer buf, int[] counts, Datatype type, Op op)
+            throws MPIException {
+        return iReduceLike(2, true, null, buf, 0, counts, type, op, 0, "Comm.iReduceScatter");
+    }
+
+    public final Request iReduceScatterBlock(Buffer sendbuf, Buffer recvbuf, int recvcount,
+            Datatype type, Op op) throws MPIException {
+        return iReduceLike(3, false, sendbuf, recvbuf, recvcount, type, op, 0,
+                "Comm.iReduceScatterBlock");
+    }
+
+    public final Request iReduceScatterBlock(Buffer buf, int count, Datatype type, Op op)
+            throws MPIException {
+        return iReduceLike(3, true, null, buf, count, type, op, 0, "Comm.iReduceScatterBlock");
     }
 
     public final void reduceScatterBlock(Object sendbuf, Object recvbuf, int recvcount,

@@ -64,25 +64,23 @@ public class Intracomm extends Comm {
         reduceLike(5, true, null, buf, count, null, type, op, 0);
     }
 
-    /** Not offered: ump's MPI has no MPI_Iscan. */
     public final Request iScan(Buffer sendbuf, Buffer recvbuf, int count, Datatype type, Op op)
             throws MPIException {
-        throw unsupported("Intracomm.iScan (MPI_Iscan)");
+        return iReduceLike(4, false, sendbuf, recvbuf, count, type, op, 0, "Intracomm.iScan");
     }
 
     public final Request iScan(Buffer buf, int count, Datatype type, Op op) throws MPIException {
-        throw unsupported("Intracomm.iScan (MPI_Iscan)");
+        return iReduceLike(4, true, null, buf, count, type, op, 0, "Intracomm.iScan");
     }
 
-    /** Not offered: ump's MPI has no MPI_Iexscan. */
     public final Request iExScan(Buffer sendbuf, Buffer recvbuf, int count, Datatype type, Op op)
             throws MPIException {
-        throw unsupported("Intracomm.iExScan (MPI_Iexscan)");
+        return iReduceLike(5, false, sendbuf, recvbuf, count, type, op, 0, "Intracomm.iExScan");
     }
 
     public final Request iExScan(Buffer buf, int count, Datatype type, Op op)
             throws MPIException {
-        throw unsupported("Intracomm.iExScan (MPI_Iexscan)");
+        return iReduceLike(5, true, null, buf, count, type, op, 0, "Intracomm.iExScan");
     }
 
     static MPIException unsupported(String what) {
