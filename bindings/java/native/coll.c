@@ -58,11 +58,29 @@ static bool get_n(JNIEnv *env, uj_buf_t *b, jobject obj, jboolean d, jint off, j
     return uj_buf_get(env, b, obj, d, off, len, lo, hi, dir, pin, what);
 }
 
-static int comm_shape(JNIEnv *env, MPI_Comm comm, int *rank, int *size)
+/* Who this rank is in a collective. On an intercommunicator the blocks
+ * count per member of the other group, the root passes MPI_ROOT, the rest
+ * of its group MPI_PROC_NULL (they pass no buffer), and the other group
+ * the root's rank there (their send buffers are read, as at non-roots of
+ * an intracommunicator). */
+typedef struct shape {
+    int rank, size; /* in the local group */
+    int peers;      /* ranks a block goes to or comes from: the remote group's size */
+    bool root;      /* this rank is the root of a rooted collective */
+    bool sends;     /* this rank's send side of a rooted collective is used */
+} shape_t;
+
+static int comm_shape(JNIEnv *env, MPI_Comm comm, int root, shape_t *sh)
 {
-    int rc = MPI_Comm_rank(comm, rank);
-    if (rc == MPI_SUCCESS) rc = MPI_Comm_size(comm, size);
-    if (rc != MPI_SUCCESS) uj_throw(env, rc);
+    int inter = 0;
+    int rc = MPI_Comm_rank(comm, &sh->rank);
+    if (rc == MPI_SUCCESS) rc = MPI_Comm_size(comm, &sh->size);
+    if (rc == MPI_SUCCESS) rc = MPI_Comm_test_inter(comm, &inter);
+    sh->peers = sh->size;
+    if (rc == MPI_SUCCESS && inter) rc = MPI_Comm_remote_size(comm, &sh->peers);
+    if (rc != MPI_SUCCESS) return uj_throw(env, rc);
+    sh->root = inter ? root == MPI_ROOT : sh->rank == root;
+    sh->sends = inter ? root >= 0 : true;
     return rc;
 }
 
@@ -116,30 +134,29 @@ JNIEXPORT void JNICALL Java_mpi_Comm_gatherNative(JNIEnv *env, jclass c, jint wh
                                                   jint rcount, jlong rtype, jint root, jboolean nb,
                                                   jlongArray req)
 {
-    int rank, size;
+    shape_t sh;
     MPI_Comm cm = UJ_COMM(comm);
     MPI_Datatype st = UJ_TYPE(stype), rt = UJ_TYPE(rtype);
     MPI_Request q = MPI_REQUEST_NULL;
     const char *what = g_name[which & 3];
-    if (comm_shape(env, cm, &rank, &size) != MPI_SUCCESS) return;
-    bool is_root = rank == root;
+    if (comm_shape(env, cm, root, &sh) != MPI_SUCCESS) return;
     MPI_Count sn = 0, rn = 0;
     switch (which) {
     case 0:
-        sn = inPlace ? 0 : scount;
-        rn = is_root ? (MPI_Count)rcount * size : 0;
+        sn = inPlace || !sh.sends ? 0 : scount;
+        rn = sh.root ? (MPI_Count)rcount * sh.peers : 0;
         break;
     case 1:
-        sn = is_root ? (MPI_Count)scount * size : 0;
-        rn = inPlace ? 0 : rcount;
+        sn = sh.root ? (MPI_Count)scount * sh.peers : 0;
+        rn = inPlace || !sh.sends ? 0 : rcount;
         break;
     case 2:
         sn = inPlace ? 0 : scount;
-        rn = (MPI_Count)rcount * size;
+        rn = (MPI_Count)rcount * sh.peers;
         break;
     default:
-        sn = (MPI_Count)scount * size;
-        rn = (MPI_Count)rcount * size;
+        sn = (MPI_Count)scount * sh.peers;
+        rn = (MPI_Count)rcount * sh.peers;
         break;
     }
     bool s_ip = inPlace && which != 1, r_ip = inPlace && which == 1;
@@ -194,12 +211,14 @@ JNIEXPORT void JNICALL Java_mpi_Comm_gathervNative(
     jboolean rInPlace, jobject rbuf, jboolean rd, jint roff, jlong rlen, jint rcount,
     jintArray jrcounts, jintArray jrdispls, jlong rtype, jint root, jobject keep, jlongArray req)
 {
-    int rank, size, nsc, nsd, nrc, nrd;
+    int nsc, nsd, nrc, nrd;
+    shape_t sh;
     MPI_Comm cm = UJ_COMM(comm);
     MPI_Datatype st = UJ_TYPE(stype), rt = UJ_TYPE(rtype);
     const char *what = v_name[which & 3];
-    if (comm_shape(env, cm, &rank, &size) != MPI_SUCCESS) return;
-    bool is_root = rank == root;
+    if (comm_shape(env, cm, root, &sh) != MPI_SUCCESS) return;
+    bool is_root = sh.root;
+    int size = sh.peers;
     int *scounts = uj_ints(env, jscounts, &nsc), *sdispls = uj_ints(env, jsdispls, &nsd);
     int *rcounts = uj_ints(env, jrcounts, &nrc), *rdispls = uj_ints(env, jrdispls, &nrd);
     uj_buf_t sb = {.slot = -1}, rb = {.slot = -1};
@@ -214,7 +233,7 @@ JNIEXPORT void JNICALL Java_mpi_Comm_gathervNative(
         if (vspan(env, st, scounts, sdispls, size, nsc, nsd, &lo, &hi, what)) goto out;
         if (!uj_buf_get(env, &sb, sbuf, sd, soff, slen, lo, hi, UJ_IN, true, what)) goto out;
     } else {
-        MPI_Count n = (sInPlace || which == 1) ? 0 : scount;
+        MPI_Count n = (sInPlace || which == 1 || (which == 0 && !sh.sends)) ? 0 : scount;
         if (!get_n(env, &sb, sbuf, sd, soff, slen, n, st, UJ_IN, true, what)) goto out;
     }
     have_s = true;
@@ -226,7 +245,7 @@ JNIEXPORT void JNICALL Java_mpi_Comm_gathervNative(
                         what))
             goto out;
     } else {
-        MPI_Count n = (rInPlace || which == 0) ? 0 : rcount;
+        MPI_Count n = (rInPlace || which == 0 || !sh.sends) ? 0 : rcount;
         if (!get_n(env, &rb, rbuf, rd, roff, rlen, n, rt, UJ_OUT, true, what)) goto out;
     }
     have_r = true;
@@ -308,13 +327,15 @@ JNIEXPORT void JNICALL Java_mpi_Comm_reduceNative(JNIEnv *env, jclass c, jint wh
                                                   jboolean userOp, jint root, jboolean nb,
                                                   jobject keep, jlongArray req)
 {
-    int rank, size, ncounts = 0;
+    int ncounts = 0;
+    shape_t sh;
     MPI_Comm cm = UJ_COMM(comm);
     MPI_Datatype dt = UJ_TYPE(type);
     MPI_Request q = MPI_REQUEST_NULL;
     const char *what = (nb ? ir_name : r_name)[which >= 0 && which <= 6 ? which : 0];
     bool pin = !userOp;
-    if (comm_shape(env, cm, &rank, &size) != MPI_SUCCESS) return;
+    if (comm_shape(env, cm, which == 0 ? root : 0, &sh) != MPI_SUCCESS) return;
+    int rank = sh.rank, size = sh.size; /* the counts of a reduce-scatter are per local rank */
     int *counts = NULL;
     MPI_Count total = count, mine = count;
     if (which == 2) {
@@ -335,8 +356,8 @@ JNIEXPORT void JNICALL Java_mpi_Comm_reduceNative(JNIEnv *env, jclass c, jint wh
     } else if (which == 3) {
         total = (MPI_Count)count * size;
     }
-    MPI_Count sn = inPlace ? 0 : total;
-    MPI_Count rn = which == 0 ? (rank == root ? count : 0) : (inPlace ? total : mine);
+    MPI_Count sn = inPlace || !sh.sends ? 0 : total;
+    MPI_Count rn = which == 0 ? (sh.root ? count : 0) : (inPlace ? total : mine);
     if (which == 6) sn = rn = count;
     uj_buf_t sb, rb;
     if (!get_n(env, &sb, sbuf, sd, soff, slen, sn, dt, UJ_IN, pin, what)) {

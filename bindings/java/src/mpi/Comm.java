@@ -60,6 +60,9 @@ public class Comm implements Freeable, Cloneable {
     private static native int compareNative(long c1, long c2) throws MPIException;
     private static native long groupNative(long comm) throws MPIException;
     private static native boolean isInterNative(long comm) throws MPIException;
+    static native int remoteSizeNative(long comm) throws MPIException;
+    private static native long createIntercommNative(long peer, long local, int localLeader,
+            int remoteLeader, int tag) throws MPIException;
     private static native void setNameNative(long comm, String name) throws MPIException;
     private static native String getNameNative(long comm) throws MPIException;
     private static native void setErrhNative(long comm, long errh) throws MPIException;
@@ -141,6 +144,23 @@ public class Comm implements Freeable, Cloneable {
     public final boolean isInter() throws MPIException {
         MPI.check();
         return isInterNative(handle);
+    }
+
+    /**
+     * An intercommunicator between localComm's group and another one,
+     * called on the peer communicator through which the two leaders
+     * (localLeader in localComm, remoteLeader in this one) talk.
+     */
+    public final Intercomm createIntercomm(Comm localComm, int localLeader, int remoteLeader,
+            int tag) throws MPIException {
+        MPI.check();
+        return new Intercomm(createIntercommNative(handle, localComm.handle, localLeader,
+                remoteLeader, tag));
+    }
+
+    /** Ranks a collective's blocks go to or come from: the remote group's on an intercomm. */
+    final int peerCount() throws MPIException {
+        return isInterNative(handle) ? remoteSizeNative(handle) : sizeNative(handle);
     }
 
     public final void setName(String name) throws MPIException {
@@ -566,7 +586,7 @@ public class Comm implements Freeable, Cloneable {
         Buf.needDirect(sb, name);
         Buf.needDirect(rb, name);
         // MPI reads the counts until completion: they live in a direct buffer the request holds.
-        java.nio.IntBuffer keep = MPI.newIntBuffer(4 * Math.max(1, getSize()));
+        java.nio.IntBuffer keep = MPI.newIntBuffer(4 * Math.max(1, peerCount()));
         long[] req = new long[1];
         gathervNative(which, handle, sInPlace, sb, true, 0, Buf.len(sb), scount, scounts,
                 sdispls, stype == null ? 0 : stype.handle, rInPlace, rb, true, 0, Buf.len(rb),
