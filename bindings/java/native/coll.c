@@ -11,9 +11,8 @@
 
 #include "ujava.h"
 
-/* Span of a v-collective buffer: blocks of counts[i] at displs[i] extents. */
-static int vspan(JNIEnv *env, MPI_Datatype dt, const int *counts, const int *displs, int n, int nc,
-                 int nd, MPI_Aint *lo, MPI_Aint *hi, const char *what)
+int uj_vspan(JNIEnv *env, MPI_Datatype dt, const int *counts, const int *displs, int n, int nc,
+             int nd, MPI_Aint *lo, MPI_Aint *hi, const char *what)
 {
     *lo = *hi = 0;
     if (!counts || !displs || nc < n || nd < n) {
@@ -41,8 +40,8 @@ static int vspan(JNIEnv *env, MPI_Datatype dt, const int *counts, const int *dis
     return 0;
 }
 
-static bool get_n(JNIEnv *env, uj_buf_t *b, jobject obj, jboolean d, jint off, jlong len,
-                  MPI_Count count, MPI_Datatype dt, int dir, bool pin, const char *what)
+bool uj_buf_n(JNIEnv *env, uj_buf_t *b, jobject obj, jboolean d, jint off, jlong len,
+              MPI_Count count, MPI_Datatype dt, int dir, bool pin, const char *what)
 {
     MPI_Aint lo, hi;
     *b = (uj_buf_t){.slot = -1};
@@ -115,7 +114,7 @@ JNIEXPORT void JNICALL Java_mpi_Comm_bcastNative(JNIEnv *env, jclass c, jlong co
 {
     uj_buf_t b;
     MPI_Request q = MPI_REQUEST_NULL;
-    if (!get_n(env, &b, buf, d, off, len, count, UJ_TYPE(type), UJ_INOUT, true, "Comm.bcast"))
+    if (!uj_buf_n(env, &b, buf, d, off, len, count, UJ_TYPE(type), UJ_INOUT, true, "Comm.bcast"))
         return;
     int rc = nb ? MPI_Ibcast(b.ptr, count, UJ_TYPE(type), root, UJ_COMM(comm), &q)
                 : MPI_Bcast(b.ptr, count, UJ_TYPE(type), root, UJ_COMM(comm));
@@ -161,8 +160,8 @@ JNIEXPORT void JNICALL Java_mpi_Comm_gatherNative(JNIEnv *env, jclass c, jint wh
     }
     bool s_ip = inPlace && which != 1, r_ip = inPlace && which == 1;
     uj_buf_t sb, rb;
-    if (!get_n(env, &sb, sbuf, sd, soff, slen, sn, st, UJ_IN, true, what)) return;
-    if (!get_n(env, &rb, rbuf, rd, roff, rlen, rn, rt, UJ_OUT, true, what)) {
+    if (!uj_buf_n(env, &sb, sbuf, sd, soff, slen, sn, st, UJ_IN, true, what)) return;
+    if (!uj_buf_n(env, &rb, rbuf, rd, roff, rlen, rn, rt, UJ_OUT, true, what)) {
         uj_buf_put(env, &sb);
         return;
     }
@@ -230,23 +229,23 @@ JNIEXPORT void JNICALL Java_mpi_Comm_gathervNative(
     /* send side */
     bool sv = which == 3 || (which == 1 && is_root);
     if (sv) {
-        if (vspan(env, st, scounts, sdispls, size, nsc, nsd, &lo, &hi, what)) goto out;
+        if (uj_vspan(env, st, scounts, sdispls, size, nsc, nsd, &lo, &hi, what)) goto out;
         if (!uj_buf_get(env, &sb, sbuf, sd, soff, slen, lo, hi, UJ_IN, true, what)) goto out;
     } else {
         MPI_Count n = (sInPlace || which == 1 || (which == 0 && !sh.sends)) ? 0 : scount;
-        if (!get_n(env, &sb, sbuf, sd, soff, slen, n, st, UJ_IN, true, what)) goto out;
+        if (!uj_buf_n(env, &sb, sbuf, sd, soff, slen, n, st, UJ_IN, true, what)) goto out;
     }
     have_s = true;
     /* receive side */
     bool rv = which == 3 || which == 2 || (which == 0 && is_root);
     if (rv) {
-        if (vspan(env, rt, rcounts, rdispls, size, nrc, nrd, &lo, &hi, what)) goto out;
+        if (uj_vspan(env, rt, rcounts, rdispls, size, nrc, nrd, &lo, &hi, what)) goto out;
         if (!uj_buf_get(env, &rb, rbuf, rd, roff, rlen, lo, hi, sInPlace ? UJ_INOUT : UJ_OUT, true,
                         what))
             goto out;
     } else {
         MPI_Count n = (rInPlace || which == 0 || !sh.sends) ? 0 : rcount;
-        if (!get_n(env, &rb, rbuf, rd, roff, rlen, n, rt, UJ_OUT, true, what)) goto out;
+        if (!uj_buf_n(env, &rb, rbuf, rd, roff, rlen, n, rt, UJ_OUT, true, what)) goto out;
     }
     have_r = true;
 
@@ -360,12 +359,12 @@ JNIEXPORT void JNICALL Java_mpi_Comm_reduceNative(JNIEnv *env, jclass c, jint wh
     MPI_Count rn = which == 0 ? (sh.root ? count : 0) : (inPlace ? total : mine);
     if (which == 6) sn = rn = count;
     uj_buf_t sb, rb;
-    if (!get_n(env, &sb, sbuf, sd, soff, slen, sn, dt, UJ_IN, pin, what)) {
+    if (!uj_buf_n(env, &sb, sbuf, sd, soff, slen, sn, dt, UJ_IN, pin, what)) {
         uj_ints_free(counts);
         return;
     }
-    if (!get_n(env, &rb, rbuf, rd, roff, rlen, rn, dt, inPlace || which == 6 ? UJ_INOUT : UJ_OUT,
-               pin, what)) {
+    if (!uj_buf_n(env, &rb, rbuf, rd, roff, rlen, rn, dt, inPlace || which == 6 ? UJ_INOUT : UJ_OUT,
+                  pin, what)) {
         uj_buf_put(env, &sb);
         uj_ints_free(counts);
         return;

@@ -88,6 +88,14 @@ public class Comm implements Freeable, Cloneable {
             long[] req) throws MPIException;
     // which: 0 reduce, 1 allreduce, 2 reduce_scatter, 3 reduce_scatter_block, 4 scan,
     // 5 exscan, 6 reduce_local
+    // which: 0 allgather, 1 alltoall, 2 allgatherv, 3 alltoallv; blocking when req is null
+    private static native void neighborNative(int which, long comm, Object sb, boolean sd,
+            int soff, long slen, int scount, int[] scounts, int[] sdispls, long stype, Object rb,
+            boolean rd, int roff, long rlen, int rcount, int[] rcounts, int[] rdispls,
+            long rtype, java.nio.IntBuffer keep, long[] req) throws MPIException;
+    private static native int topologyNative(long comm) throws MPIException;
+    // 2 x (in-degree + out-degree): the ints a non-blocking v-form keeps
+    private static native int neighborSlots(long comm) throws MPIException;
     static native void reduceNative(int which, long comm, boolean sInPlace, Object sb,
             boolean sd, int soff, long slen, Object rb, boolean rd, int roff, long rlen,
             int count, int[] counts, long type, long op, boolean userOp, int root, boolean nb,
@@ -156,6 +164,12 @@ public class Comm implements Freeable, Cloneable {
         MPI.check();
         return new Intercomm(createIntercommNative(handle, localComm.handle, localLeader,
                 remoteLeader, tag));
+    }
+
+    /** MPI.CART, MPI.GRAPH, MPI.DIST_GRAPH or MPI.UNDEFINED. */
+    public final int getTopology() throws MPIException {
+        MPI.check();
+        return topologyNative(handle);
     }
 
     /** Ranks a collective's blocks go to or come from: the remote group's on an intercomm. */
@@ -839,5 +853,85 @@ public class Comm implements Freeable, Cloneable {
     public static void reduceLocal(Object inBuf, Object inOutBuf, int count, Datatype type,
             Op op) throws MPIException {
         MPI.COMM_SELF.reduceLike(6, false, inBuf, inOutBuf, count, null, type, op, 0);
+    }
+
+    // ---- neighbourhood collectives (on a cartesian or graph communicator) ----
+
+    private void neighbor(int which, Object sb, int scount, int[] scounts, int[] sdispls,
+            Datatype stype, Object rb, int rcount, int[] rcounts, int[] rdispls, Datatype rtype)
+            throws MPIException {
+        MPI.check();
+        neighborNative(which, handle, Buf.base(sb), Buf.direct(sb), Buf.off(sb), Buf.len(sb),
+                scount, scounts, sdispls, stype.handle, Buf.base(rb), Buf.direct(rb), Buf.off(rb),
+                Buf.len(rb), rcount, rcounts, rdispls, rtype.handle, null, null);
+    }
+
+    private Request iNeighbor(int which, Buffer sb, int scount, int[] scounts, int[] sdispls,
+            Datatype stype, Buffer rb, int rcount, int[] rcounts, int[] rdispls, Datatype rtype,
+            String name) throws MPIException {
+        MPI.check();
+        Buf.needDirect(sb, name);
+        Buf.needDirect(rb, name);
+        // MPI reads the counts until completion: they live in a direct buffer the request holds.
+        java.nio.IntBuffer keep = MPI.newIntBuffer(Math.max(1, neighborSlots(handle)));
+        long[] req = new long[1];
+        neighborNative(which, handle, sb, true, 0, Buf.len(sb), scount, scounts, sdispls,
+                stype.handle, rb, true, 0, Buf.len(rb), rcount, rcounts, rdispls, rtype.handle,
+                keep, req);
+        return new Request(req[0], new Object[] {sb, keep}, rb);
+    }
+
+    /** Each out-neighbour gets sendbuf; block i of recvbuf comes from in-neighbour i. */
+    public final void neighborAllGather(Object sendbuf, int sendcount, Datatype sendtype,
+            Object recvbuf, int recvcount, Datatype recvtype) throws MPIException {
+        neighbor(0, sendbuf, sendcount, null, null, sendtype, recvbuf, recvcount, null, null,
+                recvtype);
+    }
+
+    public final Request iNeighborAllGather(Buffer sendbuf, int sendcount, Datatype sendtype,
+            Buffer recvbuf, int recvcount, Datatype recvtype) throws MPIException {
+        return iNeighbor(0, sendbuf, sendcount, null, null, sendtype, recvbuf, recvcount, null,
+                null, recvtype, "Comm.iNeighborAllGather");
+    }
+
+    public final void neighborAllGatherv(Object sendbuf, int sendcount, Datatype sendtype,
+            Object recvbuf, int[] recvcount, int[] displs, Datatype recvtype)
+            throws MPIException {
+        neighbor(2, sendbuf, sendcount, null, null, sendtype, recvbuf, 0, recvcount, displs,
+                recvtype);
+    }
+
+    public final Request iNeighborAllGatherv(Buffer sendbuf, int sendcount, Datatype sendtype,
+            Buffer recvbuf, int[] recvcount, int[] displs, Datatype recvtype)
+            throws MPIException {
+        return iNeighbor(2, sendbuf, sendcount, null, null, sendtype, recvbuf, 0, recvcount,
+                displs, recvtype, "Comm.iNeighborAllGatherv");
+    }
+
+    /** Block i of sendbuf goes to out-neighbour i; block i of recvbuf comes from in-neighbour i. */
+    public final void neighborAllToAll(Object sendbuf, int sendcount, Datatype sendtype,
+            Object recvbuf, int recvcount, Datatype recvtype) throws MPIException {
+        neighbor(1, sendbuf, sendcount, null, null, sendtype, recvbuf, recvcount, null, null,
+                recvtype);
+    }
+
+    public final Request iNeighborAllToAll(Buffer sendbuf, int sendcount, Datatype sendtype,
+            Buffer recvbuf, int recvcount, Datatype recvtype) throws MPIException {
+        return iNeighbor(1, sendbuf, sendcount, null, null, sendtype, recvbuf, recvcount, null,
+                null, recvtype, "Comm.iNeighborAllToAll");
+    }
+
+    public final void neighborAllToAllv(Object sendbuf, int[] sendcount, int[] sdispls,
+            Datatype sendtype, Object recvbuf, int[] recvcount, int[] rdispls, Datatype recvtype)
+            throws MPIException {
+        neighbor(3, sendbuf, 0, sendcount, sdispls, sendtype, recvbuf, 0, recvcount, rdispls,
+                recvtype);
+    }
+
+    public final Request iNeighborAllToAllv(Buffer sendbuf, int[] sendcount, int[] sdispls,
+            Datatype sendtype, Buffer recvbuf, int[] recvcount, int[] rdispls, Datatype recvtype)
+            throws MPIException {
+        return iNeighbor(3, sendbuf, 0, sendcount, sdispls, sendtype, recvbuf, 0, recvcount,
+                rdispls, recvtype, "Comm.iNeighborAllToAllv");
     }
 }

@@ -13,6 +13,13 @@ public class Intracomm extends Comm {
     private static native long splitTypeNative(long comm, int type, int key, long info)
             throws MPIException;
     private static native long createNative(long comm, long group) throws MPIException;
+    private static native long createCartNative(long comm, int[] dims, boolean[] periods,
+            boolean reorder) throws MPIException;
+    private static native long createGraphNative(long comm, int[] index, int[] edges,
+            boolean reorder) throws MPIException;
+    private static native long createDistGraphNative(long comm, boolean adjacent, int[] sources,
+            int[] degrees, int[] sourceWeights, int[] destinations, int[] weights, long info,
+            boolean reorder, boolean weighted) throws MPIException;
 
     @Override
     public Intracomm dup() throws MPIException {
@@ -44,6 +51,53 @@ public class Intracomm extends Comm {
     public final Intracomm create(Group group) throws MPIException {
         MPI.check();
         return new Intracomm(createNative(handle, group.handle));
+    }
+
+    /** A cartesian grid of the given extents; ranks outside it get a null communicator. */
+    public final CartComm createCart(int[] dims, boolean[] periods, boolean reorder)
+            throws MPIException {
+        MPI.check();
+        return new CartComm(createCartNative(handle, dims, periods, reorder));
+    }
+
+    /** A graph given as MPI's index and edges arrays. */
+    public final GraphComm createGraph(int[] index, int[] edges, boolean reorder)
+            throws MPIException {
+        MPI.check();
+        return new GraphComm(createGraphNative(handle, index, edges, reorder));
+    }
+
+    /** A distributed graph: edges from sources[i] to the next degrees[i] destinations. */
+    public final GraphComm createDistGraph(int[] sources, int[] degrees, int[] destinations,
+            int[] weights, Info info, boolean reorder) throws MPIException {
+        MPI.check();
+        return new GraphComm(createDistGraphNative(handle, false, sources, degrees, null,
+                destinations, weights, info.handle, reorder, true));
+    }
+
+    /** The same, unweighted. */
+    public final GraphComm createDistGraph(int[] sources, int[] degrees, int[] destinations,
+            Info info, boolean reorder) throws MPIException {
+        MPI.check();
+        return new GraphComm(createDistGraphNative(handle, false, sources, degrees, null,
+                destinations, null, info.handle, reorder, false));
+    }
+
+    /** A distributed graph from each rank's own in- and out-neighbours. */
+    public final GraphComm createDistGraphAdjacent(int[] sources, int[] sourceWeights,
+            int[] destinations, int[] destWeights, Info info, boolean reorder)
+            throws MPIException {
+        MPI.check();
+        return new GraphComm(createDistGraphNative(handle, true, sources, null, sourceWeights,
+                destinations, destWeights, info.handle, reorder, true));
+    }
+
+    /** The same, unweighted. */
+    public final GraphComm createDistGraphAdjacent(int[] sources, int[] destinations, Info info,
+            boolean reorder) throws MPIException {
+        MPI.check();
+        return new GraphComm(createDistGraphNative(handle, true, sources, null, null,
+                destinations, null, info.handle, reorder, false));
     }
 
     public final void scan(Object sendbuf, Object recvbuf, int count, Datatype type, Op op)

@@ -71,6 +71,7 @@ public final class MPI {
     public static final int MAX_ERROR_STRING = 512;
     public static final int ORDER_C = 56, ORDER_FORTRAN = 57;
     public static final int COMM_TYPE_SHARED = 1;
+    public static final int GRAPH = 1, CART = 2, DIST_GRAPH = 3;
 
     public static final int SUCCESS = 0, ERR_BUFFER = 1, ERR_COUNT = 2, ERR_TYPE = 3,
             ERR_TAG = 4, ERR_COMM = 5, ERR_RANK = 6, ERR_REQUEST = 7, ERR_ROOT = 8,
