@@ -94,6 +94,8 @@ public class Comm implements Freeable, Cloneable {
             boolean rd, int roff, long rlen, int rcount, int[] rcounts, int[] rdispls,
             long rtype, java.nio.IntBuffer keep, long[] req) throws MPIException;
     private static native int topologyNative(long comm) throws MPIException;
+    private static native long parentNative() throws MPIException;
+    private static native void disconnectNative(long comm) throws MPIException;
     // 2 x (in-degree + out-degree): the ints a non-blocking v-form keeps
     private static native int neighborSlots(long comm) throws MPIException;
     static native void reduceNative(int which, long comm, boolean sInPlace, Object sb,
@@ -164,6 +166,19 @@ public class Comm implements Freeable, Cloneable {
         MPI.check();
         return new Intercomm(createIntercommNative(handle, localComm.handle, localLeader,
                 remoteLeader, tag));
+    }
+
+    /** The intercommunicator to the processes that spawned this one; a null one if none did. */
+    public static Intercomm getParent() throws MPIException {
+        MPI.check();
+        return new Intercomm(parentNative());
+    }
+
+    /** Frees the communicator once every pending communication on it is done. */
+    public final void disconnect() throws MPIException {
+        MPI.check();
+        disconnectNative(handle);
+        handle = 0;
     }
 
     /** MPI.CART, MPI.GRAPH, MPI.DIST_GRAPH or MPI.UNDEFINED. */

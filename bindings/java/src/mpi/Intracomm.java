@@ -100,6 +100,111 @@ public class Intracomm extends Comm {
                 destinations, null, info.handle, reorder, false));
     }
 
+    // ---- dynamic processes ----
+
+    private static native long spawnNative(long comm, String command, String[] argv,
+            int maxprocs, long info, int root, int[] errcodes) throws MPIException;
+    private static native long spawnMultipleNative(long comm, String[] commands,
+            String[][] argv, int[] maxprocs, long[] info, int root, int[] errcodes)
+            throws MPIException;
+    private static native String openPortNative(long info) throws MPIException;
+    private static native void closePortNative(String port) throws MPIException;
+    private static native long meetNative(long comm, boolean accept, String port, long info,
+            int root) throws MPIException;
+    private static native void nameNative(int op, String service, long info, String port)
+            throws MPIException;
+    private static native String lookupNative(String service, long info) throws MPIException;
+
+    /**
+     * Starts maxprocs copies of command (collective; command, argv, maxprocs
+     * and info matter at root only) and returns the intercommunicator to them.
+     * argv null: no arguments; errcodes null: the codes are not wanted.
+     */
+    public final Intercomm spawn(String command, String[] argv, int maxprocs, Info info,
+            int root, int[] errcodes) throws MPIException {
+        MPI.check();
+        return new Intercomm(spawnNative(handle, command, argv, maxprocs,
+                info == null ? MPI.INFO_NULL.handle : info.handle, root, errcodes));
+    }
+
+    /** Starts several programs as one group of children (their ranks in command order). */
+    public final Intercomm spawnMultiple(String[] commands, String[][] argv, int[] maxprocs,
+            Info[] info, int root, int[] errcodes) throws MPIException {
+        MPI.check();
+        long[] ih = null;
+        if (info != null) {
+            ih = new long[info.length];
+            for (int i = 0; i < info.length; i++)
+                ih[i] = info[i] == null ? MPI.INFO_NULL.handle : info[i].handle;
+        }
+        return new Intercomm(spawnMultipleNative(handle, commands, argv, maxprocs, ih, root,
+                errcodes));
+    }
+
+    public static String openPort() throws MPIException {
+        return openPort(MPI.INFO_NULL);
+    }
+
+    /** A port another job's (or group's) processes can connect to. */
+    public static String openPort(Info info) throws MPIException {
+        MPI.check();
+        return openPortNative(info.handle);
+    }
+
+    public static void closePort(String name) throws MPIException {
+        MPI.check();
+        closePortNative(name);
+    }
+
+    /** Waits for a connect on port (collective; port matters at root only). */
+    public final Intercomm accept(String port, int root) throws MPIException {
+        return accept(port, MPI.INFO_NULL, root);
+    }
+
+    public final Intercomm accept(String port, Info info, int root) throws MPIException {
+        MPI.check();
+        return new Intercomm(meetNative(handle, true, port, info.handle, root));
+    }
+
+    /** Connects to a port another group accepts on (collective; port matters at root only). */
+    public final Intercomm connect(String port, int root) throws MPIException {
+        return connect(port, MPI.INFO_NULL, root);
+    }
+
+    public final Intercomm connect(String port, Info info, int root) throws MPIException {
+        MPI.check();
+        return new Intercomm(meetNative(handle, false, port, info.handle, root));
+    }
+
+    public static void publishName(String service, String port) throws MPIException {
+        publishName(service, MPI.INFO_NULL, port);
+    }
+
+    public static void publishName(String service, Info info, String port)
+            throws MPIException {
+        MPI.check();
+        nameNative(0, service, info.handle, port);
+    }
+
+    public static void unpublishName(String service, String port) throws MPIException {
+        unpublishName(service, MPI.INFO_NULL, port);
+    }
+
+    public static void unpublishName(String service, Info info, String port)
+            throws MPIException {
+        MPI.check();
+        nameNative(1, service, info.handle, port);
+    }
+
+    public static String lookupName(String service) throws MPIException {
+        return lookupName(service, MPI.INFO_NULL);
+    }
+
+    public static String lookupName(String service, Info info) throws MPIException {
+        MPI.check();
+        return lookupNative(service, info.handle);
+    }
+
     public final void scan(Object sendbuf, Object recvbuf, int count, Datatype type, Op op)
             throws MPIException {
         reduceLike(4, false, sendbuf, recvbuf, count, null, type, op, 0);

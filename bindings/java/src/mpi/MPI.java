@@ -352,4 +352,44 @@ public final class MPI {
     static boolean isDirectBuffer(Object o) {
         return o instanceof Buffer && ((Buffer) o).isDirect();
     }
+
+    // Ports and names, here too (Open MPI's binding has them in Intracomm).
+
+    public static String openPort() throws MPIException {
+        return Intracomm.openPort();
+    }
+
+    public static String openPort(Info info) throws MPIException {
+        return Intracomm.openPort(info);
+    }
+
+    public static void closePort(String name) throws MPIException {
+        Intracomm.closePort(name);
+    }
+
+    public static void publishName(String service, String port) throws MPIException {
+        Intracomm.publishName(service, port);
+    }
+
+    public static void publishName(String service, Info info, String port)
+            throws MPIException {
+        Intracomm.publishName(service, info, port);
+    }
+
+    public static void unpublishName(String service, String port) throws MPIException {
+        Intracomm.unpublishName(service, port);
+    }
+
+    public static void unpublishName(String service, Info info, String port)
+            throws MPIException {
+        Intracomm.unpublishName(service, info, port);
+    }
+
+    public static String lookupName(String service) throws MPIException {
+        return Intracomm.lookupName(service);
+    }
+
+    public static String lookupName(String service, Info info) throws MPIException {
+        return Intracomm.lookupName(service, info);
+    }
 }
