@@ -438,3 +438,118 @@ JNIEXPORT void JNICALL Java_mpi_Comm_reduceNative(JNIEnv *env, jclass c, jint wh
     finish(env, rc, &sb, &rb, nb ? req : NULL, q);
     uj_ints_free(own);
 }
+
+/* The span of an alltoallw buffer: counts[i] elements of types[i] at
+ * displs[i] bytes, i < n. Returns 0, or -1 with an exception pending. */
+static int wspan(JNIEnv *env, const int *counts, const int *displs, const jlong *types, int n,
+                 int nc, int nd, int nt, MPI_Aint *lo, MPI_Aint *hi, const char *what)
+{
+    *lo = *hi = 0;
+    if (!counts || !displs || !types || nc < n || nd < n || nt < n) {
+        uj_throw_msg(env, MPI_ERR_ARG,
+                     "%s: counts, displacements and types need %d entries (one per rank), got "
+                     "%d, %d and %d (MPI_ERR_ARG)",
+                     what, n, counts ? nc : 0, displs ? nd : 0, types ? nt : 0);
+        return -1;
+    }
+    bool any = false;
+    for (int i = 0; i < n; i++) {
+        MPI_Aint l, h;
+        if (counts[i] <= 0) continue;
+        int rc = uj_span(UJ_TYPE(types[i]), counts[i], &l, &h);
+        if (rc != MPI_SUCCESS) return uj_throw(env, rc), -1;
+        l += displs[i];
+        h += displs[i];
+        if (!any || l < *lo) *lo = l;
+        if (!any || h > *hi) *hi = h;
+        any = true;
+    }
+    return 0;
+}
+
+/* Alltoallw; non-blocking when req is not NULL: then keep is a direct
+ * buffer of at least 32 x n bytes the Java Request holds, into which the
+ * types (2n), counts and displacements (4n ints) are copied. */
+JNIEXPORT void JNICALL Java_mpi_Comm_allToAllwNative(
+    JNIEnv *env, jclass c, jlong comm, jobject sbuf, jboolean sd, jint soff, jlong slen,
+    jintArray jsc, jintArray jsd, jlongArray jst, jobject rbuf, jboolean rd, jint roff, jlong rlen,
+    jintArray jrc, jintArray jrd, jlongArray jrt, jobject keep, jlongArray req)
+{
+    const char *what = req ? "Comm.iAllToAllw" : "Comm.allToAllw";
+    shape_t sh;
+    MPI_Comm cm = UJ_COMM(comm);
+    if (comm_shape(env, cm, 0, &sh) != MPI_SUCCESS) return;
+    int n = sh.peers, nsc, nsd, nrc, nrd, nst = 0, nrt = 0;
+    int *sc = uj_ints(env, jsc, &nsc), *sdp = uj_ints(env, jsd, &nsd);
+    int *rc_ = uj_ints(env, jrc, &nrc), *rdp = uj_ints(env, jrd, &nrd);
+    jlong *st = NULL, *rt = NULL;
+    MPI_Datatype *types = NULL;
+    uj_buf_t sb = {.slot = -1}, rb = {.slot = -1};
+    bool have_s = false, have_r = false;
+    MPI_Aint lo, hi;
+    int rc = MPI_SUCCESS;
+    if ((*env)->ExceptionCheck(env)) goto out;
+    if (jst) nst = (*env)->GetArrayLength(env, jst);
+    if (jrt) nrt = (*env)->GetArrayLength(env, jrt);
+    st = malloc(sizeof(jlong) * (size_t)(nst + 1));
+    rt = malloc(sizeof(jlong) * (size_t)(nrt + 1));
+    if (!st || !rt) {
+        uj_throw_msg(env, MPI_ERR_NO_MEM, "%s: out of memory", what);
+        goto out;
+    }
+    if (jst) (*env)->GetLongArrayRegion(env, jst, 0, nst, st);
+    if (jrt) (*env)->GetLongArrayRegion(env, jrt, 0, nrt, rt);
+    if (wspan(env, sc, sdp, jst ? st : NULL, n, nsc, nsd, nst, &lo, &hi, what)) goto out;
+    if (!uj_buf_get(env, &sb, sbuf, sd, soff, slen, lo, hi, UJ_IN, true, what)) goto out;
+    have_s = true;
+    if (wspan(env, rc_, rdp, jrt ? rt : NULL, n, nrc, nrd, nrt, &lo, &hi, what)) goto out;
+    if (!uj_buf_get(env, &rb, rbuf, rd, roff, rlen, lo, hi, UJ_OUT, true, what)) goto out;
+    have_r = true;
+    if (req) {
+        unsigned char *k = keep ? (*env)->GetDirectBufferAddress(env, keep) : NULL;
+        if (!k || (*env)->GetDirectBufferCapacity(env, keep) < 32L * n) {
+            uj_throw_msg(env, MPI_ERR_INTERN, "%s: no room for the counts", what);
+            goto out;
+        }
+        types = (MPI_Datatype *)k; /* a direct buffer is at least 8-byte aligned */
+        int *ints = (int *)(k + 2 * sizeof(MPI_Datatype) * (size_t)n);
+        for (int i = 0; i < n; i++) {
+            types[i] = UJ_TYPE(st[i]);
+            types[n + i] = UJ_TYPE(rt[i]);
+            ints[i] = sc[i];
+            ints[n + i] = sdp[i];
+            ints[2 * n + i] = rc_[i];
+            ints[3 * n + i] = rdp[i];
+        }
+        MPI_Request q = MPI_REQUEST_NULL;
+        rc = MPI_Ialltoallw(sb.ptr, ints, ints + n, types, rb.ptr, ints + 2 * n, ints + 3 * n,
+                            types + n, cm, &q);
+        if (rc == MPI_SUCCESS) {
+            jlong h = UJ_H(q);
+            (*env)->SetLongArrayRegion(env, req, 0, 1, &h);
+        }
+        types = NULL; /* the request's */
+        goto out;
+    }
+    types = malloc(sizeof(MPI_Datatype) * 2 * (size_t)(n > 0 ? n : 1));
+    if (!types) {
+        uj_throw_msg(env, MPI_ERR_NO_MEM, "%s: out of memory", what);
+        goto out;
+    }
+    for (int i = 0; i < n; i++) {
+        types[i] = UJ_TYPE(st[i]);
+        types[n + i] = UJ_TYPE(rt[i]);
+    }
+    rc = MPI_Alltoallw(sb.ptr, sc, sdp, types, rb.ptr, rc_, rdp, types + n, cm);
+out:
+    if (have_r) uj_buf_put(env, &rb);
+    if (have_s) uj_buf_put(env, &sb);
+    free(types);
+    free(st);
+    free(rt);
+    uj_ints_free(sc);
+    uj_ints_free(sdp);
+    uj_ints_free(rc_);
+    uj_ints_free(rdp);
+    if (rc != MPI_SUCCESS) uj_throw(env, rc);
+}

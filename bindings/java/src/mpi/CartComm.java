@@ -7,6 +7,10 @@ public final class CartComm extends Intracomm {
         super(handle);
     }
 
+    CartComm(long handle, long[] req) {
+        super(handle, req);
+    }
+
     private static native int dimNative(long comm) throws MPIException;
     private static native void getNative(long comm, int[] dims, int[] periods, int[] coords)
             throws MPIException;
@@ -23,6 +27,19 @@ public final class CartComm extends Intracomm {
     public CartComm dup() throws MPIException {
         MPI.check();
         return new CartComm(dupNative(handle));
+    }
+
+    @Override
+    public CartComm dupWithInfo(Info info) throws MPIException {
+        MPI.check();
+        return new CartComm(dupWithInfoNative(handle, info.handle));
+    }
+
+    @Override
+    public CartComm iDup() throws MPIException {
+        MPI.check();
+        long[] req = new long[1];
+        return new CartComm(iDupNative(handle, req), req);
     }
 
     @Override

@@ -16,11 +16,18 @@ import java.nio.Buffer;
  */
 public class Comm implements Freeable, Cloneable {
     long handle;
+    private Request request; // of the iDup that made this communicator
 
     static final int STD = 0, SYNC = 1, READY = 2, BUFFERED = 3;
 
     Comm(long handle) {
         this.handle = handle;
+    }
+
+    /** From iDupNative: the handle; req[0] the request. */
+    Comm(long handle, long[] req) {
+        this.handle = handle;
+        request = new Request(req[0]);
     }
 
     // ---- native calls (p2p.c, comm.c, coll.c) ----
@@ -70,6 +77,14 @@ public class Comm implements Freeable, Cloneable {
     private static native void callErrhNative(long comm, int code) throws MPIException;
     private static native void abortNative(long comm, int code) throws MPIException;
     private static native Object getAttrNative(long comm, int keyval) throws MPIException;
+    private static native int createKeyvalNative() throws MPIException;
+    private static native void freeKeyvalNative(int keyval) throws MPIException;
+    private static native void setAttrNative(long comm, int keyval, byte[] value)
+            throws MPIException;
+    private static native byte[] getUserAttrNative(long comm, int keyval) throws MPIException;
+    private static native void deleteAttrNative(long comm, int keyval) throws MPIException;
+    static native long dupWithInfoNative(long comm, long info) throws MPIException;
+    static native long iDupNative(long comm, long[] req) throws MPIException;
 
     private static native void barrierNative(long comm) throws MPIException;
     private static native long iBarrierNative(long comm) throws MPIException;
@@ -94,6 +109,10 @@ public class Comm implements Freeable, Cloneable {
             boolean rd, int roff, long rlen, int rcount, int[] rcounts, int[] rdispls,
             long rtype, java.nio.IntBuffer keep, long[] req) throws MPIException;
     private static native int topologyNative(long comm) throws MPIException;
+    private static native void allToAllwNative(long comm, Object sb, boolean sd, int soff,
+            long slen, int[] scounts, int[] sdispls, long[] stypes, Object rb, boolean rd,
+            int roff, long rlen, int[] rcounts, int[] rdispls, long[] rtypes, Buffer keep,
+            long[] req) throws MPIException;
     private static native long parentNative() throws MPIException;
     private static native void disconnectNative(long comm) throws MPIException;
     // 2 x (in-degree + out-degree): the ints a non-blocking v-form keeps
@@ -222,10 +241,73 @@ public class Comm implements Freeable, Cloneable {
         abortNative(handle, errorcode);
     }
 
-    /** A predefined attribute (MPI.TAG_UB, HOST, IO, WTIME_IS_GLOBAL) as an Integer, or null. */
+    /**
+     * A predefined attribute (MPI.TAG_UB, HOST, IO, WTIME_IS_GLOBAL) as an
+     * Integer, or a copy of the value set under a key of createKeyval; null
+     * when the communicator has none.
+     */
     public final Object getAttr(int keyval) throws MPIException {
         MPI.check();
-        return getAttrNative(handle, keyval);
+        if (keyval == MPI.TAG_UB || keyval == MPI.HOST || keyval == MPI.IO
+                || keyval == MPI.WTIME_IS_GLOBAL)
+            return getAttrNative(handle, keyval);
+        byte[] b = getUserAttrNative(handle, keyval);
+        if (b == null) return null;
+        try (java.io.ObjectInputStream in =
+                        new java.io.ObjectInputStream(new java.io.ByteArrayInputStream(b))) {
+            return in.readObject();
+        } catch (java.io.IOException | ClassNotFoundException e) {
+            throw new MPIException(e);
+        }
+    }
+
+    /**
+     * A key for user attributes. A value is stored serialized (it must be
+     * java.io.Serializable): getAttr returns a copy, and a duplicated
+     * communicator gets its own copy.
+     */
+    public static int createKeyval() throws MPIException {
+        MPI.check();
+        return createKeyvalNative();
+    }
+
+    public static void freeKeyval(int keyval) throws MPIException {
+        MPI.check();
+        freeKeyvalNative(keyval);
+    }
+
+    public final void setAttr(int keyval, Object value) throws MPIException {
+        MPI.check();
+        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+        try (java.io.ObjectOutputStream out = new java.io.ObjectOutputStream(b)) {
+            out.writeObject(value);
+        } catch (java.io.IOException e) {
+            throw new MPIException(e);
+        }
+        setAttrNative(handle, keyval, b.toByteArray());
+    }
+
+    public final void deleteAttr(int keyval) throws MPIException {
+        MPI.check();
+        deleteAttrNative(handle, keyval);
+    }
+
+    /** A duplicate with the hints of info. */
+    public Comm dupWithInfo(Info info) throws MPIException {
+        MPI.check();
+        return new Comm(dupWithInfoNative(handle, info.handle));
+    }
+
+    /** A duplicate made without blocking; use it once getRequest() has completed. */
+    public Comm iDup() throws MPIException {
+        MPI.check();
+        long[] req = new long[1];
+        return new Comm(iDupNative(handle, req), req);
+    }
+
+    /** The request of the iDup that made this communicator, else null. */
+    public final Request getRequest() {
+        return request;
     }
 
     // ---- blocking point-to-point ----
@@ -605,6 +687,44 @@ public class Comm implements Freeable, Cloneable {
                 Buf.len(sb), scount, scounts, sdispls, stype == null ? 0 : stype.handle,
                 rInPlace, Buf.base(rb), Buf.direct(rb), Buf.off(rb), Buf.len(rb), rcount,
                 rcounts, rdispls, rtype == null ? 0 : rtype.handle, root, null, null);
+    }
+
+    private static long[] handles(Datatype[] types) {
+        if (types == null) return null;
+        long[] h = new long[types.length];
+        for (int i = 0; i < types.length; i++)
+            h[i] = types[i] == null ? 0 : types[i].handle;
+        return h;
+    }
+
+    /**
+     * Block i of sendBuf (sendCount[i] of sendTypes[i], sDispls[i] BYTES in)
+     * goes to rank i; the one from rank i lands as recvCount[i] of
+     * recvTypes[i] at rDispls[i] bytes.
+     */
+    public final void allToAllw(Object sendBuf, int[] sendCount, int[] sDispls,
+            Datatype[] sendTypes, Object recvBuf, int[] recvCount, int[] rDispls,
+            Datatype[] recvTypes) throws MPIException {
+        MPI.check();
+        allToAllwNative(handle, Buf.base(sendBuf), Buf.direct(sendBuf), Buf.off(sendBuf),
+                Buf.len(sendBuf), sendCount, sDispls, handles(sendTypes), Buf.base(recvBuf),
+                Buf.direct(recvBuf), Buf.off(recvBuf), Buf.len(recvBuf), recvCount, rDispls,
+                handles(recvTypes), null, null);
+    }
+
+    public final Request iAllToAllw(Buffer sendBuf, int[] sendCount, int[] sDispls,
+            Datatype[] sendTypes, Buffer recvBuf, int[] recvCount, int[] rDispls,
+            Datatype[] recvTypes) throws MPIException {
+        MPI.check();
+        Buf.needDirect(sendBuf, "Comm.iAllToAllw");
+        Buf.needDirect(recvBuf, "Comm.iAllToAllw");
+        // MPI reads the types, counts and displacements until completion.
+        java.nio.ByteBuffer keep = MPI.newByteBuffer(32 * Math.max(1, peerCount()));
+        long[] req = new long[1];
+        allToAllwNative(handle, sendBuf, true, 0, Buf.len(sendBuf), sendCount, sDispls,
+                handles(sendTypes), recvBuf, true, 0, Buf.len(recvBuf), recvCount, rDispls,
+                handles(recvTypes), keep, req);
+        return new Request(req[0], new Object[] {sendBuf, keep, sendTypes, recvTypes}, recvBuf);
     }
 
     private Request iVLike(int which, boolean sInPlace, Buffer sb, int scount, int[] scounts,

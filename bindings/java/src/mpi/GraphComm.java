@@ -7,6 +7,10 @@ public final class GraphComm extends Intracomm {
         super(handle);
     }
 
+    GraphComm(long handle, long[] req) {
+        super(handle, req);
+    }
+
     private static native int[][] getNative(long comm) throws MPIException;
     private static native int[] neighborsNative(long comm, int rank) throws MPIException;
     private static native int[][] distNeighborsNative(long comm) throws MPIException;
@@ -16,6 +20,19 @@ public final class GraphComm extends Intracomm {
     public GraphComm dup() throws MPIException {
         MPI.check();
         return new GraphComm(dupNative(handle));
+    }
+
+    @Override
+    public GraphComm dupWithInfo(Info info) throws MPIException {
+        MPI.check();
+        return new GraphComm(dupWithInfoNative(handle, info.handle));
+    }
+
+    @Override
+    public GraphComm iDup() throws MPIException {
+        MPI.check();
+        long[] req = new long[1];
+        return new GraphComm(iDupNative(handle, req), req);
     }
 
     @Override

@@ -11,6 +11,10 @@ public final class Intercomm extends Comm {
         super(handle);
     }
 
+    Intercomm(long handle, long[] req) {
+        super(handle, req);
+    }
+
     private static native long remoteGroupNative(long comm) throws MPIException;
     private static native long mergeNative(long comm, boolean high) throws MPIException;
 
@@ -18,6 +22,19 @@ public final class Intercomm extends Comm {
     public Intercomm dup() throws MPIException {
         MPI.check();
         return new Intercomm(dupNative(handle));
+    }
+
+    @Override
+    public Intercomm dupWithInfo(Info info) throws MPIException {
+        MPI.check();
+        return new Intercomm(dupWithInfoNative(handle, info.handle));
+    }
+
+    @Override
+    public Intercomm iDup() throws MPIException {
+        MPI.check();
+        long[] req = new long[1];
+        return new Intercomm(iDupNative(handle, req), req);
     }
 
     @Override

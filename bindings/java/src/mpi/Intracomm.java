@@ -9,10 +9,16 @@ public class Intracomm extends Comm {
         super(handle);
     }
 
+    Intracomm(long handle, long[] req) {
+        super(handle, req);
+    }
+
     private static native long splitNative(long comm, int colour, int key) throws MPIException;
     private static native long splitTypeNative(long comm, int type, int key, long info)
             throws MPIException;
     private static native long createNative(long comm, long group) throws MPIException;
+    private static native long createGroupNative(long comm, long group, int tag)
+            throws MPIException;
     private static native long createCartNative(long comm, int[] dims, boolean[] periods,
             boolean reorder) throws MPIException;
     private static native long createGraphNative(long comm, int[] index, int[] edges,
@@ -25,6 +31,19 @@ public class Intracomm extends Comm {
     public Intracomm dup() throws MPIException {
         MPI.check();
         return new Intracomm(dupNative(handle));
+    }
+
+    @Override
+    public Intracomm dupWithInfo(Info info) throws MPIException {
+        MPI.check();
+        return new Intracomm(dupWithInfoNative(handle, info.handle));
+    }
+
+    @Override
+    public Intracomm iDup() throws MPIException {
+        MPI.check();
+        long[] req = new long[1];
+        return new Intracomm(iDupNative(handle, req), req);
     }
 
     @Override
@@ -51,6 +70,12 @@ public class Intracomm extends Comm {
     public final Intracomm create(Group group) throws MPIException {
         MPI.check();
         return new Intracomm(createNative(handle, group.handle));
+    }
+
+    /** The communicator of a subgroup, collective over the group's members only. */
+    public final Intracomm createGroup(Group group, int tag) throws MPIException {
+        MPI.check();
+        return new Intracomm(createGroupNative(handle, group.handle, tag));
     }
 
     /** A cartesian grid of the given extents; ranks outside it get a null communicator. */
