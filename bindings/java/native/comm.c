@@ -349,3 +349,17 @@ JNIEXPORT jlong JNICALL Java_mpi_Intracomm_createGroupNative(JNIEnv *env, jclass
     CHECK(MPI_Comm_create_group(UJ_COMM(comm), UJ_GRP(group), tag, &n));
     return UJ_H(n);
 }
+
+JNIEXPORT void JNICALL Java_mpi_Comm_setInfoNative(JNIEnv *env, jclass c, jlong comm, jlong info)
+{
+    int rc = MPI_Comm_set_info(UJ_COMM(comm), UJ_INFO(info));
+    if (rc != MPI_SUCCESS) uj_throw(env, rc);
+}
+
+/* A new info object (the caller frees it) with the hints in use. */
+JNIEXPORT jlong JNICALL Java_mpi_Comm_getInfoNative(JNIEnv *env, jclass c, jlong comm)
+{
+    MPI_Info i = MPI_INFO_NULL;
+    CHECK(MPI_Comm_get_info(UJ_COMM(comm), &i));
+    return UJ_H(i);
+}

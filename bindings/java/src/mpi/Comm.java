@@ -85,6 +85,8 @@ public class Comm implements Freeable, Cloneable {
     private static native void deleteAttrNative(long comm, int keyval) throws MPIException;
     static native long dupWithInfoNative(long comm, long info) throws MPIException;
     static native long iDupNative(long comm, long[] req) throws MPIException;
+    private static native void setInfoNative(long comm, long info) throws MPIException;
+    private static native long getInfoNative(long comm) throws MPIException;
 
     private static native void barrierNative(long comm) throws MPIException;
     private static native long iBarrierNative(long comm) throws MPIException;
@@ -303,6 +305,18 @@ public class Comm implements Freeable, Cloneable {
         MPI.check();
         long[] req = new long[1];
         return new Comm(iDupNative(handle, req), req);
+    }
+
+    /** Sets the communicator's hints. */
+    public final void setInfo(Info info) throws MPIException {
+        MPI.check();
+        setInfoNative(handle, info.handle);
+    }
+
+    /** A new Info (free it) with the hints in use. */
+    public final Info getInfo() throws MPIException {
+        MPI.check();
+        return new Info(getInfoNative(handle));
     }
 
     /** The request of the iDup that made this communicator, else null. */

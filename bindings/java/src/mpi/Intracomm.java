@@ -266,9 +266,4 @@ public class Intracomm extends Comm {
             throws MPIException {
         return iReduceLike(5, true, null, buf, count, type, op, 0, "Intracomm.iExScan");
     }
-
-    static MPIException unsupported(String what) {
-        return new MPIException(MPI.ERR_UNSUPPORTED_OPERATION, MPI.ERR_UNSUPPORTED_OPERATION,
-                what + " is not offered by ump's Java binding (MPI_ERR_UNSUPPORTED_OPERATION)");
-    }
 }

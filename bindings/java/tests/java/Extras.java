@@ -83,6 +83,10 @@ public class Extras {
         Intracomm b = w.dupWithInfo(info);
         T.eq(Comm.compare(b, w), MPI.CONGRUENT, "dupWithInfo congruent");
         b.barrier();
+        b.setInfo(info);
+        Info used = b.getInfo();
+        T.check(used != null && used.size() >= 0, "getInfo gives an info object");
+        used.free();
         info.free();
         b.free();
         a.free();
