@@ -48,6 +48,9 @@ public class Inter {
         p2p(ic);
         for (int n : new int[] {1, 1000, 70000})
             colls(ic, n);
+        for (int k : new int[] {1, 500, 20000})
+            reduceScatters(ic, k);
+        vforms(ic);
 
         // dup keeps the class and both groups
         Intercomm d = ic.dup();
@@ -172,5 +175,83 @@ public class Inter {
         if (root)
             for (int i = 0; i < n; i++)
                 T.eq(rr[i], v(world(1, rsize - 1), i), "reduce max i " + i);
+    }
+
+    /** Each group's result is the other group's vectors summed, scattered k x rsize per rank. */
+    static void reduceScatters(Intercomm ic, int k) throws MPIException {
+        int per = k * rsize, total = per * lsize; // the same total in both groups
+        IntBuffer s = MPI.newIntBuffer(total), r = MPI.newIntBuffer(per), r2 = MPI.newIntBuffer(per);
+        for (int i = 0; i < total; i++)
+            s.put(i, v(me, i));
+        int[] counts = new int[lsize];
+        java.util.Arrays.fill(counts, per);
+        Request a = ic.iReduceScatterBlock(s, r, per, MPI.INT, MPI.SUM);
+        Request b = ic.iReduceScatter(s, r2, counts, MPI.INT, MPI.SUM);
+        Request.waitAll(new Request[] {a, b});
+        int[] blk = new int[per];
+        ic.reduceScatterBlock(s, blk, per, MPI.INT, MPI.SUM);
+        for (int i = 0; i < per; i++) {
+            long sum = 0;
+            for (int q = 0; q < rsize; q++)
+                sum += v(world(1 - colour, q), lrank * per + i);
+            T.eq(r.get(i), sum, "iReduceScatterBlock i " + i);
+            T.eq(r2.get(i), sum, "iReduceScatter i " + i);
+            T.eq(blk[i], sum, "reduceScatterBlock i " + i);
+        }
+    }
+
+    /** v-forms: remote rank q contributes q + 1 ints; gaps between blocks stay untouched. */
+    static void vforms(Intercomm ic) throws MPIException {
+        int[] counts = new int[rsize], displs = new int[rsize];
+        int at = 0;
+        for (int q = 0; q < rsize; q++) {
+            counts[q] = q + 1;
+            displs[q] = at + 1;
+            at = displs[q] + counts[q];
+        }
+        int[] mine = new int[lrank + 1];
+        for (int i = 0; i <= lrank; i++)
+            mine[i] = v(me, i);
+        int[] all = new int[at];
+        ic.allGatherv(mine, lrank + 1, MPI.INT, all, counts, displs, MPI.INT);
+        for (int q = 0; q < rsize; q++) {
+            T.eq(all[displs[q] - 1], 0, "allGatherv gap " + q);
+            for (int i = 0; i <= q; i++)
+                T.eq(all[displs[q] + i], v(world(1 - colour, q), i), "allGatherv block " + q);
+        }
+        // gatherv to the evens' root from the odds
+        boolean root = colour == 0 && lrank == 0;
+        int rootArg = rootArg();
+        int[] g = root ? new int[at] : null;
+        IntBuffer gs = MPI.newIntBuffer(lrank + 1), gr = MPI.newIntBuffer(Math.max(1, at));
+        for (int i = 0; i <= lrank; i++)
+            gs.put(i, mine[i]);
+        ic.gatherv(mine, lrank + 1, MPI.INT, g, counts, displs, MPI.INT, rootArg);
+        ic.iGatherv(gs, lrank + 1, MPI.INT, gr, counts, displs, MPI.INT, rootArg).waitFor();
+        if (root)
+            for (int q = 0; q < rsize; q++)
+                for (int i = 0; i <= q; i++) {
+                    T.eq(g[displs[q] + i], v(world(1, q), i), "gatherv block " + q);
+                    T.eq(gr.get(displs[q] + i), v(world(1, q), i), "iGatherv block " + q);
+                }
+        // alltoallv: q + 1 ints to remote rank q; lrank + 1 from each
+        int[] sc = new int[rsize], sd = new int[rsize], rc = new int[rsize], rd = new int[rsize];
+        int sat = 0, rat = 0;
+        for (int q = 0; q < rsize; q++) {
+            sc[q] = q + 1;
+            sd[q] = sat;
+            sat += sc[q];
+            rc[q] = lrank + 1;
+            rd[q] = rat;
+            rat += rc[q];
+        }
+        IntBuffer sa = MPI.newIntBuffer(sat), ra = MPI.newIntBuffer(rat);
+        for (int q = 0; q < rsize; q++)
+            for (int i = 0; i < sc[q]; i++)
+                sa.put(sd[q] + i, v(me, i) + q);
+        ic.iAllToAllv(sa, sc, sd, MPI.INT, ra, rc, rd, MPI.INT).waitFor();
+        for (int q = 0; q < rsize; q++)
+            for (int i = 0; i <= lrank; i++)
+                T.eq(ra.get(rd[q] + i), v(world(1 - colour, q), i) + lrank, "iAllToAllv from " + q);
     }
 }
