@@ -42,7 +42,7 @@ static int attr_delete(MPI_Comm comm, int key, void *val, void *extra)
     return MPI_SUCCESS;
 }
 
-JNIEXPORT jint JNICALL Java_mpi_Comm_createKeyvalNative(JNIEnv *env, jclass c)
+JNIEXPORT jint JNICALL Java_mpi_Attrs_createKeyvalNative(JNIEnv *env, jclass c)
 {
     int key = MPI_KEYVAL_INVALID;
     int rc = MPI_Comm_create_keyval(attr_copy, attr_delete, &key, NULL);
@@ -50,15 +50,15 @@ JNIEXPORT jint JNICALL Java_mpi_Comm_createKeyvalNative(JNIEnv *env, jclass c)
     return key;
 }
 
-JNIEXPORT void JNICALL Java_mpi_Comm_freeKeyvalNative(JNIEnv *env, jclass c, jint key)
+JNIEXPORT void JNICALL Java_mpi_Attrs_freeKeyvalNative(JNIEnv *env, jclass c, jint key)
 {
     int k = key;
     int rc = MPI_Comm_free_keyval(&k);
     if (rc != MPI_SUCCESS) uj_throw(env, rc);
 }
 
-JNIEXPORT void JNICALL Java_mpi_Comm_setAttrNative(JNIEnv *env, jclass c, jlong comm, jint key,
-                                                   jbyteArray val)
+JNIEXPORT void JNICALL Java_mpi_Attrs_setNative(JNIEnv *env, jclass c, jlong comm, jint key,
+                                                jbyteArray val)
 {
     jsize n = (*env)->GetArrayLength(env, val);
     attr_t *a = attr_new(n);
@@ -72,8 +72,7 @@ JNIEXPORT void JNICALL Java_mpi_Comm_setAttrNative(JNIEnv *env, jclass c, jlong 
 }
 
 /* The serialized value, or null when the key has none on comm. */
-JNIEXPORT jbyteArray JNICALL Java_mpi_Comm_getUserAttrNative(JNIEnv *env, jclass c, jlong comm,
-                                                             jint key)
+JNIEXPORT jbyteArray JNICALL Java_mpi_Attrs_getNative(JNIEnv *env, jclass c, jlong comm, jint key)
 {
     void *v = NULL;
     int flag = 0;
@@ -86,7 +85,7 @@ JNIEXPORT jbyteArray JNICALL Java_mpi_Comm_getUserAttrNative(JNIEnv *env, jclass
     return out;
 }
 
-JNIEXPORT void JNICALL Java_mpi_Comm_deleteAttrNative(JNIEnv *env, jclass c, jlong comm, jint key)
+JNIEXPORT void JNICALL Java_mpi_Attrs_deleteNative(JNIEnv *env, jclass c, jlong comm, jint key)
 {
     int rc = MPI_Comm_delete_attr(UJ_COMM(comm), key);
     if (rc != MPI_SUCCESS) uj_throw(env, rc);

@@ -470,7 +470,7 @@ static int wspan(JNIEnv *env, const int *counts, const int *displs, const jlong 
 /* Alltoallw; non-blocking when req is not NULL: then keep is a direct
  * buffer of at least 32 x n bytes the Java Request holds, into which the
  * types (2n), counts and displacements (4n ints) are copied. */
-JNIEXPORT void JNICALL Java_mpi_Comm_allToAllwNative(
+JNIEXPORT void JNICALL Java_mpi_PeerColl_allToAllwNative(
     JNIEnv *env, jclass c, jlong comm, jobject sbuf, jboolean sd, jint soff, jlong slen,
     jintArray jsc, jintArray jsd, jlongArray jst, jobject rbuf, jboolean rd, jint roff, jlong rlen,
     jintArray jrc, jintArray jrd, jlongArray jrt, jobject keep, jlongArray req)

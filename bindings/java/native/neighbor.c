@@ -33,7 +33,7 @@ static int degrees(MPI_Comm cm, int *in, int *out)
     }
 }
 
-JNIEXPORT jint JNICALL Java_mpi_Comm_neighborSlots(JNIEnv *env, jclass c, jlong comm)
+JNIEXPORT jint JNICALL Java_mpi_PeerColl_neighborSlots(JNIEnv *env, jclass c, jlong comm)
 {
     int in, out, rc = degrees(UJ_COMM(comm), &in, &out);
     if (rc != MPI_SUCCESS) return uj_throw(env, rc), 0;
@@ -50,13 +50,11 @@ static const char *n_name[2][4] = {{"Comm.neighborAllGather", "Comm.neighborAllT
  * holds, into which the counts and displacements are copied (MPI reads
  * them until completion): out-degree send counts and displacements, then
  * in-degree receive counts and displacements. */
-JNIEXPORT void JNICALL Java_mpi_Comm_neighborNative(JNIEnv *env, jclass c, jint which, jlong comm,
-                                                    jobject sbuf, jboolean sd, jint soff,
-                                                    jlong slen, jint scount, jintArray jscounts,
-                                                    jintArray jsdispls, jlong stype, jobject rbuf,
-                                                    jboolean rd, jint roff, jlong rlen, jint rcount,
-                                                    jintArray jrcounts, jintArray jrdispls,
-                                                    jlong rtype, jobject keep, jlongArray req)
+JNIEXPORT void JNICALL Java_mpi_PeerColl_neighborNative(
+    JNIEnv *env, jclass c, jint which, jlong comm, jobject sbuf, jboolean sd, jint soff, jlong slen,
+    jint scount, jintArray jscounts, jintArray jsdispls, jlong stype, jobject rbuf, jboolean rd,
+    jint roff, jlong rlen, jint rcount, jintArray jrcounts, jintArray jrdispls, jlong rtype,
+    jobject keep, jlongArray req)
 {
     MPI_Comm cm = UJ_COMM(comm);
     MPI_Datatype st = UJ_TYPE(stype), rt = UJ_TYPE(rtype);

@@ -77,12 +77,6 @@ public class Comm implements Freeable, Cloneable {
     private static native void callErrhNative(long comm, int code) throws MPIException;
     private static native void abortNative(long comm, int code) throws MPIException;
     private static native Object getAttrNative(long comm, int keyval) throws MPIException;
-    private static native int createKeyvalNative() throws MPIException;
-    private static native void freeKeyvalNative(int keyval) throws MPIException;
-    private static native void setAttrNative(long comm, int keyval, byte[] value)
-            throws MPIException;
-    private static native byte[] getUserAttrNative(long comm, int keyval) throws MPIException;
-    private static native void deleteAttrNative(long comm, int keyval) throws MPIException;
     static native long dupWithInfoNative(long comm, long info) throws MPIException;
     static native long iDupNative(long comm, long[] req) throws MPIException;
     private static native void setInfoNative(long comm, long info) throws MPIException;
@@ -105,20 +99,9 @@ public class Comm implements Freeable, Cloneable {
             long[] req) throws MPIException;
     // which: 0 reduce, 1 allreduce, 2 reduce_scatter, 3 reduce_scatter_block, 4 scan,
     // 5 exscan, 6 reduce_local
-    // which: 0 allgather, 1 alltoall, 2 allgatherv, 3 alltoallv; blocking when req is null
-    private static native void neighborNative(int which, long comm, Object sb, boolean sd,
-            int soff, long slen, int scount, int[] scounts, int[] sdispls, long stype, Object rb,
-            boolean rd, int roff, long rlen, int rcount, int[] rcounts, int[] rdispls,
-            long rtype, java.nio.IntBuffer keep, long[] req) throws MPIException;
     private static native int topologyNative(long comm) throws MPIException;
-    private static native void allToAllwNative(long comm, Object sb, boolean sd, int soff,
-            long slen, int[] scounts, int[] sdispls, long[] stypes, Object rb, boolean rd,
-            int roff, long rlen, int[] rcounts, int[] rdispls, long[] rtypes, Buffer keep,
-            long[] req) throws MPIException;
     private static native long parentNative() throws MPIException;
     private static native void disconnectNative(long comm) throws MPIException;
-    // 2 x (in-degree + out-degree): the ints a non-blocking v-form keeps
-    private static native int neighborSlots(long comm) throws MPIException;
     static native void reduceNative(int which, long comm, boolean sInPlace, Object sb,
             boolean sd, int soff, long slen, Object rb, boolean rd, int roff, long rlen,
             int count, int[] counts, long type, long op, boolean userOp, int root, boolean nb,
@@ -253,14 +236,7 @@ public class Comm implements Freeable, Cloneable {
         if (keyval == MPI.TAG_UB || keyval == MPI.HOST || keyval == MPI.IO
                 || keyval == MPI.WTIME_IS_GLOBAL)
             return getAttrNative(handle, keyval);
-        byte[] b = getUserAttrNative(handle, keyval);
-        if (b == null) return null;
-        try (java.io.ObjectInputStream in =
-                        new java.io.ObjectInputStream(new java.io.ByteArrayInputStream(b))) {
-            return in.readObject();
-        } catch (java.io.IOException | ClassNotFoundException e) {
-            throw new MPIException(e);
-        }
+        return Attrs.get(handle, keyval);
     }
 
     /**
@@ -270,28 +246,22 @@ public class Comm implements Freeable, Cloneable {
      */
     public static int createKeyval() throws MPIException {
         MPI.check();
-        return createKeyvalNative();
+        return Attrs.createKeyvalNative();
     }
 
     public static void freeKeyval(int keyval) throws MPIException {
         MPI.check();
-        freeKeyvalNative(keyval);
+        Attrs.freeKeyvalNative(keyval);
     }
 
     public final void setAttr(int keyval, Object value) throws MPIException {
         MPI.check();
-        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
-        try (java.io.ObjectOutputStream out = new java.io.ObjectOutputStream(b)) {
-            out.writeObject(value);
-        } catch (java.io.IOException e) {
-            throw new MPIException(e);
-        }
-        setAttrNative(handle, keyval, b.toByteArray());
+        Attrs.set(handle, keyval, value);
     }
 
     public final void deleteAttr(int keyval) throws MPIException {
         MPI.check();
-        deleteAttrNative(handle, keyval);
+        Attrs.deleteNative(handle, keyval);
     }
 
     /** A duplicate with the hints of info. */
@@ -703,14 +673,6 @@ public class Comm implements Freeable, Cloneable {
                 rcounts, rdispls, rtype == null ? 0 : rtype.handle, root, null, null);
     }
 
-    private static long[] handles(Datatype[] types) {
-        if (types == null) return null;
-        long[] h = new long[types.length];
-        for (int i = 0; i < types.length; i++)
-            h[i] = types[i] == null ? 0 : types[i].handle;
-        return h;
-    }
-
     /**
      * Block i of sendBuf (sendCount[i] of sendTypes[i], sDispls[i] BYTES in)
      * goes to rank i; the one from rank i lands as recvCount[i] of
@@ -720,25 +682,16 @@ public class Comm implements Freeable, Cloneable {
             Datatype[] sendTypes, Object recvBuf, int[] recvCount, int[] rDispls,
             Datatype[] recvTypes) throws MPIException {
         MPI.check();
-        allToAllwNative(handle, Buf.base(sendBuf), Buf.direct(sendBuf), Buf.off(sendBuf),
-                Buf.len(sendBuf), sendCount, sDispls, handles(sendTypes), Buf.base(recvBuf),
-                Buf.direct(recvBuf), Buf.off(recvBuf), Buf.len(recvBuf), recvCount, rDispls,
-                handles(recvTypes), null, null);
+        PeerColl.allToAllw(this, sendBuf, sendCount, sDispls, sendTypes, recvBuf, recvCount,
+                rDispls, recvTypes);
     }
 
     public final Request iAllToAllw(Buffer sendBuf, int[] sendCount, int[] sDispls,
             Datatype[] sendTypes, Buffer recvBuf, int[] recvCount, int[] rDispls,
             Datatype[] recvTypes) throws MPIException {
         MPI.check();
-        Buf.needDirect(sendBuf, "Comm.iAllToAllw");
-        Buf.needDirect(recvBuf, "Comm.iAllToAllw");
-        // MPI reads the types, counts and displacements until completion.
-        java.nio.ByteBuffer keep = MPI.newByteBuffer(32 * Math.max(1, peerCount()));
-        long[] req = new long[1];
-        allToAllwNative(handle, sendBuf, true, 0, Buf.len(sendBuf), sendCount, sDispls,
-                handles(sendTypes), recvBuf, true, 0, Buf.len(recvBuf), recvCount, rDispls,
-                handles(recvTypes), keep, req);
-        return new Request(req[0], new Object[] {sendBuf, keep, sendTypes, recvTypes}, recvBuf);
+        return PeerColl.iAllToAllw(this, sendBuf, sendCount, sDispls, sendTypes, recvBuf,
+                recvCount, rDispls, recvTypes);
     }
 
     private Request iVLike(int which, boolean sInPlace, Buffer sb, int scount, int[] scounts,
@@ -1006,81 +959,57 @@ public class Comm implements Freeable, Cloneable {
 
     // ---- neighbourhood collectives (on a cartesian or graph communicator) ----
 
-    private void neighbor(int which, Object sb, int scount, int[] scounts, int[] sdispls,
-            Datatype stype, Object rb, int rcount, int[] rcounts, int[] rdispls, Datatype rtype)
-            throws MPIException {
-        MPI.check();
-        neighborNative(which, handle, Buf.base(sb), Buf.direct(sb), Buf.off(sb), Buf.len(sb),
-                scount, scounts, sdispls, stype.handle, Buf.base(rb), Buf.direct(rb), Buf.off(rb),
-                Buf.len(rb), rcount, rcounts, rdispls, rtype.handle, null, null);
-    }
-
-    private Request iNeighbor(int which, Buffer sb, int scount, int[] scounts, int[] sdispls,
-            Datatype stype, Buffer rb, int rcount, int[] rcounts, int[] rdispls, Datatype rtype,
-            String name) throws MPIException {
-        MPI.check();
-        Buf.needDirect(sb, name);
-        Buf.needDirect(rb, name);
-        // MPI reads the counts until completion: they live in a direct buffer the request holds.
-        java.nio.IntBuffer keep = MPI.newIntBuffer(Math.max(1, neighborSlots(handle)));
-        long[] req = new long[1];
-        neighborNative(which, handle, sb, true, 0, Buf.len(sb), scount, scounts, sdispls,
-                stype.handle, rb, true, 0, Buf.len(rb), rcount, rcounts, rdispls, rtype.handle,
-                keep, req);
-        return new Request(req[0], new Object[] {sb, keep}, rb);
-    }
-
     /** Each out-neighbour gets sendbuf; block i of recvbuf comes from in-neighbour i. */
     public final void neighborAllGather(Object sendbuf, int sendcount, Datatype sendtype,
             Object recvbuf, int recvcount, Datatype recvtype) throws MPIException {
-        neighbor(0, sendbuf, sendcount, null, null, sendtype, recvbuf, recvcount, null, null,
+        PeerColl.neighbor(this, 0, sendbuf, sendcount, null, null, sendtype, recvbuf, recvcount, null, null,
                 recvtype);
     }
 
     public final Request iNeighborAllGather(Buffer sendbuf, int sendcount, Datatype sendtype,
             Buffer recvbuf, int recvcount, Datatype recvtype) throws MPIException {
-        return iNeighbor(0, sendbuf, sendcount, null, null, sendtype, recvbuf, recvcount, null,
+        return PeerColl.iNeighbor(this, 0, sendbuf, sendcount, null, null, sendtype, recvbuf, recvcount, null,
                 null, recvtype, "Comm.iNeighborAllGather");
     }
 
     public final void neighborAllGatherv(Object sendbuf, int sendcount, Datatype sendtype,
             Object recvbuf, int[] recvcount, int[] displs, Datatype recvtype)
             throws MPIException {
-        neighbor(2, sendbuf, sendcount, null, null, sendtype, recvbuf, 0, recvcount, displs,
+        PeerColl.neighbor(this, 2, sendbuf, sendcount, null, null, sendtype, recvbuf, 0, recvcount, displs,
                 recvtype);
     }
 
     public final Request iNeighborAllGatherv(Buffer sendbuf, int sendcount, Datatype sendtype,
             Buffer recvbuf, int[] recvcount, int[] displs, Datatype recvtype)
             throws MPIException {
-        return iNeighbor(2, sendbuf, sendcount, null, null, sendtype, recvbuf, 0, recvcount,
+        return PeerColl.iNeighbor(this, 2, sendbuf, sendcount, null, null, sendtype, recvbuf, 0, recvcount,
                 displs, recvtype, "Comm.iNeighborAllGatherv");
     }
 
     /** Block i of sendbuf goes to out-neighbour i; block i of recvbuf comes from in-neighbour i. */
     public final void neighborAllToAll(Object sendbuf, int sendcount, Datatype sendtype,
             Object recvbuf, int recvcount, Datatype recvtype) throws MPIException {
-        neighbor(1, sendbuf, sendcount, null, null, sendtype, recvbuf, recvcount, null, null,
+        PeerColl.neighbor(this, 1, sendbuf, sendcount, null, null, sendtype, recvbuf, recvcount, null, null,
                 recvtype);
     }
 
     public final Request iNeighborAllToAll(Buffer sendbuf, int sendcount, Datatype sendtype,
             Buffer recvbuf, int recvcount, Datatype recvtype) throws MPIException {
-        return iNeighbor(1, sendbuf, sendcount, null, null, sendtype, recvbuf, recvcount, null,
+        return PeerColl.iNeighbor(this, 1, sendbuf, sendcount, null, null, sendtype, recvbuf, recvcount, null,
                 null, recvtype, "Comm.iNeighborAllToAll");
     }
 
     public final void neighborAllToAllv(Object sendbuf, int[] sendcount, int[] sdispls,
             Datatype sendtype, Object recvbuf, int[] recvcount, int[] rdispls, Datatype recvtype)
             throws MPIException {
-        neighbor(3, sendbuf, 0, sendcount, sdispls, sendtype, recvbuf, 0, recvcount, rdispls,
+        PeerColl.neighbor(this, 3, sendbuf, 0, sendcount, sdispls, sendtype, recvbuf, 0, recvcount, rdispls,
                 recvtype);
     }
 
     public final Request iNeighborAllToAllv(Buffer sendbuf, int[] sendcount, int[] sdispls,
             Datatype sendtype, Buffer recvbuf, int[] recvcount, int[] rdispls, Datatype recvtype)
             throws MPIException {
-        return iNeighbor(3, sendbuf, 0, sendcount, sdispls, sendtype, recvbuf, 0, recvcount,
+        return PeerColl.iNeighbor(this, 3, sendbuf, 0, sendcount, sdispls, sendtype, recvbuf, 0, recvcount,
                 rdispls, recvtype, "Comm.iNeighborAllToAllv");
     }
 }
