@@ -44,14 +44,20 @@ static void strs_free(char **v)
     free(v);
 }
 
-/* Error codes out to the Java array (when there is one); an MPI error in
- * the call wins over any of them. */
-static jlong spawned(JNIEnv *env, int rc, MPI_Comm inter, jintArray jerr, const int *codes, int n)
+/* ump starts all of a spawn's processes or none: on success every error
+ * code is MPI_SUCCESS, on failure the call throws. So C gets
+ * MPI_ERRCODES_IGNORE (at a rank other than the root the count of codes
+ * MPI would write is the root's, unknown here) and the Java array, when
+ * there is one, is filled here. */
+static jlong spawned(JNIEnv *env, int rc, MPI_Comm inter, jintArray jerr)
 {
     if (rc != MPI_SUCCESS) return uj_throw(env, rc), 0;
-    if (jerr && codes) {
+    if (jerr) {
         int len = (*env)->GetArrayLength(env, jerr);
-        (*env)->SetIntArrayRegion(env, jerr, 0, len < n ? len : n, (const jint *)codes);
+        for (int i = 0; i < len; i++) {
+            jint ok = MPI_SUCCESS;
+            (*env)->SetIntArrayRegion(env, jerr, i, 1, &ok);
+        }
     }
     return UJ_H(inter);
 }
@@ -62,17 +68,15 @@ JNIEXPORT jlong JNICALL Java_mpi_Intracomm_spawnNative(JNIEnv *env, jclass c, jl
                                                        jintArray jerr)
 {
     char *cmd = str(env, jcmd), **argv = strs(env, jargv);
-    int *codes = maxprocs > 0 ? calloc((size_t)maxprocs, sizeof(int)) : NULL;
     MPI_Comm inter = MPI_COMM_NULL;
     int rc = MPI_SUCCESS;
-    if (!(*env)->ExceptionCheck(env))
+    bool ok = !(*env)->ExceptionCheck(env);
+    if (ok)
         rc = MPI_Comm_spawn(cmd, argv ? argv : MPI_ARGV_NULL, maxprocs, UJ_INFO(info), root,
-                            UJ_COMM(comm), &inter, codes ? codes : MPI_ERRCODES_IGNORE);
+                            UJ_COMM(comm), &inter, MPI_ERRCODES_IGNORE);
     free(cmd);
     strs_free(argv);
-    jlong h = (*env)->ExceptionCheck(env) ? 0 : spawned(env, rc, inter, jerr, codes, maxprocs);
-    free(codes);
-    return h;
+    return ok ? spawned(env, rc, inter, jerr) : 0;
 }
 
 JNIEXPORT jlong JNICALL Java_mpi_Intracomm_spawnMultipleNative(JNIEnv *env, jclass c, jlong comm,
@@ -82,12 +86,11 @@ JNIEXPORT jlong JNICALL Java_mpi_Intracomm_spawnMultipleNative(JNIEnv *env, jcla
                                                                jintArray jerr)
 {
     const char *what = "Intracomm.spawnMultiple";
-    int count = jcmds ? (*env)->GetArrayLength(env, jcmds) : 0, nmax = 0, total = 0;
+    int count = jcmds ? (*env)->GetArrayLength(env, jcmds) : 0, nmax = 0;
     char **cmds = strs(env, jcmds);
     int *maxprocs = uj_ints(env, jmax, &nmax);
     char ***argvs = NULL;
     MPI_Info *infos = NULL;
-    int *codes = NULL;
     MPI_Comm inter = MPI_COMM_NULL;
     int rc = MPI_SUCCESS;
     jlong h = 0;
@@ -105,7 +108,6 @@ JNIEXPORT jlong JNICALL Java_mpi_Intracomm_spawnMultipleNative(JNIEnv *env, jcla
         jlong ih = 0;
         if (jinfos) (*env)->GetLongArrayRegion(env, jinfos, i, 1, &ih);
         infos[i] = jinfos ? UJ_INFO(ih) : MPI_INFO_NULL;
-        total += maxprocs[i] > 0 ? maxprocs[i] : 0;
     }
     if (jargvs) {
         argvs = calloc((size_t)count + 1, sizeof(char **));
@@ -118,12 +120,10 @@ JNIEXPORT jlong JNICALL Java_mpi_Intracomm_spawnMultipleNative(JNIEnv *env, jcla
         }
         if ((*env)->ExceptionCheck(env)) goto out;
     }
-    codes = calloc((size_t)total + 1, sizeof(int));
-    if (!codes) goto nomem;
     rc = MPI_Comm_spawn_multiple(count, cmds ? cmds : (char *[]){NULL},
                                  argvs ? argvs : MPI_ARGVS_NULL, maxprocs ? maxprocs : (int[]){0},
-                                 infos, root, UJ_COMM(comm), &inter, codes);
-    h = spawned(env, rc, inter, jerr, codes, total);
+                                 infos, root, UJ_COMM(comm), &inter, MPI_ERRCODES_IGNORE);
+    h = spawned(env, rc, inter, jerr);
     goto out;
 nomem:
     uj_throw_msg(env, MPI_ERR_NO_MEM, "%s: out of memory", what);
@@ -132,7 +132,6 @@ out:
         strs_free(argvs[i]);
     free(argvs);
     free(infos);
-    free(codes);
     strs_free(cmds);
     uj_ints_free(maxprocs);
     return h;

@@ -50,7 +50,10 @@ public class Spawn {
         T.check(Comm.getParent().isNull(), "the first group has no parent");
         int[] codes = new int[NCHILD];
         java.util.Arrays.fill(codes, -1);
-        Intercomm ic = w.spawn(java(), javaCommand("child"), NCHILD, MPI.INFO_NULL, root, codes);
+        // only the root's command, arguments and count matter: the others pass none
+        Intercomm ic = me == root
+                ? w.spawn(java(), javaCommand("child"), NCHILD, MPI.INFO_NULL, root, codes)
+                : w.spawn(null, null, 0, MPI.INFO_NULL, root, codes);
         for (int i = 0; i < NCHILD; i++)
             T.eq(codes[i], MPI.SUCCESS, "spawn error code " + i);
         T.check(ic.isInter(), "spawn gives an intercommunicator");
@@ -107,10 +110,15 @@ public class Spawn {
 
         // spawnMultiple: 1 child of role A, 2 of role B, in one group
         int[] mcodes = new int[3];
-        Intercomm mc = w.spawnMultiple(new String[] {java(), java()},
-                new String[][] {javaCommand("multi", "A"), javaCommand("multi", "B")},
-                new int[] {1, 2}, new Info[] {MPI.INFO_NULL, MPI.INFO_NULL}, 0, mcodes);
+        Intercomm mc = me == 0
+                ? w.spawnMultiple(new String[] {java(), java()},
+                        new String[][] {javaCommand("multi", "A"), javaCommand("multi", "B")},
+                        new int[] {1, 2}, new Info[] {MPI.INFO_NULL, MPI.INFO_NULL}, 0, mcodes)
+                : w.spawnMultiple(null, null, null, null, 0, null);
         T.eq(mc.getRemoteSize(), 3, "spawnMultiple children");
+        if (me == 0)
+            for (int i = 0; i < 3; i++)
+                T.eq(mcodes[i], MPI.SUCCESS, "spawnMultiple error code " + i);
         int[] roles = new int[3];
         mc.gather(null, 0, MPI.INT, roles, 1, MPI.INT, me == 0 ? MPI.ROOT : MPI.PROC_NULL);
         if (me == 0) {
