@@ -70,6 +70,13 @@ JNIEXPORT void JNICALL Java_mpi_PeerColl_neighborNative(
     int *sc = scounts, *sdp = sdispls, *rc_ = rcounts, *rdp = rdispls;
     MPI_Request q = MPI_REQUEST_NULL;
     if ((*env)->ExceptionCheck(env)) goto out;
+    if ((which == 3 && (nsc < out || nsd < out)) || (which >= 2 && (nrc < in || nrd < in))) {
+        uj_throw_msg(env, MPI_ERR_ARG,
+                     "%s: counts and displacements need an entry per neighbour (%d out, %d in), "
+                     "got %d and %d to send, %d and %d to receive (MPI_ERR_ARG)",
+                     what, out, in, nsc, nsd, nrc, nrd);
+        goto out;
+    }
     if (which == 3) {
         if (uj_vspan(env, st, scounts, sdispls, out, nsc, nsd, &lo, &hi, what)) goto out;
         if (!uj_buf_get(env, &sb, sbuf, sd, soff, slen, lo, hi, UJ_IN, true, what)) goto out;
