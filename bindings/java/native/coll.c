@@ -114,7 +114,10 @@ JNIEXPORT void JNICALL Java_mpi_Comm_bcastNative(JNIEnv *env, jclass c, jlong co
 {
     uj_buf_t b;
     MPI_Request q = MPI_REQUEST_NULL;
-    if (!uj_buf_n(env, &b, buf, d, off, len, count, UJ_TYPE(type), UJ_INOUT, true, "Comm.bcast"))
+    /* MPI_PROC_NULL: the rest of the root's group on an intercommunicator
+     * passes no buffer (on an intracommunicator MPI refuses the root). */
+    MPI_Count n = root == MPI_PROC_NULL ? 0 : count;
+    if (!uj_buf_n(env, &b, buf, d, off, len, n, UJ_TYPE(type), UJ_INOUT, true, "Comm.bcast"))
         return;
     int rc = nb ? MPI_Ibcast(b.ptr, count, UJ_TYPE(type), root, UJ_COMM(comm), &q)
                 : MPI_Bcast(b.ptr, count, UJ_TYPE(type), root, UJ_COMM(comm));

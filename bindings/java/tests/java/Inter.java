@@ -118,7 +118,7 @@ public class Inter {
     static void colls(Intercomm ic, int n) throws MPIException {
         boolean root = colour == 0 && lrank == 0, rootGroup = colour == 0;
         // bcast from the evens' rank 0 to every odd rank
-        int[] b = new int[n];
+        int[] b = rootGroup && !root ? null : new int[n]; // PROC_NULL ranks pass no buffer
         if (root)
             for (int i = 0; i < n; i++)
                 b[i] = v(me, i);
