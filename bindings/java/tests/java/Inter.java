@@ -56,6 +56,17 @@ public class Inter {
         Intercomm d = ic.dup();
         T.eq(Comm.compare(d, ic), MPI.CONGRUENT, "dup congruent");
         T.eq(d.getRemoteSize(), rsize, "dup remote size");
+        Intercomm id = ic.iDup();
+        id.getRequest().waitFor();
+        T.eq(id.getRemoteSize(), rsize, "iDup remote size");
+        Intercomm di = ic.dupWithInfo(MPI.INFO_NULL);
+        int[] one = {me};
+        int[] got = new int[rsize];
+        di.allGather(one, 1, MPI.INT, got, 1, MPI.INT);
+        for (int q = 0; q < rsize; q++)
+            T.eq(got[q], world(1 - colour, q), "allGather over dupWithInfo");
+        di.free();
+        id.free();
         Intercomm cl = ic.clone();
         T.check(cl.isInter(), "clone is an intercommunicator");
         cl.free();

@@ -90,6 +90,10 @@ public class Topo {
         CartComm dc = c.dup();
         T.eq(dc.getTopo().getDim(0), d[0], "dup keeps the topology");
         dc.free();
+        CartComm ic = c.iDup();
+        ic.getRequest().waitFor();
+        T.eq(ic.getTopo().getDim(1), d[1], "iDup keeps the topology");
+        ic.free();
         row.free();
         // a grid smaller than the communicator: the rest get a null one
         CartComm small = w.createCart(new int[] {np - 1}, new boolean[] {false}, false);
