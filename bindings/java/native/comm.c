@@ -320,3 +320,46 @@ JNIEXPORT void JNICALL Java_mpi_Info_freeNative(JNIEnv *env, jclass c, jlong h)
     int rc = MPI_Info_free(&i);
     if (rc != MPI_SUCCESS) uj_throw(env, rc);
 }
+
+/* ---- duplicates with info, non-blocking; communicators of a group ---- */
+
+JNIEXPORT jlong JNICALL Java_mpi_Comm_dupWithInfoNative(JNIEnv *env, jclass c, jlong comm,
+                                                        jlong info)
+{
+    MPI_Comm n = MPI_COMM_NULL;
+    CHECK(MPI_Comm_dup_with_info(UJ_COMM(comm), UJ_INFO(info), &n));
+    return UJ_H(n);
+}
+
+/* The new communicator's handle; the request through req[0]. */
+JNIEXPORT jlong JNICALL Java_mpi_Comm_iDupNative(JNIEnv *env, jclass c, jlong comm, jlongArray req)
+{
+    MPI_Comm n = MPI_COMM_NULL;
+    MPI_Request q = MPI_REQUEST_NULL;
+    CHECK(MPI_Comm_idup(UJ_COMM(comm), &n, &q));
+    jlong h = UJ_H(q);
+    (*env)->SetLongArrayRegion(env, req, 0, 1, &h);
+    return UJ_H(n);
+}
+
+JNIEXPORT jlong JNICALL Java_mpi_Intracomm_createGroupNative(JNIEnv *env, jclass c, jlong comm,
+                                                             jlong group, jint tag)
+{
+    MPI_Comm n = MPI_COMM_NULL;
+    CHECK(MPI_Comm_create_group(UJ_COMM(comm), UJ_GRP(group), tag, &n));
+    return UJ_H(n);
+}
+
+JNIEXPORT void JNICALL Java_mpi_Comm_setInfoNative(JNIEnv *env, jclass c, jlong comm, jlong info)
+{
+    int rc = MPI_Comm_set_info(UJ_COMM(comm), UJ_INFO(info));
+    if (rc != MPI_SUCCESS) uj_throw(env, rc);
+}
+
+/* A new info object (the caller frees it) with the hints in use. */
+JNIEXPORT jlong JNICALL Java_mpi_Comm_getInfoNative(JNIEnv *env, jclass c, jlong comm)
+{
+    MPI_Info i = MPI_INFO_NULL;
+    CHECK(MPI_Comm_get_info(UJ_COMM(comm), &i));
+    return UJ_H(i);
+}

@@ -78,6 +78,16 @@ void uj_buf_put(JNIEnv *env, uj_buf_t *b);
 bool uj_buf_count(JNIEnv *env, uj_buf_t *b, jobject obj, jboolean direct, jint off, jlong len,
                   int count, MPI_Datatype dt, int dir, bool allow_pin, const char *what);
 
+/* uj_buf_get for count elements of dt, where count may be an MPI_Count;
+ * a negative count is an MPI_ERR_COUNT naming `what`. */
+bool uj_buf_n(JNIEnv *env, uj_buf_t *b, jobject obj, jboolean d, jint off, jlong len,
+              MPI_Count count, MPI_Datatype dt, int dir, bool pin, const char *what);
+/* The span [lo, hi) of a v-collective buffer: blocks of counts[i] elements
+ * of dt at displs[i] extents, i < n; nc and nd are the arrays' lengths.
+ * Returns 0, or -1 with an exception pending. */
+int uj_vspan(JNIEnv *env, MPI_Datatype dt, const int *counts, const int *displs, int n, int nc,
+             int nd, MPI_Aint *lo, MPI_Aint *hi, const char *what);
+
 /* The address of a direct buffer (non-blocking calls), or NULL with an
  * exception pending when it is not direct or too small for count of dt. */
 void *uj_direct(JNIEnv *env, jobject buf, jlong len, int count, MPI_Datatype dt, const char *what);

@@ -16,11 +16,18 @@ import java.nio.Buffer;
  */
 public class Comm implements Freeable, Cloneable {
     long handle;
+    private Request request; // of the iDup that made this communicator
 
     static final int STD = 0, SYNC = 1, READY = 2, BUFFERED = 3;
 
     Comm(long handle) {
         this.handle = handle;
+    }
+
+    /** From iDupNative: the handle; req[0] the request. */
+    Comm(long handle, long[] req) {
+        this.handle = handle;
+        request = new Request(req[0]);
     }
 
     // ---- native calls (p2p.c, comm.c, coll.c) ----
@@ -60,6 +67,9 @@ public class Comm implements Freeable, Cloneable {
     private static native int compareNative(long c1, long c2) throws MPIException;
     private static native long groupNative(long comm) throws MPIException;
     private static native boolean isInterNative(long comm) throws MPIException;
+    static native int remoteSizeNative(long comm) throws MPIException;
+    private static native long createIntercommNative(long peer, long local, int localLeader,
+            int remoteLeader, int tag) throws MPIException;
     private static native void setNameNative(long comm, String name) throws MPIException;
     private static native String getNameNative(long comm) throws MPIException;
     private static native void setErrhNative(long comm, long errh) throws MPIException;
@@ -67,6 +77,10 @@ public class Comm implements Freeable, Cloneable {
     private static native void callErrhNative(long comm, int code) throws MPIException;
     private static native void abortNative(long comm, int code) throws MPIException;
     private static native Object getAttrNative(long comm, int keyval) throws MPIException;
+    static native long dupWithInfoNative(long comm, long info) throws MPIException;
+    static native long iDupNative(long comm, long[] req) throws MPIException;
+    private static native void setInfoNative(long comm, long info) throws MPIException;
+    private static native long getInfoNative(long comm) throws MPIException;
 
     private static native void barrierNative(long comm) throws MPIException;
     private static native long iBarrierNative(long comm) throws MPIException;
@@ -85,10 +99,13 @@ public class Comm implements Freeable, Cloneable {
             long[] req) throws MPIException;
     // which: 0 reduce, 1 allreduce, 2 reduce_scatter, 3 reduce_scatter_block, 4 scan,
     // 5 exscan, 6 reduce_local
+    private static native int topologyNative(long comm) throws MPIException;
+    private static native long parentNative() throws MPIException;
+    private static native void disconnectNative(long comm) throws MPIException;
     static native void reduceNative(int which, long comm, boolean sInPlace, Object sb,
             boolean sd, int soff, long slen, Object rb, boolean rd, int roff, long rlen,
             int count, int[] counts, long type, long op, boolean userOp, int root, boolean nb,
-            long[] req) throws MPIException;
+            java.nio.IntBuffer keep, long[] req) throws MPIException;
 
     // ---- the communicator ----
 
@@ -143,6 +160,42 @@ public class Comm implements Freeable, Cloneable {
         return isInterNative(handle);
     }
 
+    /**
+     * An intercommunicator between localComm's group and another one,
+     * called on the peer communicator through which the two leaders
+     * (localLeader in localComm, remoteLeader in this one) talk.
+     */
+    public final Intercomm createIntercomm(Comm localComm, int localLeader, int remoteLeader,
+            int tag) throws MPIException {
+        MPI.check();
+        return new Intercomm(createIntercommNative(handle, localComm.handle, localLeader,
+                remoteLeader, tag));
+    }
+
+    /** The intercommunicator to the processes that spawned this one; a null one if none did. */
+    public static Intercomm getParent() throws MPIException {
+        MPI.check();
+        return new Intercomm(parentNative());
+    }
+
+    /** Frees the communicator once every pending communication on it is done. */
+    public final void disconnect() throws MPIException {
+        MPI.check();
+        disconnectNative(handle);
+        handle = 0;
+    }
+
+    /** MPI.CART, MPI.GRAPH, MPI.DIST_GRAPH or MPI.UNDEFINED. */
+    public final int getTopology() throws MPIException {
+        MPI.check();
+        return topologyNative(handle);
+    }
+
+    /** Ranks a collective's blocks go to or come from: the remote group's on an intercomm. */
+    final int peerCount() throws MPIException {
+        return isInterNative(handle) ? remoteSizeNative(handle) : sizeNative(handle);
+    }
+
     public final void setName(String name) throws MPIException {
         MPI.check();
         setNameNative(handle, name);
@@ -173,10 +226,72 @@ public class Comm implements Freeable, Cloneable {
         abortNative(handle, errorcode);
     }
 
-    /** A predefined attribute (MPI.TAG_UB, HOST, IO, WTIME_IS_GLOBAL) as an Integer, or null. */
+    /**
+     * A predefined attribute (MPI.TAG_UB, HOST, IO, WTIME_IS_GLOBAL) as an
+     * Integer, or a copy of the value set under a key of createKeyval; null
+     * when the communicator has none.
+     */
     public final Object getAttr(int keyval) throws MPIException {
         MPI.check();
-        return getAttrNative(handle, keyval);
+        if (keyval == MPI.TAG_UB || keyval == MPI.HOST || keyval == MPI.IO
+                || keyval == MPI.WTIME_IS_GLOBAL)
+            return getAttrNative(handle, keyval);
+        return Attrs.get(handle, keyval);
+    }
+
+    /**
+     * A key for user attributes. A value is stored serialized (it must be
+     * java.io.Serializable): getAttr returns a copy, and a duplicated
+     * communicator gets its own copy.
+     */
+    public static int createKeyval() throws MPIException {
+        MPI.check();
+        return Attrs.createKeyvalNative();
+    }
+
+    public static void freeKeyval(int keyval) throws MPIException {
+        MPI.check();
+        Attrs.freeKeyvalNative(keyval);
+    }
+
+    public final void setAttr(int keyval, Object value) throws MPIException {
+        MPI.check();
+        Attrs.set(handle, keyval, value);
+    }
+
+    public final void deleteAttr(int keyval) throws MPIException {
+        MPI.check();
+        Attrs.deleteNative(handle, keyval);
+    }
+
+    /** A duplicate with the hints of info. */
+    public Comm dupWithInfo(Info info) throws MPIException {
+        MPI.check();
+        return new Comm(dupWithInfoNative(handle, info.handle));
+    }
+
+    /** A duplicate made without blocking; use it once getRequest() has completed. */
+    public Comm iDup() throws MPIException {
+        MPI.check();
+        long[] req = new long[1];
+        return new Comm(iDupNative(handle, req), req);
+    }
+
+    /** Sets the communicator's hints. */
+    public final void setInfo(Info info) throws MPIException {
+        MPI.check();
+        setInfoNative(handle, info.handle);
+    }
+
+    /** A new Info (free it) with the hints in use. */
+    public final Info getInfo() throws MPIException {
+        MPI.check();
+        return new Info(getInfoNative(handle));
+    }
+
+    /** The request of the iDup that made this communicator, else null. */
+    public final Request getRequest() {
+        return request;
     }
 
     // ---- blocking point-to-point ----
@@ -558,6 +673,27 @@ public class Comm implements Freeable, Cloneable {
                 rcounts, rdispls, rtype == null ? 0 : rtype.handle, root, null, null);
     }
 
+    /**
+     * Block i of sendBuf (sendCount[i] of sendTypes[i], sDispls[i] BYTES in)
+     * goes to rank i; the one from rank i lands as recvCount[i] of
+     * recvTypes[i] at rDispls[i] bytes.
+     */
+    public final void allToAllw(Object sendBuf, int[] sendCount, int[] sDispls,
+            Datatype[] sendTypes, Object recvBuf, int[] recvCount, int[] rDispls,
+            Datatype[] recvTypes) throws MPIException {
+        MPI.check();
+        PeerColl.allToAllw(this, sendBuf, sendCount, sDispls, sendTypes, recvBuf, recvCount,
+                rDispls, recvTypes);
+    }
+
+    public final Request iAllToAllw(Buffer sendBuf, int[] sendCount, int[] sDispls,
+            Datatype[] sendTypes, Buffer recvBuf, int[] recvCount, int[] rDispls,
+            Datatype[] recvTypes) throws MPIException {
+        MPI.check();
+        return PeerColl.iAllToAllw(this, sendBuf, sendCount, sDispls, sendTypes, recvBuf,
+                recvCount, rDispls, recvTypes);
+    }
+
     private Request iVLike(int which, boolean sInPlace, Buffer sb, int scount, int[] scounts,
             int[] sdispls, Datatype stype, boolean rInPlace, Buffer rb, int rcount,
             int[] rcounts, int[] rdispls, Datatype rtype, int root, String name)
@@ -566,7 +702,7 @@ public class Comm implements Freeable, Cloneable {
         Buf.needDirect(sb, name);
         Buf.needDirect(rb, name);
         // MPI reads the counts until completion: they live in a direct buffer the request holds.
-        java.nio.IntBuffer keep = MPI.newIntBuffer(4 * Math.max(1, getSize()));
+        java.nio.IntBuffer keep = MPI.newIntBuffer(4 * Math.max(1, peerCount()));
         long[] req = new long[1];
         gathervNative(which, handle, sInPlace, sb, true, 0, Buf.len(sb), scount, scounts,
                 sdispls, stype == null ? 0 : stype.handle, rInPlace, rb, true, 0, Buf.len(rb),
@@ -704,20 +840,27 @@ public class Comm implements Freeable, Cloneable {
         op.prepare(type, !(Buf.direct(sb) || Buf.direct(rb)));
         reduceNative(which, handle, sInPlace, Buf.base(sb), Buf.direct(sb), Buf.off(sb),
                 Buf.len(sb), Buf.base(rb), Buf.direct(rb), Buf.off(rb), Buf.len(rb), count,
-                counts, type.handle, op.handle, op.isUser(), root, false, null);
+                counts, type.handle, op.handle, op.isUser(), root, false, null, null);
         op.rethrow();
     }
 
     Request iReduceLike(int which, boolean sInPlace, Buffer sb, Buffer rb, int count,
             Datatype type, Op op, int root, String name) throws MPIException {
+        return iReduceLike(which, sInPlace, sb, rb, count, null, type, op, root, name);
+    }
+
+    Request iReduceLike(int which, boolean sInPlace, Buffer sb, Buffer rb, int count,
+            int[] counts, Datatype type, Op op, int root, String name) throws MPIException {
         MPI.check();
         Buf.needDirect(sb, name);
         Buf.needDirect(rb, name);
         op.prepare(type, false);
         long[] req = new long[1];
+        // MPI reads the counts until completion: they live in a direct buffer the request holds.
+        java.nio.IntBuffer keep = counts == null ? null : MPI.newIntBuffer(Math.max(1, getSize()));
         reduceNative(which, handle, sInPlace, sb, true, 0, Buf.len(sb), rb, true, 0, Buf.len(rb),
-                count, null, type.handle, op.handle, op.isUser(), root, true, req);
-        return new Request(req[0], sb, rb);
+                count, counts, type.handle, op.handle, op.isUser(), root, true, keep, req);
+        return new Request(req[0], keep == null ? sb : new Object[] {sb, keep}, rb);
     }
 
     public final void reduce(Object sendbuf, Object recvbuf, int count, Datatype type, Op op,
@@ -776,6 +919,28 @@ public class Comm implements Freeable, Cloneable {
         reduceLike(2, true, null, buf, 0, counts, type, op, 0);
     }
 
+    public final Request iReduceScatter(Buffer sendbuf, Buffer recvbuf, int[] recvcounts,
+            Datatype type, Op op) throws MPIException {
+        return iReduceLike(2, false, sendbuf, recvbuf, 0, recvcounts, type, op, 0,
+                "Comm.iReduceScatter");
+    }
+
+    public final Request iReduceScatter(Buffer buf, int[] counts, Datatype type, Op op)
+            throws MPIException {
+        return iReduceLike(2, true, null, buf, 0, counts, type, op, 0, "Comm.iReduceScatter");
+    }
+
+    public final Request iReduceScatterBlock(Buffer sendbuf, Buffer recvbuf, int recvcount,
+            Datatype type, Op op) throws MPIException {
+        return iReduceLike(3, false, sendbuf, recvbuf, recvcount, type, op, 0,
+                "Comm.iReduceScatterBlock");
+    }
+
+    public final Request iReduceScatterBlock(Buffer buf, int count, Datatype type, Op op)
+            throws MPIException {
+        return iReduceLike(3, true, null, buf, count, type, op, 0, "Comm.iReduceScatterBlock");
+    }
+
     public final void reduceScatterBlock(Object sendbuf, Object recvbuf, int recvcount,
             Datatype type, Op op) throws MPIException {
         reduceLike(3, false, sendbuf, recvbuf, recvcount, null, type, op, 0);
@@ -790,5 +955,61 @@ public class Comm implements Freeable, Cloneable {
     public static void reduceLocal(Object inBuf, Object inOutBuf, int count, Datatype type,
             Op op) throws MPIException {
         MPI.COMM_SELF.reduceLike(6, false, inBuf, inOutBuf, count, null, type, op, 0);
+    }
+
+    // ---- neighbourhood collectives (on a cartesian or graph communicator) ----
+
+    /** Each out-neighbour gets sendbuf; block i of recvbuf comes from in-neighbour i. */
+    public final void neighborAllGather(Object sendbuf, int sendcount, Datatype sendtype,
+            Object recvbuf, int recvcount, Datatype recvtype) throws MPIException {
+        PeerColl.neighbor(this, 0, sendbuf, sendcount, null, null, sendtype, recvbuf, recvcount, null, null,
+                recvtype);
+    }
+
+    public final Request iNeighborAllGather(Buffer sendbuf, int sendcount, Datatype sendtype,
+            Buffer recvbuf, int recvcount, Datatype recvtype) throws MPIException {
+        return PeerColl.iNeighbor(this, 0, sendbuf, sendcount, null, null, sendtype, recvbuf, recvcount, null,
+                null, recvtype, "Comm.iNeighborAllGather");
+    }
+
+    public final void neighborAllGatherv(Object sendbuf, int sendcount, Datatype sendtype,
+            Object recvbuf, int[] recvcount, int[] displs, Datatype recvtype)
+            throws MPIException {
+        PeerColl.neighbor(this, 2, sendbuf, sendcount, null, null, sendtype, recvbuf, 0, recvcount, displs,
+                recvtype);
+    }
+
+    public final Request iNeighborAllGatherv(Buffer sendbuf, int sendcount, Datatype sendtype,
+            Buffer recvbuf, int[] recvcount, int[] displs, Datatype recvtype)
+            throws MPIException {
+        return PeerColl.iNeighbor(this, 2, sendbuf, sendcount, null, null, sendtype, recvbuf, 0, recvcount,
+                displs, recvtype, "Comm.iNeighborAllGatherv");
+    }
+
+    /** Block i of sendbuf goes to out-neighbour i; block i of recvbuf comes from in-neighbour i. */
+    public final void neighborAllToAll(Object sendbuf, int sendcount, Datatype sendtype,
+            Object recvbuf, int recvcount, Datatype recvtype) throws MPIException {
+        PeerColl.neighbor(this, 1, sendbuf, sendcount, null, null, sendtype, recvbuf, recvcount, null, null,
+                recvtype);
+    }
+
+    public final Request iNeighborAllToAll(Buffer sendbuf, int sendcount, Datatype sendtype,
+            Buffer recvbuf, int recvcount, Datatype recvtype) throws MPIException {
+        return PeerColl.iNeighbor(this, 1, sendbuf, sendcount, null, null, sendtype, recvbuf, recvcount, null,
+                null, recvtype, "Comm.iNeighborAllToAll");
+    }
+
+    public final void neighborAllToAllv(Object sendbuf, int[] sendcount, int[] sdispls,
+            Datatype sendtype, Object recvbuf, int[] recvcount, int[] rdispls, Datatype recvtype)
+            throws MPIException {
+        PeerColl.neighbor(this, 3, sendbuf, 0, sendcount, sdispls, sendtype, recvbuf, 0, recvcount, rdispls,
+                recvtype);
+    }
+
+    public final Request iNeighborAllToAllv(Buffer sendbuf, int[] sendcount, int[] sdispls,
+            Datatype sendtype, Buffer recvbuf, int[] recvcount, int[] rdispls, Datatype recvtype)
+            throws MPIException {
+        return PeerColl.iNeighbor(this, 3, sendbuf, 0, sendcount, sdispls, sendtype, recvbuf, 0, recvcount,
+                rdispls, recvtype, "Comm.iNeighborAllToAllv");
     }
 }

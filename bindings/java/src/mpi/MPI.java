@@ -71,6 +71,7 @@ public final class MPI {
     public static final int MAX_ERROR_STRING = 512;
     public static final int ORDER_C = 56, ORDER_FORTRAN = 57;
     public static final int COMM_TYPE_SHARED = 1;
+    public static final int GRAPH = 1, CART = 2, DIST_GRAPH = 3;
 
     public static final int SUCCESS = 0, ERR_BUFFER = 1, ERR_COUNT = 2, ERR_TYPE = 3,
             ERR_TAG = 4, ERR_COMM = 5, ERR_RANK = 6, ERR_REQUEST = 7, ERR_ROOT = 8,
@@ -350,5 +351,45 @@ public final class MPI {
 
     static boolean isDirectBuffer(Object o) {
         return o instanceof Buffer && ((Buffer) o).isDirect();
+    }
+
+    // Ports and names, here too (Open MPI's binding has them in Intracomm).
+
+    public static String openPort() throws MPIException {
+        return Intracomm.openPort();
+    }
+
+    public static String openPort(Info info) throws MPIException {
+        return Intracomm.openPort(info);
+    }
+
+    public static void closePort(String name) throws MPIException {
+        Intracomm.closePort(name);
+    }
+
+    public static void publishName(String service, String port) throws MPIException {
+        Intracomm.publishName(service, port);
+    }
+
+    public static void publishName(String service, Info info, String port)
+            throws MPIException {
+        Intracomm.publishName(service, info, port);
+    }
+
+    public static void unpublishName(String service, String port) throws MPIException {
+        Intracomm.unpublishName(service, port);
+    }
+
+    public static void unpublishName(String service, Info info, String port)
+            throws MPIException {
+        Intracomm.unpublishName(service, info, port);
+    }
+
+    public static String lookupName(String service) throws MPIException {
+        return Intracomm.lookupName(service);
+    }
+
+    public static String lookupName(String service, Info info) throws MPIException {
+        return Intracomm.lookupName(service, info);
     }
 }

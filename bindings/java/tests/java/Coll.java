@@ -28,6 +28,7 @@ public class Coll {
             bcast(n);
             reductions(n);
             gathers(n);
+            nbReductions(n);
         }
         vforms();
         userOps();
@@ -150,6 +151,77 @@ public class Coll {
         int[] a = {1, 2, 3}, b = {10, 20, 30};
         Comm.reduceLocal(a, b, 3, MPI.INT, MPI.PROD);
         T.eq(b[2], 90, "reduceLocal");
+    }
+
+    /** iScan, iExScan, iReduceScatter(Block), regular and in place, on direct buffers. */
+    static void nbReductions(int n) throws MPIException {
+        IntBuffer in = MPI.newIntBuffer(n), sc = MPI.newIntBuffer(n), ex = MPI.newIntBuffer(n);
+        IntBuffer scIp = MPI.newIntBuffer(n), exIp = MPI.newIntBuffer(n);
+        for (int i = 0; i < n; i++) {
+            in.put(i, v(me, i));
+            scIp.put(i, v(me, i));
+            exIp.put(i, v(me, i));
+        }
+        Request[] rs = {w.iScan(in, sc, n, MPI.INT, MPI.SUM), w.iExScan(in, ex, n, MPI.INT, MPI.SUM),
+                        w.iScan(scIp, n, MPI.INT, MPI.SUM), w.iExScan(exIp, n, MPI.INT, MPI.SUM)};
+        Request.waitAll(rs);
+        for (int i = 0; i < n; i++) {
+            long s = 0;
+            for (int r = 0; r < me; r++)
+                s += v(r, i);
+            T.eq(sc.get(i), s + v(me, i), "iScan i " + i);
+            T.eq(scIp.get(i), s + v(me, i), "iScan in place i " + i);
+            if (me > 0) {
+                T.eq(ex.get(i), s, "iExScan i " + i);
+                T.eq(exIp.get(i), s, "iExScan in place i " + i);
+            }
+        }
+        // iReduceScatterBlock: n per rank; regular and in place
+        IntBuffer big = MPI.newIntBuffer(n * np), bigIp = MPI.newIntBuffer(n * np);
+        for (int i = 0; i < n * np; i++) {
+            big.put(i, v(me, i));
+            bigIp.put(i, v(me, i));
+        }
+        IntBuffer part = MPI.newIntBuffer(n);
+        Request a = w.iReduceScatterBlock(big, part, n, MPI.INT, MPI.SUM);
+        Request b = w.iReduceScatterBlock(bigIp, n, MPI.INT, MPI.SUM);
+        Request.waitAll(new Request[] {a, b});
+        for (int i = 0; i < n; i++) {
+            long s = 0;
+            for (int r = 0; r < np; r++)
+                s += v(r, me * n + i);
+            T.eq(part.get(i), s, "iReduceScatterBlock i " + i);
+            T.eq(bigIp.get(i), s, "iReduceScatterBlock in place i " + i);
+        }
+        // iReduceScatter: rank r gets n/np + r elements; the counts array is
+        // overwritten right after the call, which must not matter.
+        int[] counts = new int[np];
+        int total = 0;
+        for (int r = 0; r < np; r++)
+            total += counts[r] = n / np + r;
+        int[] keep = counts.clone();
+        int start = 0;
+        for (int r = 0; r < me; r++)
+            start += keep[r];
+        IntBuffer src = MPI.newIntBuffer(total), srcIp = MPI.newIntBuffer(total);
+        for (int i = 0; i < total; i++) {
+            src.put(i, v(me, i));
+            srcIp.put(i, v(me, i));
+        }
+        IntBuffer got = MPI.newIntBuffer(keep[me] + 1);
+        got.put(keep[me], -77); // just past the block: must stay
+        a = w.iReduceScatter(src, got, counts, MPI.INT, MPI.SUM);
+        b = w.iReduceScatter(srcIp, counts, MPI.INT, MPI.SUM);
+        java.util.Arrays.fill(counts, 0);
+        Request.waitAll(new Request[] {a, b});
+        for (int i = 0; i < keep[me]; i++) {
+            long s = 0;
+            for (int r = 0; r < np; r++)
+                s += v(r, start + i);
+            T.eq(got.get(i), s, "iReduceScatter i " + i);
+            T.eq(srcIp.get(i), s, "iReduceScatter in place i " + i);
+        }
+        T.eq(got.get(keep[me]), -77, "iReduceScatter wrote past its block");
     }
 
     static void gathers(int n) throws MPIException {

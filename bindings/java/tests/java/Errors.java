@@ -38,8 +38,38 @@ public class Errors {
         expect(MPI.ERR_UNKNOWN, "iSend on a heap array",
                 () -> w.iSend(java.nio.ByteBuffer.wrap(a), 1, MPI.BYTE, me, 0));
         expect(MPI.ERR_ROOT, "bcast with a bad root", () -> w.bcast(a, 1, MPI.BYTE, -4));
-        expect(MPI.ERR_UNSUPPORTED_OPERATION, "iScan",
-                () -> w.iScan(MPI.newIntBuffer(1), MPI.newIntBuffer(1), 1, MPI.INT, MPI.SUM));
+        expect(MPI.ERR_ARG, "iReduceScatter with a count per rank missing",
+                () -> w.iReduceScatter(MPI.newIntBuffer(4 * np), MPI.newIntBuffer(4),
+                        new int[np - 1], MPI.INT, MPI.SUM));
+        expect(MPI.ERR_UNKNOWN, "iScan on a heap buffer",
+                () -> w.iScan(java.nio.IntBuffer.wrap(new int[1]), MPI.newIntBuffer(1), 1,
+                        MPI.INT, MPI.SUM));
+        // topologies, intercommunicators, dynamic processes, attributes
+        expect(MPI.ERR_TOPOLOGY, "createCart over more ranks than the communicator",
+                () -> w.createCart(new int[] {np + 1}, new boolean[] {false}, false));
+        expect(MPI.ERR_ARG, "createCart: dims and periods differ in length",
+                () -> w.createCart(new int[] {np}, new boolean[] {false, true}, false));
+        CartComm c = w.createCart(new int[] {np}, new boolean[] {false}, false);
+        expect(MPI.ERR_RANK, "getCoords of a bad rank", () -> c.getCoords(np + 3));
+        expect(MPI.ERR_ARG, "shift along a missing dimension", () -> c.shift(2, 1));
+        expect(MPI.ERR_ARG, "getRank with too few coordinates", () -> c.getRank(new int[0]));
+        expect(MPI.ERR_BUFFER, "neighborAllGather into a short array",
+                () -> c.neighborAllGather(new int[1], 1, MPI.INT, new int[1], 1, MPI.INT));
+        c.free();
+        expect(MPI.ERR_TOPOLOGY, "neighborAllGather without a topology",
+                () -> w.neighborAllGather(new int[1], 1, MPI.INT, new int[2], 1, MPI.INT));
+        expect(MPI.ERR_ARG, "createGraph: index past the edges",
+                () -> w.createGraph(new int[] {3}, new int[] {0}, false));
+        expect(MPI.ERR_RANK, "createIntercomm with a bad remote leader",
+                () -> MPI.COMM_SELF.createIntercomm(MPI.COMM_SELF, 0, 5, 1));
+        expect(MPI.ERR_NAME, "lookupName of an unpublished service",
+                () -> Intracomm.lookupName("no-such-service"));
+        expect(MPI.ERR_ARG, "spawn with no command",
+                () -> MPI.COMM_SELF.spawn(null, null, 1, MPI.INFO_NULL, 0, null));
+        expect(MPI.ERR_KEYVAL, "getAttr with a key never created", () -> w.getAttr(12345));
+        expect(MPI.ERR_ARG, "allToAllw with a type per rank missing",
+                () -> w.allToAllw(new byte[8], new int[np], new int[np], new Datatype[0],
+                        new byte[8], new int[np], new int[np], new Datatype[0]));
         // Truncation: a 100-byte message into a 10-byte receive.
         if (np >= 2 && me < 2) {
             if (me == 0) {
