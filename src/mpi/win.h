@@ -231,9 +231,8 @@ bool ump_win_one_node(MPI_Comm comm);
  * (collective); *base is this rank's part. Returns MPI_SUCCESS, or an
  * error class: raised already when `why` is empty, else described there
  * and not raised (the segment could not be made). */
-int ump_win_shm_setup(const char *call, MPI_Aint size, int disp_unit, MPI_Info info,
-                      MPI_Comm comm, int flavor, void **base, MPI_Win *out, char *why,
-                      size_t whylen);
+int ump_win_shm_setup(const char *call, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                      int flavor, void **base, MPI_Win *out, char *why, size_t whylen);
 
 /* Direct windows (win_direct.c). One operation, checked already, done by
  * the origin on the target's memory at tbase through the target layout's

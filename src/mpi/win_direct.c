@@ -41,8 +41,7 @@ static void acc_lock(uint32_t *l)
 {
     unsigned spins = 0;
     for (;;) {
-        if (!__atomic_load_n(l, __ATOMIC_RELAXED) &&
-            !__atomic_exchange_n(l, 1u, __ATOMIC_ACQUIRE))
+        if (!__atomic_load_n(l, __ATOMIC_RELAXED) && !__atomic_exchange_n(l, 1u, __ATOMIC_ACQUIRE))
             return;
         backoff(&spins);
     }
@@ -59,8 +58,8 @@ static bool try_lock(uint32_t *l, int lock_type)
     if (lock_type == MPI_LOCK_EXCLUSIVE)
         return v == 0 && __atomic_compare_exchange_n(l, &v, (uint32_t)LOCK_EXCL, false,
                                                      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
-    return !(v & LOCK_EXCL) && __atomic_compare_exchange_n(l, &v, v + 1, false, __ATOMIC_ACQUIRE,
-                                                           __ATOMIC_RELAXED);
+    return !(v & LOCK_EXCL) &&
+           __atomic_compare_exchange_n(l, &v, v + 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
 }
 
 void ump_win_direct_lock(MPI_Win w, int r, int lock_type)
@@ -129,8 +128,7 @@ static int put(const ump_win_direct_op_t *d)
 static int get(const ump_win_direct_op_t *d)
 {
     if (d->nruns == 1) {
-        ump_dt_unpack(d->raddr, (size_t)d->rcount, d->rdt, 0, d->tbase + d->runs[0].off,
-                      d->tbytes);
+        ump_dt_unpack(d->raddr, (size_t)d->rcount, d->rdt, 0, d->tbase + d->runs[0].off, d->tbytes);
         return MPI_SUCCESS;
     }
     alignas(16) char small[SMALL];

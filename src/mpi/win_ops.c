@@ -205,8 +205,8 @@ static bool flatten(const rma_args_t *a, size_t tbytes, ump_win_run_t *runs, siz
         ump_dt_cursor_iov(&cur, tbytes, iov, 64, &niov);
         if (niov == 0) break;
         for (int i = 0; i < niov; i++) {
-            if (n && runs[n - 1].off + (int64_t)runs[n - 1].len ==
-                         (int64_t)(intptr_t)iov[i].iov_base) {
+            if (n &&
+                runs[n - 1].off + (int64_t)runs[n - 1].len == (int64_t)(intptr_t)iov[i].iov_base) {
                 runs[n - 1].len += iov[i].iov_len;
                 continue;
             }
@@ -222,14 +222,12 @@ static bool flatten(const rma_args_t *a, size_t tbytes, ump_win_run_t *runs, siz
 
 /* A direct window: the origin does the operation itself (win_direct.c),
  * complete when this returns, so a request form's request is too. */
-static int direct(MPI_Win w, const rma_args_t *a, MPI_Datatype basic, size_t tbytes,
-                  size_t maxruns)
+static int direct(MPI_Win w, const rma_args_t *a, MPI_Datatype basic, size_t tbytes, size_t maxruns)
 {
     const char *call = a->call;
     ump_win_run_t one, *runs = maxruns == 1 ? &one : malloc(maxruns * sizeof(*runs));
     if (!runs)
-        return ump_win_error(w, MPI_ERR_NO_MEM, call, "out of memory for %zu target runs",
-                             maxruns);
+        return ump_win_error(w, MPI_ERR_NO_MEM, call, "out of memory for %zu target runs", maxruns);
     size_t nruns = 0;
     int rc = MPI_SUCCESS;
     if (!flatten(a, tbytes, runs, maxruns, &nruns)) {
@@ -290,7 +288,8 @@ static int rma(MPI_Win w, const rma_args_t *a)
     size_t nruns = 0;
     if (!flatten(a, tbytes, runs, maxruns, &nruns)) {
         free(msg);
-        return ump_win_error(w, MPI_ERR_INTERN, call, "target datatype has more runs than expected");
+        return ump_win_error(w, MPI_ERR_INTERN, call,
+                             "target datatype has more runs than expected");
     }
     char *data = (char *)(runs + nruns);
     if (datalen) ump_dt_pack(a->oaddr, (size_t)a->ocount, a->odt, 0, data, tbytes);

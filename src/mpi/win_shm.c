@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "mpi/win.h"
+#include "util/util.h"
 
 void ump_win_shm_free(MPI_Win w)
 {
@@ -87,12 +88,13 @@ bool ump_win_one_node(MPI_Comm comm)
     return true;
 }
 
-/* UMP_WIN_DIRECT=0 makes even these windows use messages (so that path
- * can be tested on one node). */
+UMP_CFG(ump_win_cfg_direct, "UMP_WIN_DIRECT", UMP_CFG_BOOL, "1",
+        "one-sided operations on windows of MPI_Win_allocate(_shared) within one node are "
+        "loads and stores by the origin; 0 sends them as messages the target applies");
+
 static bool direct_allowed(void)
 {
-    const char *e = getenv("UMP_WIN_DIRECT");
-    return !e || strcmp(e, "0") != 0;
+    return !ump_win_cfg_direct.loaded || ump_win_cfg_direct.v.b;
 }
 
 static size_t round_up(size_t x, size_t a)
@@ -100,9 +102,8 @@ static size_t round_up(size_t x, size_t a)
     return (x + a - 1) / a * a;
 }
 
-int ump_win_shm_setup(const char *call, MPI_Aint size, int disp_unit, MPI_Info info,
-                      MPI_Comm comm, int flavor, void **base_out, MPI_Win *win, char *why,
-                      size_t whylen)
+int ump_win_shm_setup(const char *call, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                      int flavor, void **base_out, MPI_Win *win, char *why, size_t whylen)
 {
     int n = comm->size;
     long long mine = size, *sizes = malloc(sizeof(long long) * (size_t)n);
@@ -178,8 +179,8 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
                                  comm->rank, i);
     char why[256] = "";
     void *base = NULL;
-    int rc = ump_win_shm_setup(call, size, disp_unit, info, comm, MPI_WIN_FLAVOR_SHARED, &base,
-                               win, why, sizeof(why));
+    int rc = ump_win_shm_setup(call, size, disp_unit, info, comm, MPI_WIN_FLAVOR_SHARED, &base, win,
+                               why, sizeof(why));
     if (rc != MPI_SUCCESS)
         return why[0] ? ump_mpi_error(comm, rc, call, "rank %d: %s", comm->rank, why) : rc;
     *(void **)baseptr = base;
