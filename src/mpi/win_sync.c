@@ -308,6 +308,8 @@ int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
     if (!r) return rc;
     win->post_group = r;
     win->npost = n;
+    /* This rank's stores to a direct window are seen before the POST. */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
     for (int i = 0; i < n; i++) {
         rc = ump_win_ctrl(win, r[i], UMP_WIN_POST, 0, false);
         if (rc != MPI_SUCCESS) return ump_win_error(win, rc, call, "cannot reach rank %d", r[i]);
@@ -341,6 +343,7 @@ int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
      * epoch (MPI_MODE_NOCHECK included: the POST message is consumed
      * either way, so later epochs stay matched). */
     ump_win_progress_until(win, posts_seen);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
     for (int i = 0; i < n; i++)
         win->post_seen[r[i]]--;
     return MPI_SUCCESS;
