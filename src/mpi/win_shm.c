@@ -41,8 +41,11 @@ static int map_segment(MPI_Comm comm, size_t len, void **map, char *why, size_t 
     void *m = MAP_FAILED;
     if (comm->rank == 0) {
         snprintf(name, sizeof(name), "/ump-win-%d-%u", (int)getpid(), serial++);
-        int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+        int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600), fe = 0;
+        /* The pages are reserved now: a segment larger than what is free
+         * in /dev/shm fails here, not with SIGBUS at a later store. */
         if (fd < 0 || ftruncate(fd, (off_t)len) != 0 ||
+            ((fe = posix_fallocate(fd, 0, (off_t)len)) != 0 && fe != EOPNOTSUPP && (errno = fe)) ||
             (m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED) {
             snprintf(why, whylen, "rank 0 cannot create a shared segment of %zu bytes: %s", len,
                      strerror(errno));
