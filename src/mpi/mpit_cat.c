@@ -21,6 +21,7 @@ static const struct {
     {"dt", "the datatype engine: layouts, scatter-gather, packing"},
     {"core", "matching, protocols, progress, flow control; the core's counters"},
     {"coll", "collective algorithms and their thresholds"},
+    {"mpi", "the MPI interface: one-sided windows"},
 };
 enum { NCATS = (int)UMP_ARRAY_SIZE(cats), CAT_CORE = 5 };
 
@@ -32,7 +33,7 @@ int ump_mpit_cvar_category(const ump_cfg_t *c)
     } map[] = {
         {"UMP_LOG", 1},   {"UMP_RT_", 2},  {"UMP_BOOTSTRAP", 2}, {"UMP_SHM_", 3},
         {"UMP_TCP_", 3},  {"UMP_UDP_", 3}, {"UMP_REL_", 3},      {"UMP_OFI_", 3},
-        {"UMP_STATS", 3}, {"UMP_DT_", 4},  {"UMP_COLL_", 6},
+        {"UMP_STATS", 3}, {"UMP_DT_", 4},  {"UMP_COLL_", 6},     {"UMP_WIN_", 7},
     };
     for (size_t i = 0; i < UMP_ARRAY_SIZE(map); i++)
         if (!strncmp(c->name, map[i].prefix, strlen(map[i].prefix))) return map[i].cat;

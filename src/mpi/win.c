@@ -230,6 +230,22 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
     if (size < 0)
         return ump_mpi_error(comm, MPI_ERR_SIZE, call, "rank %d: window size %ld is negative",
                              comm->rank, (long)size);
+    /* On one node the window lies in one segment every rank maps, and
+     * its operations are loads and stores (win_direct.c); a segment that
+     * cannot be made (on every rank alike) leaves private memory. */
+    if (ump_win_one_node(comm)) {
+        char why[256] = "";
+        void *base = NULL;
+        int rc = ump_win_shm_setup(call, size, disp_unit, info, comm, MPI_WIN_FLAVOR_ALLOCATE,
+                                   &base, win, why, sizeof(why));
+        if (rc == MPI_SUCCESS) {
+            *(void **)baseptr = base;
+            return MPI_SUCCESS;
+        }
+        if (!why[0]) return rc;
+        if (rc != MPI_ERR_RMA_SHARED)
+            return ump_mpi_error(comm, rc, call, "rank %d: %s", comm->rank, why);
+    }
     /* Aligned for any type a window may hold (long double, complex). */
     void *mem = NULL;
     if (size > 0 && posix_memalign(&mem, 64, (size_t)size) != 0)

@@ -92,6 +92,15 @@ typedef struct ump_win_waiter {
 
 typedef enum { UMP_WIN_EPOCH_NONE = 0, UMP_WIN_EPOCH_FENCE } ump_win_epoch_t;
 
+/* The words a direct window keeps per rank at the start of its segment,
+ * one cache line each so ranks spinning on different targets do not
+ * share a line (win_direct.c). */
+typedef struct {
+    uint32_t lock; /* passive-target lock: UMP_WIN_LOCK_EXCL or a count of shared holders */
+    uint32_t acc;  /* spinlock serialising accumulates to this rank */
+    char pad[56];
+} ump_win_ctl_t;
+
 struct ump_mpi_win {
     uint32_t magic;
     pthread_mutex_t mu; /* recursive; taken only under MPI_THREAD_MULTIPLE */
@@ -134,7 +143,9 @@ struct ump_mpi_win {
     int npost;
     int completes; /* COMPLETE messages received and not yet consumed by wait */
 
-    /* shared windows */
+    /* shared windows (allocate_shared, and allocate on one node) */
+    bool direct;        /* the origin loads and stores the target's part itself */
+    ump_win_ctl_t *ctl; /* per rank, at the start of the segment */
     void *shm_map;
     size_t shm_len;
     MPI_Aint *shm_offs; /* per rank: offset of its part in the mapping */
@@ -214,6 +225,44 @@ MPI_Op ump_win_op_at(int i);
 
 /* Shared windows (win_shm.c): releases the mapping. */
 void ump_win_shm_free(MPI_Win w);
+/* Whether every rank of comm runs on this node. */
+bool ump_win_one_node(MPI_Comm comm);
+/* Builds a window whose parts all lie in one segment every rank maps
+ * (collective); *base is this rank's part. Returns MPI_SUCCESS, or an
+ * error class: raised already when `why` is empty, else described there
+ * and not raised (the segment could not be made). */
+int ump_win_shm_setup(const char *call, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                      int flavor, void **base, MPI_Win *out, char *why, size_t whylen);
+
+/* Direct windows (win_direct.c). One operation, checked already, done by
+ * the origin on the target's memory at tbase through the target layout's
+ * runs; op is UMP_WIN_PUT, ... ; basic the accumulates' element type. */
+typedef struct {
+    int op;
+    MPI_Op redop;
+    MPI_Datatype basic;
+    const void *oaddr;
+    int ocount;
+    MPI_Datatype odt;
+    void *raddr;
+    int rcount;
+    MPI_Datatype rdt;
+    const void *compare;
+    char *tbase;
+    const ump_win_run_t *runs;
+    size_t nruns, tbytes;
+} ump_win_direct_op_t;
+/* Returns MPI_SUCCESS or MPI_ERR_NO_MEM. */
+int ump_win_direct_op(MPI_Win w, int target, const ump_win_direct_op_t *d);
+/* Where window rank r's part starts in this process. */
+static inline char *ump_win_direct_base(MPI_Win w, int r)
+{
+    return (char *)w->shm_map + w->shm_offs[r];
+}
+/* The passive-target lock of window rank r, taken in the segment
+ * (waits, driving progress, while another holder excludes it). */
+void ump_win_direct_lock(MPI_Win w, int r, int lock_type);
+void ump_win_direct_unlock(MPI_Win w, int r, int lock_type);
 /* Dynamic windows (win_dyn.c): whether [addr, addr + len) is attached. */
 bool ump_win_dyn_covers(MPI_Win w, const char *addr, size_t len);
 

@@ -9,7 +9,8 @@
  * sent), then sends one message: a header, the target layout flattened to
  * (offset, length) runs, and the origin data packed in stream order. The
  * target applies it (win_am.c); a reply, when the call fetches data, is
- * received straight into the origin's layout.
+ * received straight into the origin's layout. On a direct window the
+ * origin does the operation itself instead (win_direct.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -184,6 +185,80 @@ static int check(MPI_Win w, const rma_args_t *a, MPI_Datatype *basic)
     return MPI_SUCCESS;
 }
 
+/* The target layout as (offset, length) runs, adjacent ones merged;
+ * false when it has more than maxruns. */
+static bool flatten(const rma_args_t *a, size_t tbytes, ump_win_run_t *runs, size_t maxruns,
+                    size_t *nruns)
+{
+    size_t n = 0;
+    if (ump_dt_is_contig(a->tdt)) {
+        runs[0].off = ump_dt_true_lb(a->tdt);
+        runs[0].len = tbytes;
+        *nruns = 1;
+        return true;
+    }
+    ump_dt_cursor_t cur;
+    ump_dt_cursor_init(&cur, NULL, (size_t)a->tcount, a->tdt, 0);
+    struct iovec iov[64];
+    while (!ump_dt_cursor_done(&cur)) {
+        int niov = 0;
+        ump_dt_cursor_iov(&cur, tbytes, iov, 64, &niov);
+        if (niov == 0) break;
+        for (int i = 0; i < niov; i++) {
+            if (n &&
+                runs[n - 1].off + (int64_t)runs[n - 1].len == (int64_t)(intptr_t)iov[i].iov_base) {
+                runs[n - 1].len += iov[i].iov_len;
+                continue;
+            }
+            if (n == maxruns) return false;
+            runs[n].off = (int64_t)(intptr_t)iov[i].iov_base;
+            runs[n].len = iov[i].iov_len;
+            n++;
+        }
+    }
+    *nruns = n;
+    return true;
+}
+
+/* A direct window: the origin does the operation itself (win_direct.c),
+ * complete when this returns, so a request form's request is too. */
+static int direct(MPI_Win w, const rma_args_t *a, MPI_Datatype basic, size_t tbytes, size_t maxruns)
+{
+    const char *call = a->call;
+    ump_win_run_t one, *runs = maxruns == 1 ? &one : malloc(maxruns * sizeof(*runs));
+    if (!runs)
+        return ump_win_error(w, MPI_ERR_NO_MEM, call, "out of memory for %zu target runs", maxruns);
+    size_t nruns = 0;
+    int rc = MPI_SUCCESS;
+    if (!flatten(a, tbytes, runs, maxruns, &nruns)) {
+        rc = ump_win_error(w, MPI_ERR_INTERN, call, "target datatype has more runs than expected");
+    } else {
+        ump_win_direct_op_t d = {
+            .op = a->op,
+            .redop = a->redop,
+            .basic = basic,
+            .oaddr = a->oaddr,
+            .ocount = a->ocount,
+            .odt = a->odt,
+            .raddr = a->raddr,
+            .rcount = a->rcount,
+            .rdt = a->rdt,
+            .compare = a->compare,
+            .tbase = ump_win_direct_base(w, a->target) +
+                     (long long)a->tdisp * w->peers[a->target].disp_unit,
+            .runs = runs,
+            .nruns = nruns,
+            .tbytes = tbytes,
+        };
+        rc = ump_win_direct_op(w, a->target, &d);
+        if (rc != MPI_SUCCESS)
+            rc = ump_win_error(w, rc, call, "cannot operate on rank %d's window", a->target);
+    }
+    if (runs != &one) free(runs);
+    if (rc == MPI_SUCCESS && a->request) rc = done_request(w, call, a->request, NULL);
+    return rc;
+}
+
 static int rma(MPI_Win w, const rma_args_t *a)
 {
     const char *call = a->call;
@@ -197,6 +272,7 @@ static int rma(MPI_Win w, const rma_args_t *a)
 
     /* The target layout as runs: at most nblocks per element. */
     size_t maxruns = ump_dt_is_contig(a->tdt) ? 1 : (size_t)a->tcount * ump_dt_nblocks(a->tdt);
+    if (w->direct) return direct(w, a, basic, tbytes, maxruns);
     size_t datalen = 0;
     if (a->op == UMP_WIN_PUT || a->op == UMP_WIN_ACC ||
         (a->op == UMP_WIN_GACC && a->redop != MPI_NO_OP))
@@ -210,34 +286,10 @@ static int rma(MPI_Win w, const rma_args_t *a)
     memset(h, 0, sizeof(*h));
     ump_win_run_t *runs = (ump_win_run_t *)(h + 1);
     size_t nruns = 0;
-    if (ump_dt_is_contig(a->tdt)) {
-        runs[0].off = ump_dt_true_lb(a->tdt);
-        runs[0].len = tbytes;
-        nruns = 1;
-    } else {
-        ump_dt_cursor_t cur;
-        ump_dt_cursor_init(&cur, NULL, (size_t)a->tcount, a->tdt, 0);
-        struct iovec iov[64];
-        while (!ump_dt_cursor_done(&cur)) {
-            int niov = 0;
-            ump_dt_cursor_iov(&cur, tbytes, iov, 64, &niov);
-            if (niov == 0) break;
-            for (int i = 0; i < niov; i++) {
-                if (nruns && runs[nruns - 1].off + (int64_t)runs[nruns - 1].len ==
-                                 (int64_t)(intptr_t)iov[i].iov_base) {
-                    runs[nruns - 1].len += iov[i].iov_len;
-                    continue;
-                }
-                if (nruns == maxruns) {
-                    free(msg);
-                    return ump_win_error(w, MPI_ERR_INTERN, call,
-                                         "target datatype has more runs than expected");
-                }
-                runs[nruns].off = (int64_t)(intptr_t)iov[i].iov_base;
-                runs[nruns].len = iov[i].iov_len;
-                nruns++;
-            }
-        }
+    if (!flatten(a, tbytes, runs, maxruns, &nruns)) {
+        free(msg);
+        return ump_win_error(w, MPI_ERR_INTERN, call,
+                             "target datatype has more runs than expected");
     }
     char *data = (char *)(runs + nruns);
     if (datalen) ump_dt_pack(a->oaddr, (size_t)a->ocount, a->odt, 0, data, tbytes);

@@ -8,8 +8,11 @@
  * page aligned), so each can load and store the
  * others' memory directly. Rank 0 creates the segment (mode 0600, a name
  * no other job uses), the others map it, and it is unlinked as soon as all
- * have it mapped: nothing is left behind if the job dies. RMA calls on the
- * window work as on any other (the owner applies them to the same memory).
+ * have it mapped: nothing is left behind if the job dies. MPI_Win_allocate
+ * on a communicator within one node makes its window the same way. The
+ * segment starts with every rank's control words (ump_win_ctl_t), and
+ * RMA calls on such a window are done by the origin itself
+ * (win_direct.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +23,7 @@
 #include <unistd.h>
 
 #include "mpi/win.h"
+#include "util/util.h"
 
 void ump_win_shm_free(MPI_Win w)
 {
@@ -37,8 +41,11 @@ static int map_segment(MPI_Comm comm, size_t len, void **map, char *why, size_t 
     void *m = MAP_FAILED;
     if (comm->rank == 0) {
         snprintf(name, sizeof(name), "/ump-win-%d-%u", (int)getpid(), serial++);
-        int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+        int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600), fe = 0;
+        /* The pages are reserved now: a segment larger than what is free
+         * in /dev/shm fails here, not with SIGBUS at a later store. */
         if (fd < 0 || ftruncate(fd, (off_t)len) != 0 ||
+            ((fe = posix_fallocate(fd, 0, (off_t)len)) != 0 && fe != EOPNOTSUPP && (errno = fe)) ||
             (m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED) {
             snprintf(why, whylen, "rank 0 cannot create a shared segment of %zu bytes: %s", len,
                      strerror(errno));
@@ -76,6 +83,82 @@ static int map_segment(MPI_Comm comm, size_t len, void **map, char *why, size_t 
     return MPI_SUCCESS;
 }
 
+bool ump_win_one_node(MPI_Comm comm)
+{
+    int node = ump_node_id(ump_mpi_world_rank(comm, 0));
+    for (int i = 1; i < comm->size; i++)
+        if (ump_node_id(ump_mpi_world_rank(comm, i)) != node) return false;
+    return true;
+}
+
+UMP_CFG(ump_win_cfg_direct, "UMP_WIN_DIRECT", UMP_CFG_BOOL, "1",
+        "one-sided operations on windows of MPI_Win_allocate(_shared) within one node are "
+        "loads and stores by the origin; 0 sends them as messages the target applies");
+
+static bool direct_allowed(void)
+{
+    return !ump_win_cfg_direct.loaded || ump_win_cfg_direct.v.b;
+}
+
+static size_t round_up(size_t x, size_t a)
+{
+    return (x + a - 1) / a * a;
+}
+
+int ump_win_shm_setup(const char *call, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                      int flavor, void **base_out, MPI_Win *win, char *why, size_t whylen)
+{
+    int n = comm->size;
+    long long mine = size, *sizes = malloc(sizeof(long long) * (size_t)n);
+    MPI_Aint *offs = malloc(sizeof(MPI_Aint) * (size_t)n);
+    if (!sizes || !offs) {
+        free(sizes);
+        free(offs);
+        snprintf(why, whylen, "rank %d: out of memory", comm->rank);
+        return MPI_ERR_NO_MEM;
+    }
+    int rc = PMPI_Allgather(&mine, 1, MPI_LONG_LONG, sizes, 1, MPI_LONG_LONG, comm);
+    /* The ranks' control words first, a page, so the parts start page
+     * aligned; then the parts: with no gap for allocate_shared (MPI 3.1
+     * 11.2.3: contiguous by default), each on a cache line for allocate
+     * (aligned for any type, as a private allocation would be). */
+    size_t total = round_up((size_t)n * sizeof(ump_win_ctl_t), 4096), data = 0;
+    size_t align = flavor == MPI_WIN_FLAVOR_SHARED ? 1 : 64;
+    for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
+        offs[i] = (MPI_Aint)total;
+        total += round_up((size_t)sizes[i], align);
+        data += (size_t)sizes[i];
+    }
+    free(sizes);
+    if (rc != MPI_SUCCESS) {
+        free(offs);
+        return rc;
+    }
+    void *map = NULL;
+    rc = map_segment(comm, total, &map, why, whylen);
+    if (rc != MPI_SUCCESS) {
+        free(offs);
+        if (!why[0]) snprintf(why, whylen, "rank %d: cannot map the window", comm->rank);
+        return rc;
+    }
+    /* The segment is new, so zero: the locks free, the memory cleared. */
+    char *base = data ? (char *)map + offs[comm->rank] : NULL;
+    rc = ump_win_setup(call, base, size, disp_unit, info, comm, flavor, win);
+    if (rc != MPI_SUCCESS) {
+        munmap(map, total);
+        free(offs);
+        why[0] = 0;
+        return rc;
+    }
+    (*win)->shm_map = map;
+    (*win)->shm_len = total;
+    (*win)->shm_offs = offs;
+    (*win)->ctl = map;
+    (*win)->direct = direct_allowed();
+    *base_out = base;
+    return MPI_SUCCESS;
+}
+
 #pragma weak MPI_Win_allocate_shared = PMPI_Win_allocate_shared
 int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                              void *baseptr, MPI_Win *win)
@@ -97,43 +180,12 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
                                  "rank %d: ranks 0 and %d of the communicator are on different "
                                  "nodes (split it with MPI_Comm_split_type first)",
                                  comm->rank, i);
-    long long mine = size, *sizes = malloc(sizeof(long long) * (size_t)n);
-    MPI_Aint *offs = malloc(sizeof(MPI_Aint) * (size_t)n);
-    if (!sizes || !offs) {
-        free(sizes);
-        free(offs);
-        return ump_mpi_error(comm, MPI_ERR_NO_MEM, call, "out of memory");
-    }
-    int rc = PMPI_Allgather(&mine, 1, MPI_LONG_LONG, sizes, 1, MPI_LONG_LONG, comm);
-    size_t total = 0;
-    for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
-        offs[i] = (MPI_Aint)total;
-        total += (size_t)sizes[i];
-    }
-    free(sizes);
-    if (rc != MPI_SUCCESS) {
-        free(offs);
-        return rc;
-    }
-    void *map = NULL;
     char why[256] = "";
-    if (total) {
-        rc = map_segment(comm, total, &map, why, sizeof(why));
-        if (rc != MPI_SUCCESS) {
-            free(offs);
-            return ump_mpi_error(comm, rc, call, "rank %d: %s", comm->rank, why);
-        }
-    }
-    char *base = map ? (char *)map + offs[comm->rank] : NULL;
-    rc = ump_win_setup(call, base, size, disp_unit, info, comm, MPI_WIN_FLAVOR_SHARED, win);
-    if (rc != MPI_SUCCESS) {
-        if (map) munmap(map, total);
-        free(offs);
-        return rc;
-    }
-    (*win)->shm_map = map;
-    (*win)->shm_len = total;
-    (*win)->shm_offs = offs;
+    void *base = NULL;
+    int rc = ump_win_shm_setup(call, size, disp_unit, info, comm, MPI_WIN_FLAVOR_SHARED, &base, win,
+                               why, sizeof(why));
+    if (rc != MPI_SUCCESS)
+        return why[0] ? ump_mpi_error(comm, rc, call, "rank %d: %s", comm->rank, why) : rc;
     *(void **)baseptr = base;
     return MPI_SUCCESS;
 }

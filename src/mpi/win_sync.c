@@ -12,6 +12,11 @@
  * (one reduce-scatter), each target drives progress until it applied
  * that many, and a barrier keeps the next epoch's operations out until
  * every target is done.
+ *
+ * A direct window (win_direct.c) needs none of that: its operations are
+ * done when their calls return, so a fence is a memory fence and a
+ * barrier, a flush a memory fence, and its locks are words in the shared
+ * segment that the origin takes itself.
  */
 #include <stdlib.h>
 
@@ -46,6 +51,16 @@ int PMPI_Win_fence(int assert, MPI_Win win)
                              "a lock or post/start epoch is open on this window");
     rc = ump_win_pend_wait(win);
     if (rc != MPI_SUCCESS) return ump_win_error(win, rc, call, "an operation failed");
+    if (win->direct) {
+        /* Every operation is done at its target already: make this
+         * rank's stores visible, wait for the others', see theirs. */
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        rc = PMPI_Barrier(win->comm);
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        if (rc != MPI_SUCCESS) return rc;
+        win->epoch = (assert &MPI_MODE_NOSUCCEED) ? UMP_WIN_EPOCH_NONE : UMP_WIN_EPOCH_FENCE;
+        return MPI_SUCCESS;
+    }
     unsigned expected = 0;
     rc = PMPI_Reduce_scatter_block(win->fence_sent, &expected, 1, MPI_UNSIGNED, MPI_SUM, win->comm);
     if (rc != MPI_SUCCESS) return rc;
@@ -83,7 +98,10 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
     if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
     if (win->lock_all || win->locked[rank])
         return ump_win_error(win, MPI_ERR_RMA_SYNC, call, "rank %d is already locked", rank);
-    rc = ump_win_ctrl(win, rank, UMP_WIN_LOCK, lock_type, true);
+    if (win->direct)
+        ump_win_direct_lock(win, rank, lock_type);
+    else
+        rc = ump_win_ctrl(win, rank, UMP_WIN_LOCK, lock_type, true);
     if (rc != MPI_SUCCESS) return ump_win_error(win, rc, call, "cannot lock rank %d", rank);
     win->locked[rank] = (uint8_t)lock_type;
     win->nlocked++;
@@ -92,7 +110,14 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 
 static int unlock_one(MPI_Win w, int rank)
 {
-    int rc = ump_win_ctrl(w, rank, UMP_WIN_UNLOCK, 0, true);
+    int rc = MPI_SUCCESS;
+    if (w->direct) {
+        /* The operations are done; the release orders them before the
+         * lock is seen free. */
+        ump_win_direct_unlock(w, rank, w->locked[rank]);
+    } else {
+        rc = ump_win_ctrl(w, rank, UMP_WIN_UNLOCK, 0, true);
+    }
     w->locked[rank] = 0;
     w->nlocked--;
     return rc;
@@ -127,7 +152,10 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
     if (win->nlocked)
         return ump_win_error(win, MPI_ERR_RMA_SYNC, call, "a lock is already held on this window");
     for (int r = 0; r < win->size; r++) {
-        rc = ump_win_ctrl(win, r, UMP_WIN_LOCK, MPI_LOCK_SHARED, true);
+        if (win->direct)
+            ump_win_direct_lock(win, r, MPI_LOCK_SHARED);
+        else
+            rc = ump_win_ctrl(win, r, UMP_WIN_LOCK, MPI_LOCK_SHARED, true);
         if (rc != MPI_SUCCESS) return ump_win_error(win, rc, call, "cannot lock rank %d", r);
         win->locked[r] = MPI_LOCK_SHARED;
         win->nlocked++;
@@ -163,7 +191,11 @@ static int flush(MPI_Win w, const char *call, int rank, bool remote)
                              "rank %d is not locked (flushes belong to passive target epochs)",
                              rank);
     rc = ump_win_pend_wait(w);
-    if (rc == MPI_SUCCESS && remote) rc = ump_win_ctrl(w, rank, UMP_WIN_FLUSH, 0, true);
+    /* A direct window's operations are done when their calls return. */
+    if (w->direct)
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    else if (rc == MPI_SUCCESS && remote)
+        rc = ump_win_ctrl(w, rank, UMP_WIN_FLUSH, 0, true);
     if (rc != MPI_SUCCESS) return ump_win_error(w, rc, call, "cannot flush rank %d", rank);
     return MPI_SUCCESS;
 }
@@ -276,6 +308,8 @@ int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
     if (!r) return rc;
     win->post_group = r;
     win->npost = n;
+    /* This rank's stores to a direct window are seen before the POST. */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
     for (int i = 0; i < n; i++) {
         rc = ump_win_ctrl(win, r[i], UMP_WIN_POST, 0, false);
         if (rc != MPI_SUCCESS) return ump_win_error(win, rc, call, "cannot reach rank %d", r[i]);
@@ -309,6 +343,7 @@ int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
      * epoch (MPI_MODE_NOCHECK included: the POST message is consumed
      * either way, so later epochs stay matched). */
     ump_win_progress_until(win, posts_seen);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
     for (int i = 0; i < n; i++)
         win->post_seen[r[i]]--;
     return MPI_SUCCESS;
@@ -324,6 +359,8 @@ int PMPI_Win_complete(MPI_Win win)
         return ump_win_error(win, MPI_ERR_RMA_SYNC, call,
                              "no access epoch is open (MPI_Win_start first)");
     int rc = ump_win_pend_wait(win);
+    /* A direct window's stores are seen before the COMPLETE message. */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
     for (int i = 0; i < win->nstart && rc == MPI_SUCCESS; i++)
         rc = ump_win_ctrl(win, win->start_group[i], UMP_WIN_COMPLETE, 0, false);
     free(win->start_group);
@@ -356,6 +393,7 @@ int PMPI_Win_wait(MPI_Win win)
         return ump_win_error(win, MPI_ERR_RMA_SYNC, call,
                              "no exposure epoch is open (MPI_Win_post first)");
     ump_win_progress_until(win, completes_seen);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
     end_exposure(win);
     return MPI_SUCCESS;
 }
@@ -372,6 +410,9 @@ int PMPI_Win_test(MPI_Win win, int *flag)
                              "no exposure epoch is open (MPI_Win_post first)");
     ump_progress();
     *flag = completes_seen(win);
-    if (*flag) end_exposure(win);
+    if (*flag) {
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        end_exposure(win);
+    }
     return MPI_SUCCESS;
 }

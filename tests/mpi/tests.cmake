@@ -238,6 +238,30 @@ foreach(prog ${MPI_RMA_PROGS})
                "UMP_TRANSPORTS=udp;UMP_REL_DROP=0.05;UMP_REL_DUP=0.02;UMP_REL_REORDER=0.05;UMP_REL_CORRUPT=0.01")
 endforeach()
 
+# Windows of MPI_Win_allocate on one node are direct (loads and stores by
+# the origin): rma_direct's target makes no MPI call while the others
+# work on its window. And the message path those windows leave, kept
+# tested on shm by UMP_WIN_DIRECT=0.
+ump_mpi_program(mpi_rma_direct ${MPI_TEST_DIR}/rma_direct.c ${CMAKE_BINARY_DIR}/tests/mpi
+                rma_direct)
+foreach(run "2;shm" "4;shm" "3;tcp")
+  list(GET run 0 n)
+  list(GET run 1 xp)
+  set(name mpi.rma_direct.n${n}.${xp})
+  add_test(NAME ${name} COMMAND ${MPI_UMPRUN} -n ${n} --timeout 150 -x UMP_TRANSPORTS=${xp}
+                                $<TARGET_FILE:mpi_rma_direct>)
+  set_tests_properties(${name} PROPERTIES TIMEOUT 200 LABELS mpi ENVIRONMENT UMP_TRANSPORTS=${xp})
+endforeach()
+add_test(NAME mpi.rma_direct.singleton COMMAND $<TARGET_FILE:mpi_rma_direct>)
+set_tests_properties(mpi.rma_direct.singleton PROPERTIES TIMEOUT 120 LABELS mpi)
+foreach(prog rma rma_sync rma_edge rma_mt win)
+  set(name mpi.${prog}.n3.shm.messages)
+  add_test(NAME ${name} COMMAND ${MPI_UMPRUN} -n 3 --timeout 120 -x UMP_TRANSPORTS=shm
+                                -x UMP_WIN_DIRECT=0 $<TARGET_FILE:mpi_${prog}>)
+  set_tests_properties(${name} PROPERTIES TIMEOUT 180 LABELS mpi
+                                          ENVIRONMENT "UMP_TRANSPORTS=shm;UMP_WIN_DIRECT=0")
+endforeach()
+
 # A window error under the default MPI_ERRORS_ARE_FATAL ends the job, and
 # the message names the call and the error class.
 foreach(run "2;shm" "3;tcp")
