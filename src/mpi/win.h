@@ -45,8 +45,9 @@ enum {
 /* Small operations that need no reply wait in a per-target batch until the
  * next operation or control message to that target, a synchronisation
  * call, or a full batch sends them as one message (win_batch.c). */
-#define UMP_WIN_BATCH_OP_MAX 1024  /* largest operation message batched */
-#define UMP_WIN_BATCH_CAP    16384 /* a batch is sent before it grows past this */
+#define UMP_WIN_BATCH_OP_MAX                                                                       \
+    2048 /* largest operation message batched (1 KiB of data and its header) */
+#define UMP_WIN_BATCH_CAP 16384 /* a batch is sent before it grows past this */
 
 /* Header flags. */
 enum { UMP_WIN_F_COUNTED = 1 /* part of a fence epoch: counted by the target */ };
