@@ -11,8 +11,7 @@
 # Each test module runs in its own job (umprun --timeout), so a module that
 # hangs costs its own tests (counted as "hung") and not the rest of the
 # suite. MPI4PY_EXCLUDE is a space-separated list of modules to leave out
-# (default: none; test_spawn fails at once, as ump starts no processes at
-# run time).
+# (default: none).
 # MPI4PY_LAUNCH="mpiexec" with MPI4PY_SRC's build made for another MPI runs
 # the same tally against that MPI; MPI4PY_NO_BUILD=1 uses the build as is;
 # MPI4PY_PATH overrides the directory put on PYTHONPATH (e.g. to test an

@@ -113,6 +113,7 @@ static void win_destroy(MPI_Win w)
     free(w->post_group);
     free(w->regions);
     free(w->shm_offs);
+    ump_win_batch_free(w);
     if (w->info) PMPI_Info_free(&w->info);
     ump_mpi_errh_unref(w->errh);
     w->magic = UMP_MPI_MAGIC_DEAD;
@@ -279,6 +280,7 @@ int PMPI_Win_free(MPI_Win *win)
                            "an access or exposure epoch (lock or post/start) is still open");
     /* Everything this rank started is complete, then nobody sends to the
      * window any more once all ranks passed the barrier. */
+    if (rc == MPI_SUCCESS) rc = ump_win_batch_send_all(w);
     if (rc == MPI_SUCCESS) rc = ump_win_pend_wait(w);
     /* The delete callbacks run while the window is still whole; one that
      * fails leaves it (MPI 3.1 6.7.2). */

@@ -40,7 +40,14 @@ enum {
     UMP_WIN_FLUSH,
     UMP_WIN_POST,     /* target -> origin: exposure epoch opened */
     UMP_WIN_COMPLETE, /* origin -> target: access epoch closed */
+    UMP_WIN_BATCH,    /* several of the above, each 8-byte aligned, as its data */
 };
+/* Small operations that need no reply wait in a per-target batch until the
+ * next operation or control message to that target, a synchronisation
+ * call, or a full batch sends them as one message (win_batch.c). */
+#define UMP_WIN_BATCH_OP_MAX                                                                       \
+    2048 /* largest operation message batched (1 KiB of data and its header) */
+#define UMP_WIN_BATCH_CAP 16384 /* a batch is sent before it grows past this */
 
 /* Header flags. */
 enum { UMP_WIN_F_COUNTED = 1 /* part of a fence epoch: counted by the target */ };
@@ -131,6 +138,10 @@ struct ump_mpi_win {
     ump_win_pending_t *pend;
     size_t npend, cpend;
     uint32_t next_tag;
+    struct ump_win_batch {
+        char *buf;
+        size_t len;
+    } * batch; /* per target, NULL until the first batched operation */
 
     /* target side */
     ump_win_in_t *in_head, *in_tail;
@@ -214,6 +225,18 @@ static inline int ump_win_world(MPI_Win w, int r)
 /* Sends a header-only control message to window rank `target`; with
  * wait_reply, waits for its (empty) reply. */
 int ump_win_ctrl(MPI_Win w, int target, int op, int lock_type, bool wait_reply);
+/* Batches (win_batch.c). add: takes a copy of msg (len <=
+ * UMP_WIN_BATCH_OP_MAX) into target's batch, sending the batch first when
+ * it would not fit; MPI class. send: sends target's batch if it holds
+ * anything; send_all: every target's. free: at the window's end. */
+int ump_win_batch_add(MPI_Win w, int target, const void *msg, size_t len);
+int ump_win_batch_send(MPI_Win w, int target);
+int ump_win_batch_send_all(MPI_Win w);
+void ump_win_batch_free(MPI_Win w);
+static inline bool ump_win_batch_held(MPI_Win w, int target)
+{
+    return w->batch && w->batch[target].len;
+}
 /* Drives progress until cond(w) holds. */
 void ump_win_progress_until(MPI_Win w, bool (*cond)(MPI_Win w));
 

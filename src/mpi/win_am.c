@@ -131,16 +131,28 @@ int ump_win_ctrl(MPI_Win w, int target, int op, int lock_type, bool wait_reply)
         h->reply_tag = ump_win_tag(w);
         rc = ump_irecv(&dummy, 0, UMP_BYTE, tw, h->reply_tag, ctx, &rr);
     }
-    if (rc == UMP_OK) rc = ump_isend(h, sizeof(*h), UMP_BYTE, tw, UMP_WIN_TAG_REQ, ctx, &sr);
-    if (rc != UMP_OK) {
+    int mrc = MPI_SUCCESS;
+    if (rc == UMP_OK && ump_win_batch_held(w, target)) {
+        /* The operations waiting for this target go with it, in one message. */
+        mrc = ump_win_batch_add(w, target, h, sizeof(*h));
+        if (mrc == MPI_SUCCESS) mrc = ump_win_batch_send(w, target);
         free(h);
-        if (rr) ump_cancel(&rr), ump_wait(&rr, UMP_STATUS_IGNORE);
-        return ump_mpi_class_of(rc);
-    }
-    int mrc = ump_win_pend_add(w, sr, h, UMP_REQ_NULL);
-    if (mrc != MPI_SUCCESS) {
-        ump_wait(&sr, UMP_STATUS_IGNORE);
-        free(h);
+        if (mrc != MPI_SUCCESS) {
+            if (rr) ump_cancel(&rr), ump_wait(&rr, UMP_STATUS_IGNORE);
+            return mrc;
+        }
+    } else {
+        if (rc == UMP_OK) rc = ump_isend(h, sizeof(*h), UMP_BYTE, tw, UMP_WIN_TAG_REQ, ctx, &sr);
+        if (rc != UMP_OK) {
+            free(h);
+            if (rr) ump_cancel(&rr), ump_wait(&rr, UMP_STATUS_IGNORE);
+            return ump_mpi_class_of(rc);
+        }
+        mrc = ump_win_pend_add(w, sr, h, UMP_REQ_NULL);
+        if (mrc != MPI_SUCCESS) {
+            ump_wait(&sr, UMP_STATUS_IGNORE);
+            free(h);
+        }
     }
     if (wait_reply) rc = ump_wait(&rr, UMP_STATUS_IGNORE);
     return rc == UMP_OK ? mrc : ump_mpi_class_of(rc);
@@ -231,6 +243,27 @@ static void grant_waiters(MPI_Win w)
     }
 }
 
+static void apply(MPI_Win w, ump_win_in_t *in);
+
+/* A batch: its operations one after the other, as if each had come alone. */
+static void apply_batch(MPI_Win w, ump_win_in_t *in, const char *data, uint64_t len)
+{
+    uint64_t off = 0;
+    while (off < len) {
+        ump_win_hdr_t h;
+        if (len - off < sizeof(h)) ump_abort(MPI_ERR_INTERN, "one-sided: malformed RMA batch");
+        memcpy(&h, data + off, sizeof(h));
+        uint64_t left = len - off - sizeof(h);
+        if (h.op == UMP_WIN_BATCH || h.nruns > left / sizeof(ump_win_run_t) ||
+            h.datalen > left - h.nruns * sizeof(ump_win_run_t))
+            ump_abort(MPI_ERR_INTERN, "one-sided: malformed RMA batch");
+        size_t one = sizeof(h) + h.nruns * sizeof(ump_win_run_t) + h.datalen;
+        ump_win_in_t sub = {.buf = (char *)data + off, .len = one, .src = in->src};
+        apply(w, &sub);
+        off += (one + 7) & ~(uint64_t)7;
+    }
+}
+
 static void apply(MPI_Win w, ump_win_in_t *in)
 {
     const ump_win_hdr_t *h = (const ump_win_hdr_t *)in->buf;
@@ -297,6 +330,9 @@ static void apply(MPI_Win w, ump_win_in_t *in)
         break;
     case UMP_WIN_COMPLETE:
         w->completes++;
+        break;
+    case UMP_WIN_BATCH:
+        apply_batch(w, in, data, h->datalen);
         break;
     default:
         ump_abort(MPI_ERR_INTERN, "one-sided: unknown RMA message");

@@ -320,6 +320,19 @@ static int rma(MPI_Win w, const rma_args_t *a)
             return rc;
         }
     }
+    /* A small operation that needs no reply waits in the target's batch;
+     * any other goes after the batch, in order. */
+    if (!fetches && !a->request && len <= UMP_WIN_BATCH_OP_MAX) {
+        rc = ump_win_batch_add(w, a->target, msg, len);
+        free(msg);
+        if (rc != MPI_SUCCESS)
+            return ump_win_error(w, rc, call, "cannot operate on rank %d's window", a->target);
+        return MPI_SUCCESS;
+    }
+    if ((rc = ump_win_batch_send(w, a->target)) != MPI_SUCCESS) {
+        free(msg);
+        return ump_win_error(w, rc, call, "cannot reach target rank %d", a->target);
+    }
     int urc = UMP_OK;
     ump_req_t reply = UMP_REQ_NULL;
     if (fetches) {

@@ -49,7 +49,8 @@ int PMPI_Win_fence(int assert, MPI_Win win)
     if (win->nlocked || win->start_group || win->post_group)
         return ump_win_error(win, MPI_ERR_RMA_SYNC, call,
                              "a lock or post/start epoch is open on this window");
-    rc = ump_win_pend_wait(win);
+    rc = ump_win_batch_send_all(win);
+    if (rc == MPI_SUCCESS) rc = ump_win_pend_wait(win);
     if (rc != MPI_SUCCESS) return ump_win_error(win, rc, call, "an operation failed");
     if (win->direct) {
         /* Every operation is done at its target already: make this

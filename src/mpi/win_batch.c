@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Batches of one-sided operations (win.h): over a transport where every
+ * message costs a system call, a run of small puts and accumulates to one
+ * target goes as one message. An operation that needs no reply is copied
+ * into its target's batch and is complete at the origin at once; the
+ * batch leaves before the next message of any other kind to that target
+ * (so one origin's operations still reach a target in issue order), with
+ * the next control message (a flush or an unlock travels inside it: one
+ * message and one reply), at a fence or a window's end, or when full. The
+ * target applies a batch's operations in order, each as if alone.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/win.h"
+
+int ump_win_batch_add(MPI_Win w, int target, const void *msg, size_t len)
+{
+    if (!w->batch && !(w->batch = calloc((size_t)w->size, sizeof(*w->batch))))
+        return MPI_ERR_NO_MEM;
+    struct ump_win_batch *b = &w->batch[target];
+    size_t room = (len + 7) & ~(size_t)7;
+    if (b->len && b->len + room > UMP_WIN_BATCH_CAP) {
+        int rc = ump_win_batch_send(w, target);
+        if (rc != MPI_SUCCESS) return rc;
+    }
+    if (!b->buf) {
+        /* Room for the batch's own header before the operations. */
+        b->buf = malloc(sizeof(ump_win_hdr_t) + UMP_WIN_BATCH_CAP + UMP_WIN_BATCH_OP_MAX + 8);
+        if (!b->buf) return MPI_ERR_NO_MEM;
+    }
+    char *at = b->buf + sizeof(ump_win_hdr_t) + b->len;
+    memcpy(at, msg, len);
+    memset(at + len, 0, room - len);
+    b->len += room;
+    return MPI_SUCCESS;
+}
+
+int ump_win_batch_send(MPI_Win w, int target)
+{
+    if (!ump_win_batch_held(w, target)) return MPI_SUCCESS;
+    struct ump_win_batch *b = &w->batch[target];
+    ump_win_hdr_t *h = (ump_win_hdr_t *)b->buf;
+    memset(h, 0, sizeof(*h));
+    h->op = UMP_WIN_BATCH;
+    h->origin = w->rank;
+    h->datalen = b->len;
+    size_t len = sizeof(*h) + b->len;
+    /* The buffer goes with the message (freed when it is sent); the next
+     * batch takes a new one. */
+    char *msg = b->buf;
+    b->buf = NULL;
+    b->len = 0;
+    ump_req_t sr = UMP_REQ_NULL;
+    int rc = ump_isend(msg, len, UMP_BYTE, ump_win_world(w, target), UMP_WIN_TAG_REQ,
+                       w->comm->ctx_p2p, &sr);
+    if (rc != UMP_OK) {
+        free(msg);
+        return ump_mpi_class_of(rc);
+    }
+    int mrc = ump_win_pend_add(w, sr, msg, UMP_REQ_NULL);
+    if (mrc != MPI_SUCCESS) {
+        ump_wait(&sr, UMP_STATUS_IGNORE);
+        free(msg);
+    }
+    return mrc;
+}
+
+int ump_win_batch_send_all(MPI_Win w)
+{
+    int rc = MPI_SUCCESS;
+    for (int t = 0; w->batch && t < w->size; t++) {
+        int r = ump_win_batch_send(w, t);
+        if (rc == MPI_SUCCESS) rc = r;
+    }
+    return rc;
+}
+
+void ump_win_batch_free(MPI_Win w)
+{
+    for (int t = 0; w->batch && t < w->size; t++)
+        free(w->batch[t].buf);
+    free(w->batch);
+    w->batch = NULL;
+}
