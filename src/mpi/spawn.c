@@ -140,11 +140,9 @@ static int spawn(const char *call, int count, char **cmds, char ***argvs, const 
             return ump_mpi_error(comm, MPI_ERR_INFO, call, "invalid info object");                 \
     } while (0)
 
-#pragma weak MPI_Comm_spawn = PMPI_Comm_spawn
-int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root,
-                    MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
+/* The arguments both spawns check on every rank. */
+static int check_common(const char *call, int root, MPI_Comm comm, MPI_Comm *intercomm)
 {
-    static const char call[] = "MPI_Comm_spawn";
     UMP_MPI_CHECK_INIT(call);
     UMP_MPI_CHECK_COMM(call, comm);
     UMP_MPI_CHECK_INTRA(call, comm);
@@ -152,6 +150,16 @@ int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info in
     if (root < 0 || root >= comm->size)
         return ump_mpi_error(comm, MPI_ERR_ROOT, call, "root %d is not a rank of the %d", root,
                              comm->size);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_spawn = PMPI_Comm_spawn
+int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root,
+                    MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
+{
+    static const char call[] = "MPI_Comm_spawn";
+    int rc = check_common(call, root, comm, intercomm);
+    if (rc != MPI_SUCCESS) return rc;
     /* Only the root's command, argv, maxprocs and info count (MPI 3.1 §10.3.2). */
     if (comm->rank == root) {
         if (!command || !*command)
@@ -172,13 +180,8 @@ int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_
                              int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[])
 {
     static const char call[] = "MPI_Comm_spawn_multiple";
-    UMP_MPI_CHECK_INIT(call);
-    UMP_MPI_CHECK_COMM(call, comm);
-    UMP_MPI_CHECK_INTRA(call, comm);
-    if (!intercomm) return ump_mpi_error(comm, MPI_ERR_ARG, call, "intercomm is NULL");
-    if (root < 0 || root >= comm->size)
-        return ump_mpi_error(comm, MPI_ERR_ROOT, call, "root %d is not a rank of the %d", root,
-                             comm->size);
+    int rc = check_common(call, root, comm, intercomm);
+    if (rc != MPI_SUCCESS) return rc;
     int total = 0;
     if (comm->rank == root) {
         if (count <= 0)

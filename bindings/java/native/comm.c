@@ -8,33 +8,24 @@
 
 #include "ujava.h"
 
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (rc_ != MPI_SUCCESS) {                                                                  \
-            uj_throw(env, rc_);                                                                    \
-            return 0;                                                                              \
-        }                                                                                          \
-    } while (0)
-
 JNIEXPORT jint JNICALL Java_mpi_Comm_rankNative(JNIEnv *env, jclass c, jlong comm)
 {
     int r = 0;
-    CHECK(MPI_Comm_rank(UJ_COMM(comm), &r));
+    UJ_CHECK(MPI_Comm_rank(UJ_COMM(comm), &r));
     return r;
 }
 
 JNIEXPORT jint JNICALL Java_mpi_Comm_sizeNative(JNIEnv *env, jclass c, jlong comm)
 {
     int n = 0;
-    CHECK(MPI_Comm_size(UJ_COMM(comm), &n));
+    UJ_CHECK(MPI_Comm_size(UJ_COMM(comm), &n));
     return n;
 }
 
 JNIEXPORT jlong JNICALL Java_mpi_Comm_dupNative(JNIEnv *env, jclass c, jlong comm)
 {
     MPI_Comm n = MPI_COMM_NULL;
-    CHECK(MPI_Comm_dup(UJ_COMM(comm), &n));
+    UJ_CHECK(MPI_Comm_dup(UJ_COMM(comm), &n));
     return UJ_H(n);
 }
 
@@ -48,21 +39,21 @@ JNIEXPORT void JNICALL Java_mpi_Comm_freeNative(JNIEnv *env, jclass c, jlong com
 JNIEXPORT jint JNICALL Java_mpi_Comm_compareNative(JNIEnv *env, jclass c, jlong a, jlong b)
 {
     int r = 0;
-    CHECK(MPI_Comm_compare(UJ_COMM(a), UJ_COMM(b), &r));
+    UJ_CHECK(MPI_Comm_compare(UJ_COMM(a), UJ_COMM(b), &r));
     return r;
 }
 
 JNIEXPORT jlong JNICALL Java_mpi_Comm_groupNative(JNIEnv *env, jclass c, jlong comm)
 {
     MPI_Group g = MPI_GROUP_NULL;
-    CHECK(MPI_Comm_group(UJ_COMM(comm), &g));
+    UJ_CHECK(MPI_Comm_group(UJ_COMM(comm), &g));
     return UJ_H(g);
 }
 
 JNIEXPORT jboolean JNICALL Java_mpi_Comm_isInterNative(JNIEnv *env, jclass c, jlong comm)
 {
     int f = 0;
-    CHECK(MPI_Comm_test_inter(UJ_COMM(comm), &f));
+    UJ_CHECK(MPI_Comm_test_inter(UJ_COMM(comm), &f));
     return f != 0;
 }
 
@@ -79,7 +70,7 @@ JNIEXPORT jstring JNICALL Java_mpi_Comm_getNameNative(JNIEnv *env, jclass c, jlo
 {
     char name[MPI_MAX_OBJECT_NAME];
     int len = 0;
-    CHECK(MPI_Comm_get_name(UJ_COMM(comm), name, &len));
+    UJ_CHECK(MPI_Comm_get_name(UJ_COMM(comm), name, &len));
     return (*env)->NewStringUTF(env, name);
 }
 
@@ -92,7 +83,7 @@ JNIEXPORT void JNICALL Java_mpi_Comm_setErrhNative(JNIEnv *env, jclass c, jlong 
 JNIEXPORT jlong JNICALL Java_mpi_Comm_getErrhNative(JNIEnv *env, jclass c, jlong comm)
 {
     MPI_Errhandler e = MPI_ERRHANDLER_NULL;
-    CHECK(MPI_Comm_get_errhandler(UJ_COMM(comm), &e));
+    UJ_CHECK(MPI_Comm_get_errhandler(UJ_COMM(comm), &e));
     /* Predefined handlers only here, so no reference is leaked by not freeing. */
     return UJ_H(e);
 }
@@ -114,7 +105,7 @@ JNIEXPORT jobject JNICALL Java_mpi_Comm_getAttrNative(JNIEnv *env, jclass c, jlo
 {
     void *v = NULL;
     int flag = 0;
-    CHECK(MPI_Comm_get_attr(UJ_COMM(comm), keyval, &v, &flag));
+    UJ_CHECK(MPI_Comm_get_attr(UJ_COMM(comm), keyval, &v, &flag));
     if (!flag || !v) return NULL;
     jclass ic = (*env)->FindClass(env, "java/lang/Integer");
     jmethodID of =
@@ -127,7 +118,7 @@ JNIEXPORT jlong JNICALL Java_mpi_Intracomm_splitNative(JNIEnv *env, jclass c, jl
                                                        jint colour, jint key)
 {
     MPI_Comm n = MPI_COMM_NULL;
-    CHECK(MPI_Comm_split(UJ_COMM(comm), colour, key, &n));
+    UJ_CHECK(MPI_Comm_split(UJ_COMM(comm), colour, key, &n));
     return UJ_H(n);
 }
 
@@ -135,7 +126,7 @@ JNIEXPORT jlong JNICALL Java_mpi_Intracomm_splitTypeNative(JNIEnv *env, jclass c
                                                            jint type, jint key, jlong info)
 {
     MPI_Comm n = MPI_COMM_NULL;
-    CHECK(MPI_Comm_split_type(UJ_COMM(comm), type, key, UJ_INFO(info), &n));
+    UJ_CHECK(MPI_Comm_split_type(UJ_COMM(comm), type, key, UJ_INFO(info), &n));
     return UJ_H(n);
 }
 
@@ -143,7 +134,7 @@ JNIEXPORT jlong JNICALL Java_mpi_Intracomm_createNative(JNIEnv *env, jclass c, j
                                                         jlong group)
 {
     MPI_Comm n = MPI_COMM_NULL;
-    CHECK(MPI_Comm_create(UJ_COMM(comm), UJ_GRP(group), &n));
+    UJ_CHECK(MPI_Comm_create(UJ_COMM(comm), UJ_GRP(group), &n));
     return UJ_H(n);
 }
 
@@ -152,14 +143,14 @@ JNIEXPORT jlong JNICALL Java_mpi_Intracomm_createNative(JNIEnv *env, jclass c, j
 JNIEXPORT jint JNICALL Java_mpi_Group_sizeNative(JNIEnv *env, jclass c, jlong g)
 {
     int n = 0;
-    CHECK(MPI_Group_size(UJ_GRP(g), &n));
+    UJ_CHECK(MPI_Group_size(UJ_GRP(g), &n));
     return n;
 }
 
 JNIEXPORT jint JNICALL Java_mpi_Group_rankNative(JNIEnv *env, jclass c, jlong g)
 {
     int r = 0;
-    CHECK(MPI_Group_rank(UJ_GRP(g), &r));
+    UJ_CHECK(MPI_Group_rank(UJ_GRP(g), &r));
     return r;
 }
 
@@ -173,7 +164,7 @@ JNIEXPORT jlong JNICALL Java_mpi_Group_inclNative(JNIEnv *env, jclass c, jlong g
     int rc =
         excl ? MPI_Group_excl(UJ_GRP(g), n, ranks, &ng) : MPI_Group_incl(UJ_GRP(g), n, ranks, &ng);
     uj_ints_free(ranks);
-    CHECK(rc);
+    UJ_CHECK(rc);
     return UJ_H(ng);
 }
 
@@ -200,7 +191,7 @@ JNIEXPORT jlong JNICALL Java_mpi_Group_rangeNative(JNIEnv *env, jclass c, jlong 
     int rc = excl ? MPI_Group_range_excl(UJ_GRP(g), n, r, &ng)
                   : MPI_Group_range_incl(UJ_GRP(g), n, r, &ng);
     free(r);
-    CHECK(rc);
+    UJ_CHECK(rc);
     return UJ_H(ng);
 }
 
@@ -211,7 +202,7 @@ JNIEXPORT jlong JNICALL Java_mpi_Group_setOpNative(JNIEnv *env, jclass c, jlong 
     int rc = which == 0   ? MPI_Group_union(UJ_GRP(a), UJ_GRP(b), &ng)
              : which == 1 ? MPI_Group_intersection(UJ_GRP(a), UJ_GRP(b), &ng)
                           : MPI_Group_difference(UJ_GRP(a), UJ_GRP(b), &ng);
-    CHECK(rc);
+    UJ_CHECK(rc);
     return UJ_H(ng);
 }
 
@@ -241,7 +232,7 @@ JNIEXPORT jintArray JNICALL Java_mpi_Group_translateNative(JNIEnv *env, jclass c
 JNIEXPORT jint JNICALL Java_mpi_Group_compareNative(JNIEnv *env, jclass c, jlong a, jlong b)
 {
     int r = 0;
-    CHECK(MPI_Group_compare(UJ_GRP(a), UJ_GRP(b), &r));
+    UJ_CHECK(MPI_Group_compare(UJ_GRP(a), UJ_GRP(b), &r));
     return r;
 }
 
@@ -257,7 +248,7 @@ JNIEXPORT void JNICALL Java_mpi_Group_freeNative(JNIEnv *env, jclass c, jlong g)
 JNIEXPORT jlong JNICALL Java_mpi_Info_createNative(JNIEnv *env, jclass c)
 {
     MPI_Info i = MPI_INFO_NULL;
-    CHECK(MPI_Info_create(&i));
+    UJ_CHECK(MPI_Info_create(&i));
     return UJ_H(i);
 }
 
@@ -280,7 +271,7 @@ JNIEXPORT jstring JNICALL Java_mpi_Info_getNative(JNIEnv *env, jclass c, jlong h
     char v[MPI_MAX_INFO_VAL + 1];
     int flag = 0, rc = MPI_Info_get(UJ_INFO(h), k, MPI_MAX_INFO_VAL, v, &flag);
     (*env)->ReleaseStringUTFChars(env, jk, k);
-    CHECK(rc);
+    UJ_CHECK(rc);
     return flag ? (*env)->NewStringUTF(env, v) : NULL;
 }
 
@@ -296,21 +287,21 @@ JNIEXPORT void JNICALL Java_mpi_Info_deleteNative(JNIEnv *env, jclass c, jlong h
 JNIEXPORT jint JNICALL Java_mpi_Info_sizeNative(JNIEnv *env, jclass c, jlong h)
 {
     int n = 0;
-    CHECK(MPI_Info_get_nkeys(UJ_INFO(h), &n));
+    UJ_CHECK(MPI_Info_get_nkeys(UJ_INFO(h), &n));
     return n;
 }
 
 JNIEXPORT jstring JNICALL Java_mpi_Info_keyNative(JNIEnv *env, jclass c, jlong h, jint i)
 {
     char k[MPI_MAX_INFO_KEY + 1];
-    CHECK(MPI_Info_get_nthkey(UJ_INFO(h), i, k));
+    UJ_CHECK(MPI_Info_get_nthkey(UJ_INFO(h), i, k));
     return (*env)->NewStringUTF(env, k);
 }
 
 JNIEXPORT jlong JNICALL Java_mpi_Info_dupNative(JNIEnv *env, jclass c, jlong h)
 {
     MPI_Info i = MPI_INFO_NULL;
-    CHECK(MPI_Info_dup(UJ_INFO(h), &i));
+    UJ_CHECK(MPI_Info_dup(UJ_INFO(h), &i));
     return UJ_H(i);
 }
 
@@ -327,7 +318,7 @@ JNIEXPORT jlong JNICALL Java_mpi_Comm_dupWithInfoNative(JNIEnv *env, jclass c, j
                                                         jlong info)
 {
     MPI_Comm n = MPI_COMM_NULL;
-    CHECK(MPI_Comm_dup_with_info(UJ_COMM(comm), UJ_INFO(info), &n));
+    UJ_CHECK(MPI_Comm_dup_with_info(UJ_COMM(comm), UJ_INFO(info), &n));
     return UJ_H(n);
 }
 
@@ -336,7 +327,7 @@ JNIEXPORT jlong JNICALL Java_mpi_Comm_iDupNative(JNIEnv *env, jclass c, jlong co
 {
     MPI_Comm n = MPI_COMM_NULL;
     MPI_Request q = MPI_REQUEST_NULL;
-    CHECK(MPI_Comm_idup(UJ_COMM(comm), &n, &q));
+    UJ_CHECK(MPI_Comm_idup(UJ_COMM(comm), &n, &q));
     jlong h = UJ_H(q);
     (*env)->SetLongArrayRegion(env, req, 0, 1, &h);
     return UJ_H(n);
@@ -346,7 +337,7 @@ JNIEXPORT jlong JNICALL Java_mpi_Intracomm_createGroupNative(JNIEnv *env, jclass
                                                              jlong group, jint tag)
 {
     MPI_Comm n = MPI_COMM_NULL;
-    CHECK(MPI_Comm_create_group(UJ_COMM(comm), UJ_GRP(group), tag, &n));
+    UJ_CHECK(MPI_Comm_create_group(UJ_COMM(comm), UJ_GRP(group), tag, &n));
     return UJ_H(n);
 }
 
@@ -360,6 +351,6 @@ JNIEXPORT void JNICALL Java_mpi_Comm_setInfoNative(JNIEnv *env, jclass c, jlong 
 JNIEXPORT jlong JNICALL Java_mpi_Comm_getInfoNative(JNIEnv *env, jclass c, jlong comm)
 {
     MPI_Info i = MPI_INFO_NULL;
-    CHECK(MPI_Comm_get_info(UJ_COMM(comm), &i));
+    UJ_CHECK(MPI_Comm_get_info(UJ_COMM(comm), &i));
     return UJ_H(i);
 }

@@ -10,15 +10,6 @@
 
 #include "ujava.h"
 
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (rc_ != MPI_SUCCESS) {                                                                  \
-            uj_throw(env, rc_);                                                                    \
-            return 0;                                                                              \
-        }                                                                                          \
-    } while (0)
-
 /* A Java boolean[] as C ints (malloc'd; NULL with *n = 0 for null). */
 static int *bools(JNIEnv *env, jbooleanArray a, int *n)
 {
@@ -59,7 +50,7 @@ static bool same_len(JNIEnv *env, const char *what, const char *a, int na, const
 JNIEXPORT jint JNICALL Java_mpi_Comm_topologyNative(JNIEnv *env, jclass c, jlong comm)
 {
     int t = MPI_UNDEFINED;
-    CHECK(MPI_Topo_test(UJ_COMM(comm), &t));
+    UJ_CHECK(MPI_Topo_test(UJ_COMM(comm), &t));
     return t;
 }
 
@@ -155,7 +146,7 @@ out:
 JNIEXPORT jint JNICALL Java_mpi_CartComm_dimNative(JNIEnv *env, jclass c, jlong comm)
 {
     int n = 0;
-    CHECK(MPI_Cartdim_get(UJ_COMM(comm), &n));
+    UJ_CHECK(MPI_Cartdim_get(UJ_COMM(comm), &n));
     return n;
 }
 
@@ -181,7 +172,7 @@ JNIEXPORT jint JNICALL Java_mpi_CartComm_rankNative(JNIEnv *env, jclass c, jlong
                                                     jintArray jcoords)
 {
     int n, r = 0, nd = 0;
-    CHECK(MPI_Cartdim_get(UJ_COMM(comm), &nd));
+    UJ_CHECK(MPI_Cartdim_get(UJ_COMM(comm), &nd));
     int *coords = uj_ints(env, jcoords, &n);
     if ((*env)->ExceptionCheck(env)) return 0;
     int rc = MPI_SUCCESS;
@@ -193,7 +184,7 @@ JNIEXPORT jint JNICALL Java_mpi_CartComm_rankNative(JNIEnv *env, jclass c, jlong
     else
         rc = MPI_Cart_rank(UJ_COMM(comm), coords, &r);
     uj_ints_free(coords);
-    CHECK(rc);
+    UJ_CHECK(rc);
     return r;
 }
 
@@ -201,7 +192,7 @@ JNIEXPORT jintArray JNICALL Java_mpi_CartComm_coordsNative(JNIEnv *env, jclass c
                                                            jint rank)
 {
     int nd = 0;
-    CHECK(MPI_Cartdim_get(UJ_COMM(comm), &nd));
+    UJ_CHECK(MPI_Cartdim_get(UJ_COMM(comm), &nd));
     int *v = malloc(sizeof(int) * (size_t)(nd > 0 ? nd : 1));
     if (!v) return uj_throw_msg(env, MPI_ERR_NO_MEM, "CartComm.getCoords: out of memory"), NULL;
     int rc = MPI_Cart_coords(UJ_COMM(comm), rank, nd, v);
@@ -216,7 +207,7 @@ JNIEXPORT jintArray JNICALL Java_mpi_CartComm_shiftNative(JNIEnv *env, jclass c,
                                                           jint dir, jint disp)
 {
     int v[2] = {MPI_PROC_NULL, MPI_PROC_NULL};
-    CHECK(MPI_Cart_shift(UJ_COMM(comm), dir, disp, &v[0], &v[1]));
+    UJ_CHECK(MPI_Cart_shift(UJ_COMM(comm), dir, disp, &v[0], &v[1]));
     return int_array(env, v, 2);
 }
 
@@ -224,7 +215,7 @@ JNIEXPORT jlong JNICALL Java_mpi_CartComm_subNative(JNIEnv *env, jclass c, jlong
                                                     jbooleanArray jremain)
 {
     int n, nd = 0;
-    CHECK(MPI_Cartdim_get(UJ_COMM(comm), &nd));
+    UJ_CHECK(MPI_Cartdim_get(UJ_COMM(comm), &nd));
     int *remain = bools(env, jremain, &n);
     if ((*env)->ExceptionCheck(env)) return 0;
     MPI_Comm out = MPI_COMM_NULL;
@@ -237,7 +228,7 @@ JNIEXPORT jlong JNICALL Java_mpi_CartComm_subNative(JNIEnv *env, jclass c, jlong
     else
         rc = MPI_Cart_sub(UJ_COMM(comm), remain, &out);
     free(remain);
-    CHECK(rc);
+    UJ_CHECK(rc);
     return UJ_H(out);
 }
 
@@ -251,7 +242,7 @@ JNIEXPORT jint JNICALL Java_mpi_CartComm_mapNative(JNIEnv *env, jclass c, jlong 
         rc = MPI_Cart_map(UJ_COMM(comm), nd, dims, per, &r);
     uj_ints_free(dims);
     free(per);
-    CHECK(rc);
+    UJ_CHECK(rc);
     return r;
 }
 
@@ -273,7 +264,7 @@ JNIEXPORT void JNICALL Java_mpi_CartComm_dimsCreateNative(JNIEnv *env, jclass c,
 JNIEXPORT jobjectArray JNICALL Java_mpi_GraphComm_getNative(JNIEnv *env, jclass c, jlong comm)
 {
     int nn = 0, ne = 0;
-    CHECK(MPI_Graphdims_get(UJ_COMM(comm), &nn, &ne));
+    UJ_CHECK(MPI_Graphdims_get(UJ_COMM(comm), &nn, &ne));
     int *index = malloc(sizeof(int) * (size_t)(nn + 1)),
         *edges = malloc(sizeof(int) * (size_t)(ne + 1));
     jobjectArray out = NULL;
@@ -297,7 +288,7 @@ JNIEXPORT jintArray JNICALL Java_mpi_GraphComm_neighborsNative(JNIEnv *env, jcla
                                                                jint rank)
 {
     int n = 0;
-    CHECK(MPI_Graph_neighbors_count(UJ_COMM(comm), rank, &n));
+    UJ_CHECK(MPI_Graph_neighbors_count(UJ_COMM(comm), rank, &n));
     int *v = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
     if (!v) return uj_throw_msg(env, MPI_ERR_NO_MEM, "GraphComm.getNeighbors: out of memory"), NULL;
     int rc = MPI_Graph_neighbors(UJ_COMM(comm), rank, n, v);
@@ -313,7 +304,7 @@ JNIEXPORT jobjectArray JNICALL Java_mpi_GraphComm_distNeighborsNative(JNIEnv *en
                                                                       jlong comm)
 {
     int in = 0, out = 0, w = 0;
-    CHECK(MPI_Dist_graph_neighbors_count(UJ_COMM(comm), &in, &out, &w));
+    UJ_CHECK(MPI_Dist_graph_neighbors_count(UJ_COMM(comm), &in, &out, &w));
     int *v = malloc(sizeof(int) * (size_t)(2 * in + 2 * out + 1));
     if (!v)
         return uj_throw_msg(env, MPI_ERR_NO_MEM, "GraphComm.getDistGraphNeighbors: out of memory"),
@@ -355,6 +346,6 @@ JNIEXPORT jint JNICALL Java_mpi_GraphComm_mapNative(JNIEnv *env, jclass c, jlong
     }
     uj_ints_free(index);
     uj_ints_free(edges);
-    CHECK(rc);
+    UJ_CHECK(rc);
     return r;
 }

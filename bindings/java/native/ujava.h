@@ -56,6 +56,16 @@ typedef struct uj_buf {
 /* Throws an MPIException for an MPI error code rc (class, code and ump's
  * message). Returns rc so callers can `return uj_throw(...)`. */
 int uj_throw(JNIEnv *env, int rc);
+/* In a native method returning a number or handle: a failed MPI call
+ * throws and returns 0 (`env` must be in scope). */
+#define UJ_CHECK(call)                                                                             \
+    do {                                                                                           \
+        int rc_ = (call);                                                                          \
+        if (rc_ != MPI_SUCCESS) {                                                                  \
+            uj_throw(env, rc_);                                                                    \
+            return 0;                                                                              \
+        }                                                                                          \
+    } while (0)
 /* Throws an MPIException of class cls with a message of the binding's own. */
 void uj_throw_msg(JNIEnv *env, int cls, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
