@@ -23,7 +23,14 @@ pmix_need_packages slurmd slurmctld slurm-client munge libpmix-dev
 ensure_pmix_build
 # Debian may have started the system's own munged/slurmd from the package
 # scripts; they use other sockets and ports, so ours do not meet them.
-cluster_start "$BUILD/tests/pmix-cluster"
+# On a loaded machine the throwaway cluster may not come up at once (a
+# daemon slow to answer): stop it and try once more.
+if ! cluster_start "$BUILD/tests/pmix-cluster"; then
+    echo "the cluster did not come up; starting it again"
+    cluster_stop
+    sleep 2
+    cluster_start "$BUILD/tests/pmix-cluster" || fail "the Slurm cluster did not come up twice"
+fi
 out=$BUILD/tests/pmix-cluster/out
 SRUN=(srun --mpi=pmix -N2 --ntasks-per-node=2)
 
