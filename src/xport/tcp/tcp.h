@@ -185,8 +185,8 @@ typedef enum {
 typedef struct ump_tcp_conn {
     LIST_ENTRY(ump_tcp_conn) link; /* xp->conns or xp->zombies */
     int fd;
-    int peer;       /* -1 until an incoming connection's proof checks out */
-    int hello_rank; /* incoming: the peer index its hello claims */
+    int peer;        /* -1 until an incoming connection's proof checks out */
+    int hello_rank;  /* incoming: the peer index its hello claims */
     uint8_t rjob[8]; /* the other end's job id and rank there (the proofs cover them) */
     int rrank;
     bool parked;         /* incoming: a hello from a process not (yet) added */
@@ -215,9 +215,9 @@ typedef struct ump_tcp_xp {
     int npeers;     /* entries of peers: the job's ranks, then processes added */
     int nparked;    /* connections with parked set */
     uint8_t job[8]; /* this job's id as bytes */
-    int lfd;       /* listening socket */
-    int epfd;      /* listener + every connection */
-    char addr[80]; /* published "ip:port" */
+    int lfd;        /* listening socket */
+    int epfd;       /* listener + every connection */
+    char addr[80];  /* published "ip:port" */
     uint8_t secret[UMP_RT_SECRET_LEN];
     ump_tcp_peer_t *peers;
     LIST_HEAD(, ump_tcp_conn) conns;
