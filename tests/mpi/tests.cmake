@@ -88,7 +88,8 @@ endforeach()
 # Two umprun jobs: a process of the other job is refused at the port.
 add_test(NAME mpi.dpm_comm.two_jobs COMMAND bash ${MPI_TEST_DIR}/dpm_jobs.sh ${MPI_UMPRUN}
                                             $<TARGET_FILE:mpi_dpm_comm>)
-set_tests_properties(mpi.dpm_comm.two_jobs PROPERTIES TIMEOUT 90 LABELS mpi)
+# Five umprun jobs in turn (each with --timeout 60 or 30): room for a loaded machine.
+set_tests_properties(mpi.dpm_comm.two_jobs PROPERTIES TIMEOUT 240 LABELS mpi)
 
 # Spawning: parents on 1-3 ranks start 3 children that answer point to
 # point and in collectives, then spawn_multiple and refused spawns. The
