@@ -6,7 +6,9 @@
 # Every daemon started here is stopped by pid from an EXIT trap.
 #
 #   cluster_start DIR           start munged, slurmctld, slurmd n1 n2; wait idle
-#                               (returns 1 when they are not idle within 30 s)
+#                               (returns 1, saying why, when a daemon does not
+#                               start or the nodes are not idle within 30 s:
+#                               a port taken meanwhile, a loaded machine)
 #   cluster_stop                (the trap) stop them and remove DIR's sockets
 
 # A free TCP port block of n ports starting at a pseudo-random base.
@@ -79,13 +81,13 @@ cluster_start() {
     munged --force --socket="$sock" --key-file="$CLUSTER_DIR/munge/key" \
         --pid-file="$CLUSTER_DIR/munge/pid" --log-file="$CLUSTER_DIR/log/munged" \
         --seed-file="$CLUSTER_DIR/munge/seed" >>"$CLUSTER_DIR/log/munged.out" 2>&1 ||
-        fail "munged did not start"
+        { echo "munged did not start" >&2; return 1; }
     local pid
-    pid=$(wait_pidfile "$CLUSTER_DIR/munge/pid" 10) || fail "munged wrote no pid"
+    pid=$(wait_pidfile "$CLUSTER_DIR/munge/pid" 10) || { echo "munged wrote no pid" >&2; return 1; }
     CLUSTER_PIDS+=("$pid")
 
     local base
-    base=$(free_port_base 3) || fail "no free ports"
+    base=$(free_port_base 3) || { echo "no free ports" >&2; return 1; }
     local host
     host=$(hostname)
     export SLURM_CONF="$CLUSTER_DIR/slurm.conf"
@@ -126,13 +128,13 @@ PartitionName=ump Nodes=n1,n2 Default=YES MaxTime=5 State=UP OverSubscribe=YES
 EOF
     mkdir -p "$CLUSTER_DIR"/spool/n1 "$CLUSTER_DIR"/spool/n2 "$CLUSTER_DIR"/tmp/n1 "$CLUSTER_DIR"/tmp/n2
 
-    slurmctld -i -f "$SLURM_CONF" >>"$CLUSTER_DIR/log/slurmctld.out" 2>&1 || { cluster_logs; fail "slurmctld did not start"; }
-    pid=$(wait_pidfile "$CLUSTER_DIR/slurmctld.pid" 10) || { cluster_logs; fail "slurmctld wrote no pid"; }
+    slurmctld -i -f "$SLURM_CONF" >>"$CLUSTER_DIR/log/slurmctld.out" 2>&1 || { cluster_logs; echo "slurmctld did not start" >&2; return 1; }
+    pid=$(wait_pidfile "$CLUSTER_DIR/slurmctld.pid" 10) || { cluster_logs; echo "slurmctld wrote no pid" >&2; return 1; }
     CLUSTER_PIDS+=("$pid")
     local n
     for n in n1 n2; do
-        slurmd -f "$SLURM_CONF" -N $n >>"$CLUSTER_DIR/log/slurmd.$n.out" 2>&1 || { cluster_logs; fail "slurmd $n did not start"; }
-        pid=$(wait_pidfile "$CLUSTER_DIR/slurmd.$n.pid" 10) || { cluster_logs; fail "slurmd $n wrote no pid"; }
+        slurmd -f "$SLURM_CONF" -N $n >>"$CLUSTER_DIR/log/slurmd.$n.out" 2>&1 || { cluster_logs; echo "slurmd $n did not start" >&2; return 1; }
+        pid=$(wait_pidfile "$CLUSTER_DIR/slurmd.$n.pid" 10) || { cluster_logs; echo "slurmd $n wrote no pid" >&2; return 1; }
         CLUSTER_PIDS+=("$pid")
     done
     # By the clock, and each sinfo bounded: one that waits for a slurmctld
