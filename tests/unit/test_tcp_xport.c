@@ -8,7 +8,9 @@
  *
  * The two-rank cases start this same program under umprun
  * (`umprun -n 2 test_tcp_xport --rank MODE`): both ranks send first at the
- * same moment, then stream AMs of random sizes both ways; rank 1 also tries
+ * same moment (or, in "reply" mode, rank 1 answers rank 0's first AM on
+ * the connection rank 0 opened), then stream AMs of random sizes both ways
+ * (over one socket in "reply" mode); rank 1 also tries
  * a connection with a wrong secret, which rank 0 must refuse; at the end
  * rank 1 closes cleanly and rank 0 must not take that for a failure.
  */
@@ -246,10 +248,24 @@ static void stream(rank_ctx_t *c, int dst, unsigned n)
     CHECK(c->got[dst] == n && c->done_got[dst] == 1);
     CHECK(c->echo_sent[dst] > 0 && c->echo_got[dst] > 0);
     if (c->xp->caps.max_am > ((ump_tcp_xp_t *)c->xp)->queue_max) CHECK(pushed_back > 0);
-    /* One connection each way to the peer. */
+}
+
+/* The sockets to `dst` after a stream: one each way when both ends sent
+ * first at once (or the peer is this rank), else the one `dst` opened, or
+ * this rank opened, carrying both ways (tcp.h, channel rule). */
+static void check_sockets(rank_ctx_t *c, int dst, bool shared)
+{
     ump_tcp_xp_t *t = (ump_tcp_xp_t *)c->xp;
-    CHECK(t->peers[dst].out && t->peers[dst].in);
-    CHECK(t->peers[dst].out->outgoing && !t->peers[dst].in->outgoing);
+    ump_tcp_conn_t *out = t->peers[dst].out, *in = t->peers[dst].in;
+    CHECK(out != NULL);
+    if (!shared) {
+        CHECK(in != NULL && out != in);
+        CHECK(out->outgoing && !in->outgoing);
+    } else if (out->outgoing) {
+        CHECK(in == NULL);
+    } else {
+        CHECK(in == out);
+    }
 }
 
 /* --- in-process cases (singleton job) ------------------------------------ */
@@ -259,6 +275,7 @@ static void test_self_stream(void **state)
     rank_ctx_t c;
     open_rank(&c);
     stream(&c, 0, 300);
+    check_sockets(&c, 0, false);
     close_rank(&c);
 }
 
@@ -272,6 +289,7 @@ static void test_self_pressure(void **state)
     t->queue_max = 1;
     t->sndbuf = t->rcvbuf = 4096;
     stream(&c, 0, 150);
+    check_sockets(&c, 0, false);
     close_rank(&c);
 }
 
@@ -634,6 +652,10 @@ static void test_two_ranks_pressure(void **state)
 {
     assert_int_equal(run_job("pressure"), 0);
 }
+static void test_two_ranks_reply(void **state)
+{
+    assert_int_equal(run_job("reply"), 0);
+}
 
 /* One rank of the job. */
 static int rank_main(const char *mode)
@@ -650,8 +672,22 @@ static int rank_main(const char *mode)
     }
     rng = 777u + (unsigned)c.rank;
 
-    /* Both ranks send first, right after the fence, before any progress. */
-    CHECK(send_data(&c, peer, 100) == UMP_OK);
+    /* Both ranks send first, right after the fence, before any progress;
+     * or, in "reply" mode, rank 0 first and rank 1 once that arrived, on
+     * rank 0's connection. */
+    bool reply = strcmp(mode, "reply") == 0;
+    if (!reply || c.rank == 0) {
+        CHECK(send_data(&c, peer, 100) == UMP_OK);
+    } else {
+        time_t t0 = time(NULL);
+        while (c.got[peer] == 0) {
+            progress(&c);
+            CHECK(time(NULL) - t0 < 40);
+        }
+        CHECK(t->peers[peer].in != NULL && t->peers[peer].out == NULL);
+        CHECK(send_data(&c, peer, 100) == UMP_OK);
+        CHECK(t->peers[peer].out == t->peers[peer].in);
+    }
 
     /* Rank 1 knocks on rank 0's door with a wrong secret; rank 0 refuses
      * it while streaming (had it accepted, rank 1's real connection would
@@ -669,6 +705,7 @@ static int rank_main(const char *mode)
         close(fd);
     }
     stream(&c, peer, strcmp(mode, "pressure") == 0 ? 150 : 400);
+    check_sockets(&c, peer, reply);
 
     /* The final fence, then rank 1 closes; rank 0 sees BYE + EOF and must
      * not report it, but sending to rank 1 now fails. */
@@ -706,7 +743,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_handshake),          cmocka_unit_test(test_fake_acceptor),
         cmocka_unit_test(test_connect_refused),    cmocka_unit_test(test_sleep),
         cmocka_unit_test(test_bad_args),           cmocka_unit_test(test_two_ranks),
-        cmocka_unit_test(test_two_ranks_pressure),
+        cmocka_unit_test(test_two_ranks_pressure), cmocka_unit_test(test_two_ranks_reply),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,15 +8,17 @@
  *   tcp_conn.c    connections: lazy connect, handshake, accept, teardown
  *   tcp_xport.c   the ops table: am_send, progress, arm, flush, ...
  *
- * Channel rule: every connection carries AMs in ONE direction only, from the
- * rank that connected to the rank that accepted. A rank sends to peer p only
- * on the connection it opened to p, and receives p's AMs only on the
- * connection p opened to it. So when both ranks send first at the same time
- * there is nothing to resolve: each opens its own connection, each AM stream
- * is one TCP byte stream, and per-peer order, no loss and no duplication
- * follow from TCP itself. The price is two sockets for a pair that talks
- * both ways. The accepting side writes only a BYE frame at close, so each
- * socket also carries the "closing cleanly" notice back.
+ * Channel rule: a rank sends all its AMs for peer p on ONE connection,
+ * chosen at its first send to p and never changed: p's connection to it if
+ * that one is open (authenticated) by then, else one it opens itself. So a
+ * pair where one side speaks first shares one socket both ways, and each
+ * side's acknowledgements ride on its replies instead of costing a packet
+ * of their own on the latency path. When both send first at the same time
+ * each opens its own connection and there is nothing to resolve: each AM
+ * stream is still one TCP byte stream, and per-peer order, no loss and no
+ * duplication follow from TCP itself. Every connection is read for frames
+ * whichever end opened it, and each end writes a BYE frame on it at close,
+ * so each socket also carries the "closing cleanly" notice both ways.
  *
  * Handshake (src/util/auth.h, label "ump-tcp"): the connector writes its
  * 56-byte hello (its job id, its rank there and a fresh nonce); the
@@ -54,11 +56,12 @@
 /* --- wire format --------------------------------------------------------- */
 
 #define UMP_TCP_MAGIC       0x544d5055u /* "UMPT" little-endian */
-#define UMP_TCP_VERSION     3           /* 3: the hello names the connector's job */
+#define UMP_TCP_VERSION     4           /* 4: the acceptor may send AMs back */
 #define UMP_TCP_FRAME_HDR   8
 #define UMP_TCP_FRAME_ALIGN 8
 #define UMP_TCP_FLAG_BYE    0x01 /* sender closes cleanly; no AM bytes */
 #define UMP_TCP_MAX_IOV     64   /* caps.max_iov */
+#define UMP_TCP_EPOLL_EVERY 8    /* progress calls per epoll_wait while a connection is hot */
 
 #define UMP_TCP_AUTH_LABEL "ump-tcp"
 #define UMP_TCP_PROOF_LEN  UMP_AUTH_MAC_LEN
@@ -202,8 +205,8 @@ typedef struct ump_tcp_conn {
 } ump_tcp_conn_t;
 
 typedef struct ump_tcp_peer {
-    ump_tcp_conn_t *out; /* the connection this rank sends on */
-    ump_tcp_conn_t *in;  /* the connection the peer sends on */
+    ump_tcp_conn_t *out; /* the connection this rank sends on (may be `in`) */
+    ump_tcp_conn_t *in;  /* the connection the peer opened to this rank */
     bool dead;           /* am_send fails with PEER_DEAD */
     bool report;         /* peer_failed still to be called (from progress) */
     bool gone;           /* closed cleanly (BYE): dead, never reported */
@@ -223,6 +226,13 @@ typedef struct ump_tcp_xp {
     LIST_HEAD(, ump_tcp_conn) conns;
     LIST_HEAD(, ump_tcp_conn) zombies;
     int nreport; /* peers with report set */
+    /* The open connection that delivered last: progress reads it directly
+     * and asks epoll only every UMP_TCP_EPOLL_EVERY calls, since a thread
+     * spinning in epoll_wait contends with the sender's wake-up for the
+     * epoll lock (a ping-pong pays for it in every message). */
+    ump_tcp_conn_t *hot;
+    unsigned polls;
+    int nout; /* connections registered for EPOLLOUT (a send queue waits) */
     /* Connections refused because the other end failed authentication
      * (accepted ones with a bad proof, made ones with a bad challenge). */
     unsigned long auth_refused;

@@ -54,12 +54,20 @@ static uint32_t conn_want(const ump_tcp_conn_t *c)
     }
 }
 
+/* Sets the epoll mask kept in c->events, counting the EPOLLOUT ones. */
+static void conn_set_events(ump_tcp_xp_t *xp, ump_tcp_conn_t *c, uint32_t want)
+{
+    xp->nout += !!(want & EPOLLOUT) - !!(c->events & EPOLLOUT);
+    c->events = want;
+}
+
 static int conn_register(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
 {
-    c->events = conn_want(c);
+    conn_set_events(xp, c, conn_want(c));
     struct epoll_event ev = {.events = c->events, .data.ptr = c};
     if (epoll_ctl(xp->epfd, EPOLL_CTL_ADD, c->fd, &ev)) {
         ump_error("tcp: epoll_ctl add: %m");
+        conn_set_events(xp, c, 0);
         return UMP_ERR_IO;
     }
     LIST_INSERT_HEAD(&xp->conns, c, link);
@@ -75,7 +83,7 @@ void ump_tcp_conn_rearm(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
     if (epoll_ctl(xp->epfd, EPOLL_CTL_MOD, c->fd, &ev))
         ump_warn("tcp: epoll_ctl mod (%s): %m", c->addr);
     else
-        c->events = want;
+        conn_set_events(xp, c, want);
 }
 
 void ump_tcp_conn_close(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
@@ -85,6 +93,8 @@ void ump_tcp_conn_close(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
         c->parked = false;
         xp->nparked--;
     }
+    if (xp->hot == c) xp->hot = NULL;
+    conn_set_events(xp, c, 0);
     epoll_ctl(xp->epfd, EPOLL_CTL_DEL, c->fd, NULL);
     close(c->fd);
     c->fd = -1;

@@ -138,6 +138,30 @@ static int tcp_add_peer(ump_xp_t *base, int peer)
     return UMP_OK;
 }
 
+/* The connection this rank sends to `peer` on, chosen at the first send
+ * and kept (tcp.h, channel rule): the peer's own connection to us when it
+ * is open by then, so that one socket carries both ways and each side's
+ * TCP acknowledgements ride on its replies; else a new one. */
+static int send_conn(ump_tcp_xp_t *xp, int peer, ump_tcp_conn_t **out)
+{
+    ump_tcp_peer_t *p = &xp->peers[peer];
+    if (UMP_LIKELY(p->out != NULL)) {
+        *out = p->out;
+        return UMP_OK;
+    }
+    if (p->in && p->in->state == UMP_TCP_OPEN) {
+        p->out = p->in;
+    } else {
+        int rc = ump_tcp_conn_connect(xp, peer, &p->out);
+        if (rc) {
+            if (rc == UMP_ERR_PEER_DEAD) ump_tcp_peer_fail(xp, peer, false);
+            return rc;
+        }
+    }
+    *out = p->out;
+    return UMP_OK;
+}
+
 static int tcp_am_send(ump_xp_t *base, int peer, uint8_t am_id, const void *hdr, size_t hlen,
                        const struct iovec *iov, int iovcnt)
 {
@@ -150,15 +174,9 @@ static int tcp_am_send(ump_xp_t *base, int peer, uint8_t am_id, const void *hdr,
     for (int i = 0; i < iovcnt; i++)
         len += iov[i].iov_len;
     if (len > base->caps.max_am) return UMP_ERR_INVALID;
-    ump_tcp_conn_t *c = p->out;
-    if (!c) {
-        int rc = ump_tcp_conn_connect(xp, peer, &c);
-        if (rc) {
-            if (rc == UMP_ERR_PEER_DEAD) ump_tcp_peer_fail(xp, peer, false);
-            return rc;
-        }
-        p->out = c;
-    }
+    ump_tcp_conn_t *c;
+    int rc = send_conn(xp, peer, &c);
+    if (rc) return rc;
     struct iovec v[UMP_TCP_MAX_IOV + 3];
     uint8_t fh[UMP_TCP_FRAME_HDR];
     size_t total;
@@ -168,7 +186,7 @@ static int tcp_am_send(ump_xp_t *base, int peer, uint8_t am_id, const void *hdr,
      * a peer. */
     size_t queued = ump_tcp_txq_len(&c->txq);
     if (queued > UMP_TCP_PROOF_LEN && queued + total > xp->queue_max) return UMP_ERR_NO_RESOURCE;
-    int rc = ump_tcp_tx_send(&c->txq, c->state == UMP_TCP_OPEN ? c->fd : -1, v, n, total);
+    rc = ump_tcp_tx_send(&c->txq, c->state == UMP_TCP_OPEN ? c->fd : -1, v, n, total);
     if (rc == UMP_ERR_PEER_DEAD) {
         ump_warn("tcp: send to rank %d (%s): %m", peer, c->addr);
         ump_tcp_peer_fail(xp, peer, false);
@@ -189,15 +207,9 @@ static int tcp_am_send_pack(ump_xp_t *base, int peer, uint8_t am_id, const void 
     ump_tcp_peer_t *p = &xp->peers[peer];
     if (p->dead) return UMP_ERR_PEER_DEAD;
     if (hlen + len > base->caps.max_am) return UMP_ERR_INVALID;
-    ump_tcp_conn_t *c = p->out;
-    if (!c) {
-        int rc = ump_tcp_conn_connect(xp, peer, &c);
-        if (rc) {
-            if (rc == UMP_ERR_PEER_DEAD) ump_tcp_peer_fail(xp, peer, false);
-            return rc;
-        }
-        p->out = c;
-    }
+    ump_tcp_conn_t *c;
+    int rc = send_conn(xp, peer, &c);
+    if (rc) return rc;
     uint8_t fh[UMP_TCP_FRAME_HDR];
     struct iovec v[4]; /* frame header, hdr, payload, padding */
     size_t total;
@@ -224,8 +236,19 @@ static int tcp_progress(ump_xp_t *base)
 {
     ump_tcp_xp_t *xp = (ump_tcp_xp_t *)base;
     struct epoll_event ev[64];
-    int n = 0, rc = 0;
-    int k = epoll_wait(xp->epfd, ev, (int)UMP_ARRAY_SIZE(ev), 0);
+    int n = 0, rc = 0, k = 0;
+    ump_tcp_conn_t *hot = xp->hot;
+    if (hot && !xp->nout && (++xp->polls % UMP_TCP_EPOLL_EVERY)) {
+        /* Direct read of the connection likely to deliver next (no queue
+         * waits for a socket to take more, which only epoll tells). */
+        int r = ump_tcp_conn_event(xp, hot, EPOLLIN);
+        if (r < 0)
+            rc = r;
+        else
+            n += r;
+        goto after;
+    }
+    k = epoll_wait(xp->epfd, ev, (int)UMP_ARRAY_SIZE(ev), 0);
     if (k < 0 && errno != EINTR) { /* EINTR: nothing taken, next call sees it */
         ump_error("tcp: epoll_wait: %m");
         return UMP_ERR_IO;
@@ -237,7 +260,11 @@ static int tcp_progress(ump_xp_t *base)
             rc = r;
         else
             n += r;
+        if (r > 0 && ev[i].data.ptr && (ev[i].events & EPOLLIN) &&
+            ((ump_tcp_conn_t *)ev[i].data.ptr)->state == UMP_TCP_OPEN)
+            xp->hot = ev[i].data.ptr;
     }
+after:
     /* Failures are reported here, never from inside am_send. */
     if (xp->nparked) ump_tcp_conn_unpark(xp);
     for (int p = 0; xp->nreport && p < xp->npeers; p++) {
