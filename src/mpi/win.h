@@ -129,6 +129,15 @@ struct ump_mpi_win {
     /* origin side */
     int epoch;        /* ump_win_epoch_t: fence epoch open */
     uint8_t *locked;  /* per target: 0, MPI_LOCK_SHARED or MPI_LOCK_EXCLUSIVE */
+    /* Per target: a message went (or waits in the batch) that no reply has
+     * shown applied yet. A reply shows its message and, the target applying
+     * an origin's messages in order, every earlier one applied; so a flush
+     * asks the target only when this is set. */
+    uint8_t *unproven;
+    /* Per target: locked with MPI_MODE_NOCHECK, so no lock is held there
+     * (the caller promised no conflicting one) and unlocking only
+     * completes the operations. */
+    uint8_t *nocheck;
     int nlocked;      /* targets locked (lock_all counts every rank) */
     bool lock_all;    /* in a lock_all epoch */
     int *start_group; /* PSCW access group (window ranks), NULL when none */

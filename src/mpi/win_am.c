@@ -155,6 +155,7 @@ int ump_win_ctrl(MPI_Win w, int target, int op, int lock_type, bool wait_reply)
         }
     }
     if (wait_reply) rc = ump_wait(&rr, UMP_STATUS_IGNORE);
+    w->unproven[target] = !wait_reply || rc != UMP_OK || mrc != MPI_SUCCESS;
     return rc == UMP_OK ? mrc : ump_mpi_class_of(rc);
 }
 

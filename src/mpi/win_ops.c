@@ -322,6 +322,7 @@ static int rma(MPI_Win w, const rma_args_t *a)
     }
     /* A small operation that needs no reply waits in the target's batch;
      * any other goes after the batch, in order. */
+    w->unproven[a->target] = !fetches;
     if (!fetches && !a->request && len <= UMP_WIN_BATCH_OP_MAX) {
         rc = ump_win_batch_add(w, a->target, msg, len);
         free(msg);

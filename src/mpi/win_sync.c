@@ -83,6 +83,26 @@ static int check_rank(MPI_Win w, const char *call, int rank)
     return ump_win_error(w, MPI_ERR_RANK, call, "rank %d is out of range [0, %d)", rank, w->size);
 }
 
+/* Takes the lock at the target, unless MPI_MODE_NOCHECK says no other
+ * process holds or asks for a conflicting one meanwhile: then the epoch
+ * opens at once, with no message and no lock word taken. */
+static int lock_one(MPI_Win w, int rank, int lock_type, int assert)
+{
+    int rc = MPI_SUCCESS;
+    bool nocheck = (assert & MPI_MODE_NOCHECK) != 0;
+    if (nocheck)
+        ;
+    else if (w->direct)
+        ump_win_direct_lock(w, rank, lock_type);
+    else
+        rc = ump_win_ctrl(w, rank, UMP_WIN_LOCK, lock_type, true);
+    if (rc != MPI_SUCCESS) return rc;
+    w->locked[rank] = (uint8_t)lock_type;
+    w->nocheck[rank] = nocheck;
+    w->nlocked++;
+    return MPI_SUCCESS;
+}
+
 #pragma weak MPI_Win_lock = PMPI_Win_lock
 int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
@@ -99,20 +119,21 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
     if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
     if (win->lock_all || win->locked[rank])
         return ump_win_error(win, MPI_ERR_RMA_SYNC, call, "rank %d is already locked", rank);
-    if (win->direct)
-        ump_win_direct_lock(win, rank, lock_type);
-    else
-        rc = ump_win_ctrl(win, rank, UMP_WIN_LOCK, lock_type, true);
+    rc = lock_one(win, rank, lock_type, assert);
     if (rc != MPI_SUCCESS) return ump_win_error(win, rc, call, "cannot lock rank %d", rank);
-    win->locked[rank] = (uint8_t)lock_type;
-    win->nlocked++;
     return MPI_SUCCESS;
 }
 
 static int unlock_one(MPI_Win w, int rank)
 {
     int rc = MPI_SUCCESS;
-    if (w->direct) {
+    if (w->nocheck[rank]) {
+        /* No lock to give back: the operations must only be complete. */
+        if (w->direct)
+            __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        else if (w->unproven[rank])
+            rc = ump_win_ctrl(w, rank, UMP_WIN_FLUSH, 0, true);
+    } else if (w->direct) {
         /* The operations are done; the release orders them before the
          * lock is seen free. */
         ump_win_direct_unlock(w, rank, w->locked[rank]);
@@ -120,6 +141,7 @@ static int unlock_one(MPI_Win w, int rank)
         rc = ump_win_ctrl(w, rank, UMP_WIN_UNLOCK, 0, true);
     }
     w->locked[rank] = 0;
+    w->nocheck[rank] = 0;
     w->nlocked--;
     return rc;
 }
@@ -153,13 +175,8 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
     if (win->nlocked)
         return ump_win_error(win, MPI_ERR_RMA_SYNC, call, "a lock is already held on this window");
     for (int r = 0; r < win->size; r++) {
-        if (win->direct)
-            ump_win_direct_lock(win, r, MPI_LOCK_SHARED);
-        else
-            rc = ump_win_ctrl(win, r, UMP_WIN_LOCK, MPI_LOCK_SHARED, true);
+        rc = lock_one(win, r, MPI_LOCK_SHARED, assert);
         if (rc != MPI_SUCCESS) return ump_win_error(win, rc, call, "cannot lock rank %d", r);
-        win->locked[r] = MPI_LOCK_SHARED;
-        win->nlocked++;
     }
     win->lock_all = true;
     return MPI_SUCCESS;
@@ -195,7 +212,7 @@ static int flush(MPI_Win w, const char *call, int rank, bool remote)
     /* A direct window's operations are done when their calls return. */
     if (w->direct)
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    else if (rc == MPI_SUCCESS && remote)
+    else if (rc == MPI_SUCCESS && remote && w->unproven[rank])
         rc = ump_win_ctrl(w, rank, UMP_WIN_FLUSH, 0, true);
     if (rc != MPI_SUCCESS) return ump_win_error(w, rc, call, "cannot flush rank %d", rank);
     return MPI_SUCCESS;

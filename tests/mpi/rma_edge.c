@@ -8,9 +8,17 @@
  *  - a zero-count MPI_Get_accumulate with an op that does not suit the
  *    type (MPI_SUM on MPI_BYTE) moves nothing and succeeds;
  *  - accumulates of long double and double at displacements that are not
- *    multiples of the type's alignment give the right sums.
- * Every rank targets every rank, itself included.
+ *    multiples of the type's alignment give the right sums;
+ *  - a flush whose last operation fetched (a get, fetch-and-op or an
+ *    Rget) needs no message of its own, yet completes the puts before it
+ *    at the target, small (batched) and large (rendezvous) alike;
+ *  - passive epochs opened with MPI_MODE_NOCHECK (no lock taken) complete
+ *    their operations at unlock, on windows of messages and direct ones.
+ * Every rank targets every rank, itself included (but in the flush test,
+ * which pairs each rank with the next).
  */
+#include <stdbool.h>
+
 #include "mt.h"
 
 static void test_result_freed(void)
@@ -101,6 +109,118 @@ static void test_unaligned(void)
     CALL(MPI_Win_free(&win));
 }
 
+/* Rank r works on rank r+1's window in a passive epoch: puts (one small,
+ * one past every eager limit), then a fetching operation, then a flush;
+ * then it tells the target by a message, and the target must find every
+ * put applied. Each round ends with the target's answer, so the next
+ * round's puts never meet the target's loads. */
+static void test_flush_after_fetch(void)
+{
+    enum { BIG = 256 * 1024 / sizeof(long), ROUNDS = 12 };
+    size_t n = 2 + BIG + 1;
+    long *mem = calloc(n, sizeof(long)), *src = malloc(BIG * sizeof(long));
+    CHECK(mem && src, "out of memory");
+    MPI_Win win;
+    CALL(MPI_Win_create(mem, (MPI_Aint)(n * sizeof(long)), sizeof(long), MPI_INFO_NULL,
+                        MPI_COMM_WORLD, &win));
+    int to = (mt_rank + 1) % mt_size, from = (mt_rank + mt_size - 1) % mt_size;
+    CALL(MPI_Win_lock(MPI_LOCK_SHARED, to, 0, win));
+    CALL(MPI_Win_flush(to, win)); /* nothing to complete */
+    for (int k = 1; k <= ROUNDS; k++) {
+        long v = 1000L * mt_rank + k, got = -1, one = 1;
+        for (size_t i = 0; i < BIG; i++)
+            src[i] = v + (long)i;
+        CALL(MPI_Put(src, BIG, MPI_LONG, to, 2, BIG, MPI_LONG, win));
+        CALL(MPI_Put(&v, 1, MPI_LONG, to, 0, 1, MPI_LONG, win));
+        MPI_Request rq = MPI_REQUEST_NULL;
+        switch (k % 3) {
+        case 0:
+            CALL(MPI_Get(&got, 1, MPI_LONG, to, (MPI_Aint)(n - 1), 1, MPI_LONG, win));
+            break;
+        case 1:
+            CALL(MPI_Fetch_and_op(&one, &got, MPI_LONG, to, 1, MPI_SUM, win));
+            break;
+        default:
+            CALL(MPI_Rget(&got, 1, MPI_LONG, to, (MPI_Aint)(n - 1), 1, MPI_LONG, win, &rq));
+        }
+        CALL(MPI_Win_flush(to, win));
+        if (rq != MPI_REQUEST_NULL) CALL(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        CHECK(got >= 0, "round %d: fetched %ld", k, got);
+        CALL(MPI_Send(&v, 1, MPI_LONG, to, 50, MPI_COMM_WORLD));
+        /* As the target: everything rank `from` put this round is there. */
+        long want;
+        CALL(MPI_Recv(&want, 1, MPI_LONG, from, 50, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        CALL(MPI_Win_sync(win));
+        CHECK(mem[0] == want, "round %d: slot 0 holds %ld, not %ld", k, mem[0], want);
+        for (size_t i = 0; i < BIG; i++)
+            if (mem[2 + i] != want + (long)i) {
+                CHECK(0, "round %d: element %zu holds %ld, not %ld", k, i, mem[2 + i],
+                      want + (long)i);
+                break;
+            }
+        CHECK(mem[1] == (k + 2) / 3, "round %d: the counter is %ld", k, mem[1]);
+        CALL(MPI_Send(&want, 1, MPI_LONG, from, 51, MPI_COMM_WORLD));
+        CALL(MPI_Recv(&want, 1, MPI_LONG, to, 51, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    }
+    CALL(MPI_Win_unlock(to, win));
+    CALL(MPI_Win_free(&win));
+    free(mem);
+    free(src);
+}
+
+/* MPI_MODE_NOCHECK: every rank puts into its own slot of every rank's
+ * window in one lock_all epoch, then adds to a counter of the next rank's
+ * under an exclusive NOCHECK lock, a rank at a time (the turns keep the
+ * promise: no conflicting lock meanwhile). After the barrier each rank
+ * finds every slot and the sum. Twice: MPI_Win_create (messages) and
+ * MPI_Win_allocate (direct on one node). */
+static void test_nocheck(bool allocate)
+{
+    size_t n = (size_t)mt_size + 1;
+    long *mem = NULL;
+    MPI_Win win;
+    if (allocate) {
+        CALL(MPI_Win_allocate((MPI_Aint)(n * sizeof(long)), sizeof(long), MPI_INFO_NULL,
+                              MPI_COMM_WORLD, &mem, &win));
+    } else {
+        mem = malloc(n * sizeof(long));
+        CHECK(mem, "out of memory");
+        CALL(MPI_Win_create(mem, (MPI_Aint)(n * sizeof(long)), sizeof(long), MPI_INFO_NULL,
+                            MPI_COMM_WORLD, &win));
+    }
+    CALL(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, mt_rank, 0, win));
+    for (size_t i = 0; i < n; i++)
+        mem[i] = -1;
+    mem[mt_size] = 0;
+    CALL(MPI_Win_unlock(mt_rank, win));
+    CALL(MPI_Barrier(MPI_COMM_WORLD));
+    long mine = 100 + mt_rank;
+    CALL(MPI_Win_lock_all(MPI_MODE_NOCHECK, win));
+    for (int t = 0; t < mt_size; t++)
+        CALL(MPI_Put(&mine, 1, MPI_LONG, t, mt_rank, 1, MPI_LONG, win));
+    CALL(MPI_Win_unlock_all(win));
+    int to = (mt_rank + 1) % mt_size;
+    for (int turn = 0; turn < mt_size; turn++) {
+        if (turn == mt_rank) {
+            long add = mt_rank + 1;
+            CALL(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, to, MPI_MODE_NOCHECK, win));
+            CALL(MPI_Accumulate(&add, 1, MPI_LONG, to, mt_size, 1, MPI_LONG, MPI_SUM, win));
+            CALL(MPI_Win_unlock(to, win));
+        }
+        CALL(MPI_Barrier(MPI_COMM_WORLD));
+    }
+    CALL(MPI_Win_lock(MPI_LOCK_SHARED, mt_rank, 0, win));
+    for (int r = 0; r < mt_size; r++)
+        CHECK(mem[r] == 100 + r, "%s: slot %d holds %ld", allocate ? "allocate" : "create", r,
+              mem[r]);
+    int from = (mt_rank + mt_size - 1) % mt_size;
+    CHECK(mem[mt_size] == from + 1, "%s: counter %ld, not %d", allocate ? "allocate" : "create",
+          mem[mt_size], from + 1);
+    CALL(MPI_Win_unlock(mt_rank, win));
+    CALL(MPI_Win_free(&win));
+    if (!allocate) free(mem);
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv, "rma_edge");
@@ -108,5 +228,8 @@ int main(int argc, char **argv)
     test_result_freed();
     test_zero_count();
     test_unaligned();
+    test_flush_after_fetch();
+    test_nocheck(false);
+    test_nocheck(true);
     return mt_done();
 }
