@@ -86,10 +86,10 @@ static int check_rank(MPI_Win w, const char *call, int rank)
 /* Takes the lock at the target, unless MPI_MODE_NOCHECK says no other
  * process holds or asks for a conflicting one meanwhile: then the epoch
  * opens at once, with no message and no lock word taken. */
-static int lock_one(MPI_Win w, int rank, int lock_type, int assert)
+static int lock_one(MPI_Win w, int rank, int lock_type, int mode)
 {
     int rc = MPI_SUCCESS;
-    bool nocheck = (assert & MPI_MODE_NOCHECK) != 0;
+    bool nocheck = mode & MPI_MODE_NOCHECK;
     if (nocheck)
         ;
     else if (w->direct)
