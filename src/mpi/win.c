@@ -108,7 +108,6 @@ static void win_destroy(MPI_Win w)
     free(w->locked);
     free(w->unproven);
     free(w->nocheck);
-    free(w->fence_sent);
     free(w->post_seen);
     free(w->pend);
     free(w->start_group);
@@ -170,10 +169,9 @@ int ump_win_setup(const char *call, void *base, MPI_Aint size, int disp_unit, MP
     w->locked = calloc((size_t)n, 1);
     w->unproven = calloc((size_t)n, 1);
     w->nocheck = calloc((size_t)n, 1);
-    w->fence_sent = calloc((size_t)n, sizeof(*w->fence_sent));
     w->post_seen = calloc((size_t)n, sizeof(*w->post_seen));
     if (info != MPI_INFO_NULL) PMPI_Info_dup(info, &w->info);
-    if (!w->peers || !w->locked || !w->unproven || !w->nocheck || !w->fence_sent || !w->post_seen) {
+    if (!w->peers || !w->locked || !w->unproven || !w->nocheck || !w->post_seen) {
         PMPI_Comm_free(&w->comm);
         win_destroy(w);
         return ump_mpi_error(comm, MPI_ERR_NO_MEM, call, "out of memory");

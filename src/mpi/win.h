@@ -49,9 +49,6 @@ enum {
     2048 /* largest operation message batched (1 KiB of data and its header) */
 #define UMP_WIN_BATCH_CAP 16384 /* a batch is sent before it grows past this */
 
-/* Header flags. */
-enum { UMP_WIN_F_COUNTED = 1 /* part of a fence epoch: counted by the target */ };
-
 /* Tag of messages to a window's hook; replies use tags from 1 up. */
 #define UMP_WIN_TAG_REQ 0
 
@@ -127,8 +124,8 @@ struct ump_mpi_win {
     char name[MPI_MAX_OBJECT_NAME];
 
     /* origin side */
-    int epoch;        /* ump_win_epoch_t: fence epoch open */
-    uint8_t *locked;  /* per target: 0, MPI_LOCK_SHARED or MPI_LOCK_EXCLUSIVE */
+    int epoch;       /* ump_win_epoch_t: fence epoch open */
+    uint8_t *locked; /* per target: 0, MPI_LOCK_SHARED or MPI_LOCK_EXCLUSIVE */
     /* Per target: a message went (or waits in the batch) that no reply has
      * shown applied yet. A reply shows its message and, the target applying
      * an origin's messages in order, every earlier one applied; so a flush
@@ -142,8 +139,7 @@ struct ump_mpi_win {
     bool lock_all;    /* in a lock_all epoch */
     int *start_group; /* PSCW access group (window ranks), NULL when none */
     int nstart;
-    uint32_t *fence_sent; /* per target: counted messages sent in this fence epoch */
-    int *post_seen;       /* per target: POST messages received and not yet consumed */
+    int *post_seen; /* per target: POST messages received and not yet consumed */
     ump_win_pending_t *pend;
     size_t npend, cpend;
     uint32_t next_tag;
@@ -154,10 +150,8 @@ struct ump_mpi_win {
 
     /* target side */
     ump_win_in_t *in_head, *in_tail;
-    uint64_t applied_counted; /* counted messages applied, ever */
-    uint64_t expect_counted;  /* counted messages announced by fences, ever */
-    int lock_excl;            /* origin holding the exclusive lock, -1 when none */
-    int lock_shared;          /* holders of the shared lock */
+    int lock_excl;   /* origin holding the exclusive lock, -1 when none */
+    int lock_shared; /* holders of the shared lock */
     ump_win_waiter_t *waiters, *waiters_tail;
     int *post_group; /* PSCW exposure group (window ranks), NULL when none */
     int npost;
@@ -231,9 +225,12 @@ static inline int ump_win_world(MPI_Win w, int r)
 {
     return ump_mpi_world_rank(w->comm, r);
 }
-/* Sends a header-only control message to window rank `target`; with
- * wait_reply, waits for its (empty) reply. */
-int ump_win_ctrl(MPI_Win w, int target, int op, int lock_type, bool wait_reply);
+/* Sends a header-only control message to window rank `target`: with no
+ * reply, waiting for its (empty) reply, or keeping the reply's receive
+ * among what the window has in flight, for ump_win_pend_wait (so several
+ * targets answer at once). */
+typedef enum { UMP_WIN_REPLY_NONE, UMP_WIN_REPLY_WAIT, UMP_WIN_REPLY_PEND } ump_win_reply_t;
+int ump_win_ctrl(MPI_Win w, int target, int op, int lock_type, ump_win_reply_t reply);
 /* Batches (win_batch.c). add: takes a copy of msg (len <=
  * UMP_WIN_BATCH_OP_MAX) into target's batch, sending the batch first when
  * it would not fit; MPI class. send: sends target's batch if it holds

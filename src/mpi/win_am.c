@@ -115,8 +115,9 @@ void ump_win_progress_until(MPI_Win w, bool (*cond)(MPI_Win w))
         if (ump_progress() <= 0) sched_yield();
 }
 
-int ump_win_ctrl(MPI_Win w, int target, int op, int lock_type, bool wait_reply)
+int ump_win_ctrl(MPI_Win w, int target, int op, int lock_type, ump_win_reply_t reply)
 {
+    bool answered = reply != UMP_WIN_REPLY_NONE;
     ump_win_hdr_t *h = calloc(1, sizeof(*h));
     if (!h) return MPI_ERR_NO_MEM;
     h->op = (uint8_t)op;
@@ -125,11 +126,11 @@ int ump_win_ctrl(MPI_Win w, int target, int op, int lock_type, bool wait_reply)
     int tw = ump_win_world(w, target);
     uint32_t ctx = w->comm->ctx_p2p;
     ump_req_t rr = UMP_REQ_NULL, sr = UMP_REQ_NULL;
-    char dummy;
+    static char none; /* replies carry no bytes */
     int rc = UMP_OK;
-    if (wait_reply) {
+    if (answered) {
         h->reply_tag = ump_win_tag(w);
-        rc = ump_irecv(&dummy, 0, UMP_BYTE, tw, h->reply_tag, ctx, &rr);
+        rc = ump_irecv(&none, 0, UMP_BYTE, tw, h->reply_tag, ctx, &rr);
     }
     int mrc = MPI_SUCCESS;
     if (rc == UMP_OK && ump_win_batch_held(w, target)) {
@@ -154,8 +155,14 @@ int ump_win_ctrl(MPI_Win w, int target, int op, int lock_type, bool wait_reply)
             free(h);
         }
     }
-    if (wait_reply) rc = ump_wait(&rr, UMP_STATUS_IGNORE);
-    w->unproven[target] = !wait_reply || rc != UMP_OK || mrc != MPI_SUCCESS;
+    if (reply == UMP_WIN_REPLY_WAIT) {
+        rc = ump_wait(&rr, UMP_STATUS_IGNORE);
+    } else if (reply == UMP_WIN_REPLY_PEND && ump_win_pend_add(w, rr, NULL, UMP_REQ_NULL)) {
+        rc = ump_wait(&rr, UMP_STATUS_IGNORE); /* no room to keep it: wait now */
+    }
+    /* A reply waited for here, or by the caller's ump_win_pend_wait,
+     * proves everything sent before applied. */
+    w->unproven[target] = !answered || rc != UMP_OK || mrc != MPI_SUCCESS;
     return rc == UMP_OK ? mrc : ump_mpi_class_of(rc);
 }
 
@@ -338,7 +345,6 @@ static void apply(MPI_Win w, ump_win_in_t *in)
     default:
         ump_abort(MPI_ERR_INTERN, "one-sided: unknown RMA message");
     }
-    if (h->flags & UMP_WIN_F_COUNTED) w->applied_counted++;
 }
 
 static int serve(MPI_Win w)

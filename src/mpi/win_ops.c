@@ -302,13 +302,6 @@ static int rma(MPI_Win w, const rma_args_t *a)
     h->nruns = nruns;
     h->datalen = datalen;
     h->tlen = tbytes;
-    bool counted = !w->locked[a->target];
-    for (int i = 0; counted && i < w->nstart; i++)
-        if (w->start_group[i] == a->target) counted = false;
-    if (counted) {
-        h->flags |= UMP_WIN_F_COUNTED;
-        w->fence_sent[a->target]++;
-    }
     size_t len = sizeof(*h) + nruns * sizeof(ump_win_run_t) + datalen;
     int tw = ump_win_world(w, a->target);
     uint32_t ctx = w->comm->ctx_p2p;

@@ -4,14 +4,14 @@
  * post-start-complete-wait.
  *
  * Completion at the target rests on one fact: the target applies the
- * messages of one origin in the order they were sent (win_am.c). So a
- * control message answered by the target (flush, unlock) proves that
- * every operation the origin sent before it was applied, and a COMPLETE
- * message counted by the target closes an access epoch. A fence instead
- * counts: every origin says how many operations it sent to each target
- * (one reduce-scatter), each target drives progress until it applied
- * that many, and a barrier keeps the next epoch's operations out until
- * every target is done.
+ * messages of one origin in the order they were sent (win_am.c). So any
+ * reply (fetched data, a lock grant, the answer to a flush or unlock)
+ * proves that every operation the origin sent before it was applied, and
+ * a COMPLETE message counted by the target closes an access epoch. An
+ * origin asks a target (a FLUSH) only when something went there since the
+ * last reply, and asks every such target at once. A fence is that
+ * completion of this rank's operations, then a barrier: past it, every
+ * operation of the epoch, from every origin, is applied.
  *
  * A direct window (win_direct.c) needs none of that: its operations are
  * done when their calls return, so a fence is a memory fence and a
@@ -33,9 +33,21 @@ static int check_assert(MPI_Win w, const char *call, int assert)
     return MPI_SUCCESS;
 }
 
-static bool fence_applied(MPI_Win w)
+/* Remote completion at `rank`: asks the target only when something went
+ * to it that no reply has proven applied; the question's reply is waited
+ * for with everything else in flight (ump_win_pend_wait). */
+static int flush_ask(MPI_Win w, int rank)
 {
-    return w->applied_counted >= w->expect_counted;
+    if (w->direct || !w->unproven[rank]) return MPI_SUCCESS;
+    return ump_win_ctrl(w, rank, UMP_WIN_FLUSH, 0, UMP_WIN_REPLY_PEND);
+}
+
+/* Waits for what flush_ask left in flight; a direct window's operations
+ * are done when their calls return, so a memory fence orders them. */
+static int flush_wait(MPI_Win w)
+{
+    if (w->direct) __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    return ump_win_pend_wait(w);
 }
 
 #pragma weak MPI_Win_fence = PMPI_Win_fence
@@ -49,27 +61,18 @@ int PMPI_Win_fence(int assert, MPI_Win win)
     if (win->nlocked || win->start_group || win->post_group)
         return ump_win_error(win, MPI_ERR_RMA_SYNC, call,
                              "a lock or post/start epoch is open on this window");
-    rc = ump_win_batch_send_all(win);
-    if (rc == MPI_SUCCESS) rc = ump_win_pend_wait(win);
-    if (rc != MPI_SUCCESS) return ump_win_error(win, rc, call, "an operation failed");
-    if (win->direct) {
-        /* Every operation is done at its target already: make this
-         * rank's stores visible, wait for the others', see theirs. */
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);
-        rc = PMPI_Barrier(win->comm);
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);
-        if (rc != MPI_SUCCESS) return rc;
-        win->epoch = (assert &MPI_MODE_NOSUCCEED) ? UMP_WIN_EPOCH_NONE : UMP_WIN_EPOCH_FENCE;
-        return MPI_SUCCESS;
-    }
-    unsigned expected = 0;
-    rc = PMPI_Reduce_scatter_block(win->fence_sent, &expected, 1, MPI_UNSIGNED, MPI_SUM, win->comm);
-    if (rc != MPI_SUCCESS) return rc;
-    for (int i = 0; i < win->size; i++)
-        win->fence_sent[i] = 0;
-    win->expect_counted += expected;
-    ump_win_progress_until(win, fence_applied);
+    /* This rank's operations complete at their targets: asked where no
+     * reply proved it (every target at once), or already done (direct). */
+    int bad = -1;
+    for (int r = 0; r < win->size && rc == MPI_SUCCESS; r++)
+        if ((rc = flush_ask(win, r)) != MPI_SUCCESS) bad = r;
+    int rc2 = flush_wait(win);
+    if (rc != MPI_SUCCESS) return ump_win_error(win, rc, call, "cannot reach rank %d", bad);
+    if (rc2 != MPI_SUCCESS) return ump_win_error(win, rc2, call, "an operation failed");
+    /* Once every rank is past that, every operation of the epoch is
+     * applied; the memory fences make a direct window's stores seen. */
     rc = PMPI_Barrier(win->comm);
+    if (win->direct) __atomic_thread_fence(__ATOMIC_SEQ_CST);
     if (rc != MPI_SUCCESS) return rc;
     win->epoch = (assert &MPI_MODE_NOSUCCEED) ? UMP_WIN_EPOCH_NONE : UMP_WIN_EPOCH_FENCE;
     return MPI_SUCCESS;
@@ -86,7 +89,7 @@ static int check_rank(MPI_Win w, const char *call, int rank)
 /* Takes the lock at the target, unless MPI_MODE_NOCHECK says no other
  * process holds or asks for a conflicting one meanwhile: then the epoch
  * opens at once, with no message and no lock word taken. */
-static int lock_one(MPI_Win w, int rank, int lock_type, int mode)
+static int lock_one(MPI_Win w, int rank, int lock_type, int mode, ump_win_reply_t reply)
 {
     int rc = MPI_SUCCESS;
     bool nocheck = mode & MPI_MODE_NOCHECK;
@@ -95,7 +98,7 @@ static int lock_one(MPI_Win w, int rank, int lock_type, int mode)
     else if (w->direct)
         ump_win_direct_lock(w, rank, lock_type);
     else
-        rc = ump_win_ctrl(w, rank, UMP_WIN_LOCK, lock_type, true);
+        rc = ump_win_ctrl(w, rank, UMP_WIN_LOCK, lock_type, reply);
     if (rc != MPI_SUCCESS) return rc;
     w->locked[rank] = (uint8_t)lock_type;
     w->nocheck[rank] = nocheck;
@@ -119,12 +122,13 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
     if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
     if (win->lock_all || win->locked[rank])
         return ump_win_error(win, MPI_ERR_RMA_SYNC, call, "rank %d is already locked", rank);
-    rc = lock_one(win, rank, lock_type, assert);
+    rc = lock_one(win, rank, lock_type, assert, UMP_WIN_REPLY_WAIT);
     if (rc != MPI_SUCCESS) return ump_win_error(win, rc, call, "cannot lock rank %d", rank);
     return MPI_SUCCESS;
 }
 
-static int unlock_one(MPI_Win w, int rank)
+/* Ends the epoch at `rank`, its reply waited for or kept in flight. */
+static int unlock_one(MPI_Win w, int rank, ump_win_reply_t reply)
 {
     int rc = MPI_SUCCESS;
     if (w->nocheck[rank]) {
@@ -132,18 +136,33 @@ static int unlock_one(MPI_Win w, int rank)
         if (w->direct)
             __atomic_thread_fence(__ATOMIC_SEQ_CST);
         else if (w->unproven[rank])
-            rc = ump_win_ctrl(w, rank, UMP_WIN_FLUSH, 0, true);
+            rc = ump_win_ctrl(w, rank, UMP_WIN_FLUSH, 0, reply);
     } else if (w->direct) {
         /* The operations are done; the release orders them before the
          * lock is seen free. */
         ump_win_direct_unlock(w, rank, w->locked[rank]);
     } else {
-        rc = ump_win_ctrl(w, rank, UMP_WIN_UNLOCK, 0, true);
+        rc = ump_win_ctrl(w, rank, UMP_WIN_UNLOCK, 0, reply);
     }
     w->locked[rank] = 0;
     w->nocheck[rank] = 0;
     w->nlocked--;
     return rc;
+}
+
+/* Unlocks `rank` (every rank when -1) once what is in flight completed:
+ * on the message path the unlocks go at once behind the operations (the
+ * target applies them in order) and every answer is waited for together;
+ * a direct window's operations are already done. */
+static int unlock_all_pending(MPI_Win w, int rank)
+{
+    int rc = w->direct ? ump_win_pend_wait(w) : MPI_SUCCESS;
+    for (int r = rank < 0 ? 0 : rank; r < (rank < 0 ? w->size : rank + 1); r++) {
+        int rc2 = unlock_one(w, r, UMP_WIN_REPLY_PEND);
+        if (rc == MPI_SUCCESS) rc = rc2;
+    }
+    int rc2 = ump_win_pend_wait(w);
+    return rc == MPI_SUCCESS ? rc2 : rc;
 }
 
 #pragma weak MPI_Win_unlock = PMPI_Win_unlock
@@ -157,9 +176,7 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
     if (win->lock_all || !win->locked[rank])
         return ump_win_error(win, MPI_ERR_RMA_SYNC, call,
                              "rank %d is not locked by MPI_Win_lock on this window", rank);
-    rc = ump_win_pend_wait(win);
-    int rc2 = unlock_one(win, rank);
-    if (rc == MPI_SUCCESS) rc = rc2;
+    rc = unlock_all_pending(win, rank);
     if (rc != MPI_SUCCESS) return ump_win_error(win, rc, call, "cannot unlock rank %d", rank);
     return MPI_SUCCESS;
 }
@@ -174,10 +191,13 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
     if (rc) return rc;
     if (win->nlocked)
         return ump_win_error(win, MPI_ERR_RMA_SYNC, call, "a lock is already held on this window");
+    /* Every request at once; the grants are waited for together. */
     for (int r = 0; r < win->size; r++) {
-        rc = lock_one(win, r, MPI_LOCK_SHARED, assert);
+        rc = lock_one(win, r, MPI_LOCK_SHARED, assert, UMP_WIN_REPLY_PEND);
         if (rc != MPI_SUCCESS) return ump_win_error(win, rc, call, "cannot lock rank %d", r);
     }
+    rc = ump_win_pend_wait(win);
+    if (rc != MPI_SUCCESS) return ump_win_error(win, rc, call, "cannot lock every rank");
     win->lock_all = true;
     return MPI_SUCCESS;
 }
@@ -190,11 +210,7 @@ int PMPI_Win_unlock_all(MPI_Win win)
     UMP_WIN_CHECK(call, win);
     if (!win->lock_all)
         return ump_win_error(win, MPI_ERR_RMA_SYNC, call, "no MPI_Win_lock_all epoch is open");
-    int rc = ump_win_pend_wait(win);
-    for (int r = 0; r < win->size; r++) {
-        int rc2 = unlock_one(win, r);
-        if (rc == MPI_SUCCESS) rc = rc2;
-    }
+    int rc = unlock_all_pending(win, -1);
     win->lock_all = false;
     if (rc != MPI_SUCCESS) return ump_win_error(win, rc, call, "cannot unlock every rank");
     return MPI_SUCCESS;
@@ -208,26 +224,25 @@ static int flush(MPI_Win w, const char *call, int rank, bool remote)
         return ump_win_error(w, MPI_ERR_RMA_SYNC, call,
                              "rank %d is not locked (flushes belong to passive target epochs)",
                              rank);
-    rc = ump_win_pend_wait(w);
-    /* A direct window's operations are done when their calls return. */
-    if (w->direct)
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    else if (rc == MPI_SUCCESS && remote && w->unproven[rank])
-        rc = ump_win_ctrl(w, rank, UMP_WIN_FLUSH, 0, true);
+    if (remote) rc = flush_ask(w, rank);
+    int rc2 = flush_wait(w);
+    if (rc == MPI_SUCCESS) rc = rc2;
     if (rc != MPI_SUCCESS) return ump_win_error(w, rc, call, "cannot flush rank %d", rank);
     return MPI_SUCCESS;
 }
 
+/* Every locked target asked at once, the answers waited for together. */
 static int flush_all(MPI_Win w, const char *call, bool remote)
 {
     if (!w->nlocked)
         return ump_win_error(w, MPI_ERR_RMA_SYNC, call,
                              "no rank is locked (flushes belong to passive target epochs)");
-    for (int r = 0; r < w->size; r++) {
-        if (!w->locked[r]) continue;
-        int rc = flush(w, call, r, remote);
-        if (rc) return rc;
-    }
+    int rc = MPI_SUCCESS, bad = -1;
+    for (int r = 0; remote && r < w->size && rc == MPI_SUCCESS; r++)
+        if (w->locked[r] && (rc = flush_ask(w, r)) != MPI_SUCCESS) bad = r;
+    int rc2 = flush_wait(w);
+    if (rc != MPI_SUCCESS) return ump_win_error(w, rc, call, "cannot flush rank %d", bad);
+    if (rc2 != MPI_SUCCESS) return ump_win_error(w, rc2, call, "cannot flush every locked rank");
     return MPI_SUCCESS;
 }
 
@@ -329,7 +344,7 @@ int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
     /* This rank's stores to a direct window are seen before the POST. */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     for (int i = 0; i < n; i++) {
-        rc = ump_win_ctrl(win, r[i], UMP_WIN_POST, 0, false);
+        rc = ump_win_ctrl(win, r[i], UMP_WIN_POST, 0, UMP_WIN_REPLY_NONE);
         if (rc != MPI_SUCCESS) return ump_win_error(win, rc, call, "cannot reach rank %d", r[i]);
     }
     return MPI_SUCCESS;
@@ -380,7 +395,7 @@ int PMPI_Win_complete(MPI_Win win)
     /* A direct window's stores are seen before the COMPLETE message. */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     for (int i = 0; i < win->nstart && rc == MPI_SUCCESS; i++)
-        rc = ump_win_ctrl(win, win->start_group[i], UMP_WIN_COMPLETE, 0, false);
+        rc = ump_win_ctrl(win, win->start_group[i], UMP_WIN_COMPLETE, 0, UMP_WIN_REPLY_NONE);
     free(win->start_group);
     win->start_group = NULL;
     win->nstart = 0;
