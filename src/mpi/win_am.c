@@ -212,12 +212,22 @@ static void accumulate(MPI_Win w, const ump_win_hdr_t *h, const ump_win_run_t *r
         return;
     }
     MPI_Datatype dt = ump_win_dt_at(h->basic);
+    if (!dt || !op) ump_abort(MPI_ERR_INTERN, "one-sided: cannot apply an accumulate");
+    /* One run, both sides aligned for the type: reduced in place. */
+    char *p = (char *)w->base + h->disp + (h->nruns == 1 ? runs[0].off : 0);
+    size_t align = dt->size & -dt->size;
+    if (align > 16) align = 16;
+    if (h->nruns == 1 && w->flavor != MPI_WIN_FLAVOR_DYNAMIC && (uintptr_t)data % align == 0 &&
+        (uintptr_t)p % align == 0) {
+        PMPI_Reduce_local(data, p, (int)(h->tlen / dt->size), dt, op);
+        return;
+    }
     /* The target's bytes, and the origin's when the message does not hold
      * them at an address the type may be loaded from (long double wants 16). */
     size_t len = (h->tlen + 15) & ~(size_t)15;
     bool moved = ((uintptr_t)data & 15) != 0;
     char *tmp = aligned_alloc(16, len ? (moved ? 2 * len : len) : 16);
-    if (!tmp || !dt || !op) ump_abort(MPI_ERR_INTERN, "one-sided: cannot apply an accumulate");
+    if (!tmp) ump_abort(MPI_ERR_INTERN, "one-sided: cannot apply an accumulate");
     if (moved) data = memcpy(tmp + len, data, h->tlen);
     move_runs(w, h, runs, tmp, false);
     PMPI_Reduce_local(data, tmp, (int)(h->tlen / dt->size), dt, op);

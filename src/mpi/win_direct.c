@@ -140,11 +140,37 @@ static int get(const ump_win_direct_op_t *d)
     return MPI_SUCCESS;
 }
 
+/* Where the origin's elements lie as the target layout's stream, when
+ * the reduction can read them there and work on the target's one run in
+ * place: both aligned for the element type, not overlapping; else NULL. */
+static const char *in_place(const ump_win_direct_op_t *d)
+{
+    if (d->nruns != 1 || !ump_dt_is_contig(d->odt)) return NULL;
+    const char *o = (const char *)d->oaddr + ump_dt_true_lb(d->odt);
+    const char *t = d->tbase + d->runs[0].off;
+    size_t sz = d->basic->size, align = sz & -sz;
+    if (align > 16) align = 16;
+    if ((uintptr_t)o % align || (uintptr_t)t % align) return NULL;
+    if (o < t + d->tbytes && t < o + d->tbytes) return NULL;
+    return o;
+}
+
 /* Accumulate and Get_accumulate, under the target's accumulate lock. */
 static int accumulate(MPI_Win w, int target, const ump_win_direct_op_t *d, bool fetch)
 {
     bool noop = d->redop == MPI_NO_OP, replace = d->redop == MPI_REPLACE;
     if (noop && !fetch) return MPI_SUCCESS;
+    const char *in = noop || replace ? NULL : in_place(d);
+    if (in) {
+        /* One run on each side: no stream of either is made. */
+        char *p = d->tbase + d->runs[0].off;
+        uint32_t *l = &w->ctl[target].acc;
+        acc_lock(l);
+        if (fetch) ump_dt_unpack(d->raddr, (size_t)d->rcount, d->rdt, 0, p, d->tbytes);
+        PMPI_Reduce_local(in, p, (int)(d->tbytes / d->basic->size), d->basic, d->redop);
+        acc_unlock(l);
+        return MPI_SUCCESS;
+    }
     alignas(16) char small_o[SMALL], small_t[SMALL];
     char *o = NULL, *t = NULL;
     /* The origin's data and the target's old values as streams, made
