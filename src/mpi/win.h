@@ -42,9 +42,9 @@ enum {
     UMP_WIN_COMPLETE, /* origin -> target: access epoch closed */
     UMP_WIN_BATCH,    /* several of the above, each 8-byte aligned, as its data */
 };
-/* Small operations that need no reply wait in a per-target batch until the
- * next operation or control message to that target, a synchronisation
- * call, or a full batch sends them as one message (win_batch.c). */
+/* Small operations wait in a per-target batch until the next operation or
+ * control message to that target, a synchronisation call, or a full batch
+ * sends them as one message (win_batch.c). */
 #define UMP_WIN_BATCH_OP_MAX                                                                       \
     2048 /* largest operation message batched (1 KiB of data and its header) */
 #define UMP_WIN_BATCH_CAP 16384 /* a batch is sent before it grows past this */
@@ -146,7 +146,10 @@ struct ump_mpi_win {
     struct ump_win_batch {
         char *buf;
         size_t len;
-    } * batch; /* per target, NULL until the first batched operation */
+        int replies;   /* operations in it whose reply is awaited (gets) */
+    } * batch;         /* per target, NULL until the first batched operation */
+    int batch_replies; /* replies awaited of operations still in a batch:
+                        * ump_win_pend_wait sends every batch first */
 
     /* target side */
     ump_win_in_t *in_head, *in_tail;

@@ -92,13 +92,19 @@ static int pend_test(MPI_Win w)
 
 int ump_win_pend_wait(MPI_Win w)
 {
+    /* Replies to operations still in a batch come only once it went; a
+     * batch that cannot go leaves replies that never come: nothing in
+     * flight is waited for then, but cancelled. */
+    int brc = w->batch_replies ? ump_win_batch_send_all(w) : MPI_SUCCESS;
     int err = UMP_OK;
     while (w->npend) {
         ump_win_pending_t e = w->pend[--w->npend];
+        if (brc != MPI_SUCCESS) ump_cancel(&e.req);
         int rc = ump_wait(&e.req, UMP_STATUS_IGNORE);
         if (rc != UMP_OK && err == UMP_OK) err = rc;
         pend_done(&e, rc);
     }
+    if (brc != MPI_SUCCESS) return brc;
     return err == UMP_OK ? MPI_SUCCESS : ump_mpi_class_of(err);
 }
 

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Batches of one-sided operations (win.h): over a transport where every
- * message costs a system call, a run of small puts and accumulates to one
- * target goes as one message. An operation that needs no reply is copied
- * into its target's batch and is complete at the origin at once; the
- * batch leaves before the next message of any other kind to that target
+ * message costs a system call, a run of small puts, accumulates and gets
+ * to one target goes as one message. An operation is copied into its
+ * target's batch (a put or accumulate is complete at the origin at once; a
+ * get's reply receive is posted and kept in flight, and waiting for what
+ * is in flight sends the batches first); the batch leaves before the next
+ * message of any other kind to that target
  * (so one origin's operations still reach a target in issue order), with
  * the next control message (a flush or an unlock travels inside it: one
  * message and one reply), at a fence or a window's end, or when full. The
@@ -52,6 +54,8 @@ int ump_win_batch_send(MPI_Win w, int target)
     char *msg = b->buf;
     b->buf = NULL;
     b->len = 0;
+    w->batch_replies -= b->replies;
+    b->replies = 0;
     ump_req_t sr = UMP_REQ_NULL;
     int rc = ump_isend(msg, len, UMP_BYTE, ump_win_world(w, target), UMP_WIN_TAG_REQ,
                        w->comm->ctx_p2p, &sr);

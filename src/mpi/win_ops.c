@@ -313,14 +313,31 @@ static int rma(MPI_Win w, const rma_args_t *a)
             return rc;
         }
     }
-    /* A small operation that needs no reply waits in the target's batch;
-     * any other goes after the batch, in order. */
     w->unproven[a->target] = !fetches;
-    if (!fetches && !a->request && len <= UMP_WIN_BATCH_OP_MAX) {
-        rc = ump_win_batch_add(w, a->target, msg, len);
+    /* A small operation waits in the target's batch, a get's reply
+     * received straight into the origin's layout once the batch went; a
+     * request form, or one awaited before the call returns, goes after the
+     * batch, in order. */
+    if (!a->request && !a->wait_reply && len <= UMP_WIN_BATCH_OP_MAX) {
+        ump_req_t rr = UMP_REQ_NULL;
+        int urc = UMP_OK;
+        if (fetches) {
+            h->reply_tag = ump_win_tag(w);
+            urc = ump_irecv(a->raddr, (size_t)a->rcount, a->rdt, tw, h->reply_tag, ctx, &rr);
+        }
+        rc = urc == UMP_OK ? ump_win_batch_add(w, a->target, msg, len) : ump_mpi_class_of(urc);
         free(msg);
-        if (rc != MPI_SUCCESS)
+        if (rc == MPI_SUCCESS && rr) {
+            rc = ump_win_pend_add(w, rr, NULL, UMP_REQ_NULL);
+            if (rc == MPI_SUCCESS) {
+                w->batch[a->target].replies++;
+                w->batch_replies++;
+            }
+        }
+        if (rc != MPI_SUCCESS) {
+            if (rr) ump_cancel(&rr), ump_wait(&rr, UMP_STATUS_IGNORE);
             return ump_win_error(w, rc, call, "cannot operate on rank %d's window", a->target);
+        }
         return MPI_SUCCESS;
     }
     if ((rc = ump_win_batch_send(w, a->target)) != MPI_SUCCESS) {

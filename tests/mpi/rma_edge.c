@@ -13,7 +13,10 @@
  *    Rget) needs no message of its own, yet completes the puts before it
  *    at the target, small (batched) and large (rendezvous) alike;
  *  - passive epochs opened with MPI_MODE_NOCHECK (no lock taken) complete
- *    their operations at unlock, on windows of messages and direct ones.
+ *    their operations at unlock, on windows of messages and direct ones;
+ *  - many gets in one epoch (small ones wait in a batch, gets of a layout
+ *    with many runs do not), mixed with puts, complete at a flush_all and
+ *    at a fence with the right bytes.
  * Every rank targets every rank, itself included (but in the flush test,
  * which pairs each rank with the next).
  */
@@ -221,6 +224,79 @@ static void test_nocheck(bool allocate)
     if (!allocate) free(mem);
 }
 
+/* Rank r gets from rank r+1: `G` gets of 1..G ints at distinct offsets,
+ * every 7th through a vector layout of 300 runs at the target (too large a
+ * message to wait in a batch), a put between some of them; checked after
+ * a flush_all (passive) and after a fence (active). */
+static void test_many_gets(void)
+{
+    enum { G = 150, RUNS = 300 };
+    size_t span = (size_t)G * (G + 1) / 2 + 2 * RUNS + 64;
+    int *mem = NULL, *got = calloc(span, sizeof(int));
+    CHECK(got, "out of memory");
+    MPI_Win win;
+    CALL(MPI_Win_allocate((MPI_Aint)(span * sizeof(int)), sizeof(int), MPI_INFO_NULL,
+                          MPI_COMM_WORLD, &mem, &win));
+    MPI_Datatype vec;
+    CALL(MPI_Type_vector(RUNS, 1, 2, MPI_INT, &vec));
+    CALL(MPI_Type_commit(&vec));
+    int to = (mt_rank + 1) % mt_size;
+    size_t tail = span - 2 * RUNS - 16; /* where the vector gets and the puts land */
+    for (int round = 0; round < 2; round++) {
+        CALL(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, mt_rank, 0, win));
+        for (size_t i = 0; i < span; i++)
+            mem[i] = (int)(mt_rank * 1000003 + round * 7919 + (int)i);
+        CALL(MPI_Win_unlock(mt_rank, win));
+        CALL(MPI_Barrier(MPI_COMM_WORLD));
+        memset(got, 0xff, span * sizeof(int));
+        if (round == 0)
+            CALL(MPI_Win_lock_all(0, win));
+        else
+            CALL(MPI_Win_fence(0, win));
+        size_t at = 0;
+        int mark = -mt_rank - 1;
+        for (int k = 1; k <= G; k++) {
+            if (k % 7 == 0) {
+                CALL(MPI_Get(got + tail, RUNS, MPI_INT, to, (MPI_Aint)tail, 1, vec, win));
+            } else {
+                CALL(MPI_Get(got + at, k, MPI_INT, to, (MPI_Aint)at, k, MPI_INT, win));
+            }
+            if (k % 11 == 0)
+                CALL(MPI_Put(&mark, 1, MPI_INT, to, (MPI_Aint)(span - 1), 1, MPI_INT, win));
+            at += (size_t)k;
+        }
+        if (round == 0) {
+            CALL(MPI_Win_flush_all(win));
+        } else {
+            CALL(MPI_Win_fence(0, win));
+        }
+        int base = to * 1000003 + round * 7919;
+        at = 0;
+        for (int k = 1; k <= G; k++, at += (size_t)k - 1) {
+            if (k % 7 == 0) continue;
+            for (int e = 0; e < k; e++)
+                if (got[at + e] != base + (int)(at + e)) {
+                    CHECK(0, "round %d: get %d element %d is %d, not %d", round, k, e, got[at + e],
+                          base + (int)(at + e));
+                    break;
+                }
+        }
+        for (int e = 0; e < RUNS; e++)
+            CHECK(got[tail + e] == base + (int)(tail + 2 * e),
+                  "round %d: vector get element %d is %d", round, e, got[tail + e]);
+        if (round == 0)
+            CALL(MPI_Win_unlock_all(win));
+        else
+            CALL(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+        CALL(MPI_Barrier(MPI_COMM_WORLD));
+        int from = (mt_rank + mt_size - 1) % mt_size;
+        CHECK(mem[span - 1] == -from - 1, "round %d: the put left %d", round, mem[span - 1]);
+    }
+    CALL(MPI_Type_free(&vec));
+    CALL(MPI_Win_free(&win));
+    free(got);
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv, "rma_edge");
@@ -231,5 +307,6 @@ int main(int argc, char **argv)
     test_flush_after_fetch();
     test_nocheck(false);
     test_nocheck(true);
+    test_many_gets();
     return mt_done();
 }
