@@ -95,21 +95,6 @@ int ump_ofiud_send(void *ctx, const ump_rel_dgram_t *d, int n)
     return n;
 }
 
-/* --- the upper side of rel: into the core ---------------------------------- */
-
-void ump_ofiud_deliver(void *arg, int peer, uint8_t am_id, const void *data, size_t len)
-{
-    ofiud_xp_t *xp = arg;
-    xp->base.params.am_handler(xp->base.params.arg, &xp->base, peer, am_id, data, len);
-}
-
-void ump_ofiud_peer_failed(void *arg, int peer, int status)
-{
-    ofiud_xp_t *xp = arg;
-    if (xp->base.params.peer_failed)
-        xp->base.params.peer_failed(xp->base.params.arg, &xp->base, peer, status);
-}
-
 /* --- receiving --------------------------------------------------------------- */
 
 /* An arrived datagram of `len` bytes (the prefix included) from `src`. */

@@ -125,11 +125,9 @@ void ump_ofiud_free(ofiud_xp_t *xp);
 /* Posts a receive buffer on ep[0] (or queues it to post again later). */
 void ump_ofiud_post_recv(ofiud_xp_t *xp, ofiud_buf_t *b);
 
-/* ofi_dgram.c: rel's lower and upper callbacks. */
+/* ofi_dgram.c: rel's lower callbacks. */
 int ump_ofiud_peer_open(void *ctx, int peer, size_t *mtu);
 int ump_ofiud_send(void *ctx, const ump_rel_dgram_t *d, int n);
 void ump_ofiud_peer_name(void *ctx, int peer, char *buf, size_t len);
-void ump_ofiud_deliver(void *arg, int peer, uint8_t am_id, const void *data, size_t len);
-void ump_ofiud_peer_failed(void *arg, int peer, int status);
 
 #endif /* UMP_XPORT_OFI_DGRAM_H */

@@ -45,7 +45,6 @@ UMP_CFG(ud_seg_size, "UMP_OFIUD_SEG_SIZE", UMP_CFG_SIZE, "0",
         "payload per DATA message of a pipelined rendezvous over the ofiud transport (0: one "
         "datagram's worth when datagrams are large, else 64k)");
 
-/* Room the core gets for its own header in front of a segment. */
 /* The mr_mode bits honoured: only local descriptors are ever used. */
 #define UD_MR_MODES (FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY)
 /* A published name: u32 mtu, u8 count, then per endpoint u8 length and bytes. */
@@ -241,20 +240,16 @@ static int not_found(const char *prov, const char *domain, int ret)
     return UMP_ERR_UNSUPPORTED;
 }
 
-static int set_caps(ofiud_xp_t *xp)
+/* The reliability engine over the endpoints, and the capabilities it gives. */
+static int open_rel(ofiud_xp_t *xp)
 {
-    ump_rel_config_t cfg;
-    ump_rel_xp_caps(xp->mtu - UMP_OFIUD_HDR - sizeof(ump_rel_hdr_t), ud_seg_size.v.sz,
-                    ud_eager_limit.v.sz, UMP_OFIUD_MAX_IOV, &xp->base.caps, &cfg);
-    xp->stats = cfg.stats;
     ump_rel_lower_t lower = {.ctx = xp,
                              .mtu = xp->mtu - UMP_OFIUD_HDR,
                              .peer_open = ump_ofiud_peer_open,
                              .send = ump_ofiud_send,
                              .peer_name = ump_ofiud_peer_name};
-    ump_rel_upper_t upper = {
-        .arg = xp, .deliver = ump_ofiud_deliver, .peer_failed = ump_ofiud_peer_failed};
-    return ump_rel_create("ofiud", xp->rank, xp->size, &cfg, &lower, &upper, &xp->rel);
+    return ump_rel_xp_open(&xp->base, xp->rank, xp->size, &lower, ud_seg_size.v.sz,
+                           ud_eager_limit.v.sz, UMP_OFIUD_MAX_IOV, &xp->stats, &xp->rel);
 }
 
 static int open_waiting(ofiud_xp_t *xp)
@@ -346,7 +341,7 @@ int ump_ofiud_open(const ump_xp_params_t *params, ump_xp_t **out)
     xp->inject = xp->prefix || !ud_inject.v.b ? 0 : fi->tx_attr->inject_size;
     if ((rc = open_pool(xp)) != UMP_OK) goto err;
     if ((rc = open_waiting(xp)) != UMP_OK) goto err;
-    if ((rc = set_caps(xp)) != UMP_OK) goto err;
+    if ((rc = open_rel(xp)) != UMP_OK) goto err;
     if ((rc = publish(xp)) != UMP_OK) goto err;
     ump_debug("ofiud: provider %s, fabric %s, %d endpoint(s), datagrams up to %zu bytes, "
               "prefix %zu, inject %zu, %s, %s",

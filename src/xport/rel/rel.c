@@ -2,7 +2,8 @@
 /*
  * rel.c - the reliability engine (see rel.h for the contract and the wire
  * format): its configuration, buffer pool, peers and life cycle; sending
- * in rel_send.c, receiving in rel_recv.c, timers in rel_timer.c.
+ * in rel_send.c, receiving in rel_recv.c, timers in rel_timer.c; a
+ * transport's setup over the engine in rel_xp.c.
  *
  * Per peer and direction a 32-bit sequence number counts datagrams. The
  * sender keeps every datagram until the receiver's cumulative ack passes
@@ -275,26 +276,4 @@ void ump_rel_destroy(ump_rel_t *rel)
     free(rel->active);
     free(rel->failed);
     free(rel);
-}
-
-/* Room kept in max_am for the core's protocol header of an AM. */
-#define REL_AM_HDR_ROOM 1024
-
-void ump_rel_xp_caps(size_t room, size_t seg, size_t eager, size_t max_iov, ump_xp_caps_t *caps,
-                     ump_rel_config_t *cfg)
-{
-    if (!seg) seg = room >= 16384 ? room - REL_AM_HDR_ROOM : 64 * 1024;
-    *caps = (ump_xp_caps_t){
-        .reliable = true,
-        .ordered = true,
-        .am_cost = UMP_XP_AM_SYSCALL,
-        .rma_get = false,
-        .max_am = UMP_MAX(seg, eager) + REL_AM_HDR_ROOM,
-        .max_iov = max_iov,
-        .eager_limit = eager,
-        .seg_size = seg,
-        .get_min = SIZE_MAX,
-    };
-    ump_rel_config_default(cfg);
-    cfg->max_am = caps->max_am;
 }

@@ -10,7 +10,9 @@
  * AMs back through a deliver callback, in order, exactly once.
  *
  * Life cycle:
- *   ump_rel_create()   with the lower and upper callbacks;
+ *   ump_rel_create()   with the lower and upper callbacks (a transport's
+ *                      open calls ump_rel_xp_open(), which also fills in
+ *                      its capabilities and gives the upper side);
  *   ump_rel_send()     takes one AM (copied), fragments it to the MTU;
  *   ump_rel_input()    one arrived datagram (from the lower layer's receive
  *                      loop); may call deliver() and the lower send();
@@ -127,15 +129,6 @@ typedef struct ump_rel_config {
 
 void ump_rel_config_default(ump_rel_config_t *cfg);
 
-/* The capabilities of a transport that runs the engine over datagrams with
- * `room` payload bytes after its own and the engine's headers: reliable,
- * ordered, system-call cost per AM (the engine gathers the caller's iovecs
- * into its own buffers), no RMA; segments of `seg` bytes (0: a datagram's
- * room less AM header room when that is at least 16 KiB, else 64 KiB); and
- * cfg's defaults with max_am set to match. */
-void ump_rel_xp_caps(size_t room, size_t seg, size_t eager, size_t max_iov, ump_xp_caps_t *caps,
-                     ump_rel_config_t *cfg);
-
 typedef struct ump_rel_stats {
     uint64_t sent;          /* DATA datagrams sent the first time */
     uint64_t retransmitted; /* DATA datagrams sent again (timeout or gap) */
@@ -162,6 +155,22 @@ int ump_rel_create(const char *name, int rank, int size, const ump_rel_config_t 
                    const ump_rel_lower_t *lower, const ump_rel_upper_t *upper, ump_rel_t **out);
 /* Frees everything (unacknowledged data is dropped). */
 void ump_rel_destroy(ump_rel_t *rel);
+
+/*
+ * Sets the engine up under transport `xp` (its ops and params filled in),
+ * whose lower layer sends datagrams of up to lower->mtu bytes (the
+ * engine's header included, the transport's own not). Fills xp->caps:
+ * reliable, ordered, system-call cost per AM (the engine gathers the
+ * caller's iovecs into its own buffers), no RMA, eager limit `eager`,
+ * `max_iov` iovecs, segments of `seg` bytes (0: a datagram's payload room
+ * less AM header room when that is at least 16 KiB, else 64 KiB) and
+ * max_am to match. Creates the engine with the UMP_REL_* settings, that
+ * max_am, log lines named after xp->ops->name, and an upper side that
+ * hands AMs and dead peers to xp->params' callbacks. *stats: whether
+ * UMP_STATS asks for counters at close. UMP_OK or UMP_ERR_NO_MEMORY.
+ */
+int ump_rel_xp_open(ump_xp_t *xp, int rank, int size, const ump_rel_lower_t *lower, size_t seg,
+                    size_t eager, size_t max_iov, bool *stats, ump_rel_t **out);
 
 /*
  * Takes one AM (hlen bytes of hdr, then the iov's bytes; at most max_am in

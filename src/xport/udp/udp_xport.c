@@ -36,7 +36,6 @@ UMP_CFG(udp_seg_size, "UMP_UDP_SEG_SIZE", UMP_CFG_SIZE, "0",
         "payload per DATA message of a pipelined rendezvous over UDP (0: one datagram's worth "
         "when datagrams are large, else 64k)");
 
-/* Room the core gets for its own header in front of a segment. */
 #define SEND_CHUNK  8 /* datagrams per sendmmsg call, each call on the next socket */
 #define RECV_ROUNDS 4 /* recvmmsg calls per progress, so senders cannot starve the rest */
 
@@ -191,21 +190,6 @@ static int udp_recv(ump_udp_xp_t *xp)
     return delivered;
 }
 
-/* --- upper side of rel: into the core --------------------------------------- */
-
-static void upper_deliver(void *arg, int peer, uint8_t am_id, const void *data, size_t len)
-{
-    ump_udp_xp_t *xp = arg;
-    xp->base.params.am_handler(xp->base.params.arg, &xp->base, peer, am_id, data, len);
-}
-
-static void upper_peer_failed(void *arg, int peer, int status)
-{
-    ump_udp_xp_t *xp = arg;
-    if (xp->base.params.peer_failed)
-        xp->base.params.peer_failed(xp->base.params.arg, &xp->base, peer, status);
-}
-
 /* --- ops ------------------------------------------------------------------ */
 
 static void udp_free(ump_udp_xp_t *xp)
@@ -290,17 +274,13 @@ static int udp_open(const ump_xp_params_t *params, ump_xp_t **out)
     xp->rname = calloc((size_t)xp->rbatch, sizeof(*xp->rname));
     if (!xp->rbuf || !xp->rmsg || !xp->riov || !xp->rname) goto err;
 
-    ump_rel_config_t cfg;
-    ump_rel_xp_caps(xp->mtu - UMP_UDP_HDR - sizeof(ump_rel_hdr_t), udp_seg_size.v.sz,
-                    udp_eager_limit.v.sz, UMP_UDP_MAX_IOV, &xp->base.caps, &cfg);
-    xp->stats = cfg.stats;
     ump_rel_lower_t lower = {.ctx = xp,
                              .mtu = xp->mtu - UMP_UDP_HDR,
                              .peer_open = lower_peer_open,
                              .send = lower_send,
                              .peer_name = lower_peer_name};
-    ump_rel_upper_t upper = {.arg = xp, .deliver = upper_deliver, .peer_failed = upper_peer_failed};
-    rc = ump_rel_create("udp", xp->rank, xp->size, &cfg, &lower, &upper, &xp->rel);
+    rc = ump_rel_xp_open(&xp->base, xp->rank, xp->size, &lower, udp_seg_size.v.sz,
+                         udp_eager_limit.v.sz, UMP_UDP_MAX_IOV, &xp->stats, &xp->rel);
     if (rc) goto err;
 
     rc = ump_rt_put(params->rt, "udp.addr", xp->addr, strlen(xp->addr) + 1);
