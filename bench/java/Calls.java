@@ -14,6 +14,14 @@ import mpi.*;
  * is how a change to the small-message path is compared with the one
  * before it on a loaded machine (run both builds alternately).
  *
+ * The non-blocking variants time what bench/java/Bandwidth does per
+ * message: a window of 64 iSend (or iRecv) to MPI.PROC_NULL, then
+ * Request.waitAll on the 64 requests; time_us is per message (the window's
+ * time over 64). "isend-direct" sends from one direct buffer, "isend-slice"
+ * and "irecv-slice" from/into MPI.slice(buffer, k * bytes) for slot k (a
+ * new slice per call, as Bandwidth's receiver makes them), "irecv-direct"
+ * into one buffer. --nb runs only these, --blocking only the blocking ones.
+ *
  * With --pin: the work side of the copy/pin crossover of heap arrays. A
  * blocking send of a byte[] to PROC_NULL, 0 B ... --max (4 MiB), with the
  * array copied (in Java, into the per-thread scratch) and pinned
@@ -22,7 +30,8 @@ import mpi.*;
  * copying at that size and every larger one (by the minimum over the
  * rounds, which load on the machine can only raise). A receive copies the
  * same bytes out again, so this is half the difference a ping-pong sees.
- *   umprun -n 1 java -cp ump.jar:ump_bench.jar Calls [--iters N] [--reps R] [--pin]
+ *   umprun -n 1 java -cp ump.jar:ump_bench.jar Calls [--iters N] [--reps R]
+ *          [--nb | --blocking | --pin]
  */
 public class Calls {
     static void pinCrossover(Bench b, int reps) throws MPIException {
@@ -70,6 +79,8 @@ public class Calls {
         b.end();
     }
 
+    static final int WINDOW = 64;
+
     interface Op {
         void run(long iters) throws MPIException;
     }
@@ -78,11 +89,15 @@ public class Calls {
         Bench b = new Bench(args, 0, 4 << 20);
         long iters = 2_000_000;
         int reps = b.quick ? 3 : 15;
-        boolean pin = false;
+        boolean pin = false, blocking = true, nb = true;
         for (int i = 0; i < b.rest.length; i++) {
             if (b.rest[i].equals("--iters")) iters = Long.parseLong(b.rest[++i]);
             else if (b.rest[i].equals("--reps")) reps = Integer.parseInt(b.rest[++i]);
             else if (b.rest[i].equals("--pin")) pin = true;
+            else if (b.rest[i].equals("--nb")) blocking = false;
+            else if (b.rest[i].equals("--blocking")) nb = false;
+            else b.die("unknown option " + b.rest[i] + " (--iters N, --reps R, --nb, --blocking, "
+                    + "--pin, and Bench's)");
         }
         if (pin) {
             pinCrossover(b, reps);
@@ -91,50 +106,93 @@ public class Calls {
         if (b.quick) iters = Math.min(iters, 20_000);
         Intracomm w = MPI.COMM_WORLD;
         ByteBuffer d = MPI.newByteBuffer(64);
+        ByteBuffer all = MPI.newByteBuffer(16 * WINDOW);
         byte[] a = new byte[64];
+        Request[] rq = new Request[WINDOW];
         int[] sizes = {0, 4, 16};
-        String[] names = new String[sizes.length * 4];
-        Op[] ops = new Op[sizes.length * 4];
-        int k = 0;
+        java.util.List<String> names = new java.util.ArrayList<>();
+        java.util.List<Integer> bytes = new java.util.ArrayList<>();
+        java.util.List<Op> ops = new java.util.ArrayList<>();
         for (int n : sizes) {
-            names[k] = "send-direct";
-            ops[k++] = it -> {
-                for (long i = 0; i < it; i++)
-                    w.send(d, n, MPI.BYTE, MPI.PROC_NULL, 1);
-            };
-            names[k] = "recv-direct";
-            ops[k++] = it -> {
-                for (long i = 0; i < it; i++) {
-                    Status s = w.recv(d, n, MPI.BYTE, MPI.PROC_NULL, 1);
-                    if (s.getSource() != MPI.PROC_NULL) throw new MPIException("bad status");
-                }
-            };
-            names[k] = "send-array";
-            ops[k++] = it -> {
-                for (long i = 0; i < it; i++)
-                    w.send(a, n, MPI.BYTE, MPI.PROC_NULL, 1);
-            };
-            names[k] = "recv-array";
-            ops[k++] = it -> {
-                for (long i = 0; i < it; i++) {
-                    Status s = w.recv(a, n, MPI.BYTE, MPI.PROC_NULL, 1);
-                    if (s.getSource() != MPI.PROC_NULL) throw new MPIException("bad status");
-                }
-            };
+            if (blocking) {
+                names.add("send-direct");
+                ops.add(it -> {
+                    for (long i = 0; i < it; i++)
+                        w.send(d, n, MPI.BYTE, MPI.PROC_NULL, 1);
+                });
+                names.add("recv-direct");
+                ops.add(it -> {
+                    for (long i = 0; i < it; i++) {
+                        Status s = w.recv(d, n, MPI.BYTE, MPI.PROC_NULL, 1);
+                        if (s.getSource() != MPI.PROC_NULL) throw new MPIException("bad status");
+                    }
+                });
+                names.add("send-array");
+                ops.add(it -> {
+                    for (long i = 0; i < it; i++)
+                        w.send(a, n, MPI.BYTE, MPI.PROC_NULL, 1);
+                });
+                names.add("recv-array");
+                ops.add(it -> {
+                    for (long i = 0; i < it; i++) {
+                        Status s = w.recv(a, n, MPI.BYTE, MPI.PROC_NULL, 1);
+                        if (s.getSource() != MPI.PROC_NULL) throw new MPIException("bad status");
+                    }
+                });
+            }
+            if (nb) { // it messages, in windows of WINDOW
+                names.add("isend-direct");
+                ops.add(it -> {
+                    for (long i = 0; i < it; i += WINDOW) {
+                        for (int k = 0; k < WINDOW; k++)
+                            rq[k] = w.iSend(d, n, MPI.BYTE, MPI.PROC_NULL, 1);
+                        Request.waitAll(rq);
+                    }
+                });
+                names.add("isend-slice");
+                ops.add(it -> {
+                    for (long i = 0; i < it; i += WINDOW) {
+                        for (int k = 0; k < WINDOW; k++)
+                            rq[k] = w.iSend(MPI.slice(all, k * n), n, MPI.BYTE, MPI.PROC_NULL, 1);
+                        Request.waitAll(rq);
+                    }
+                });
+                names.add("irecv-direct");
+                ops.add(it -> {
+                    for (long i = 0; i < it; i += WINDOW) {
+                        for (int k = 0; k < WINDOW; k++)
+                            rq[k] = w.iRecv(d, n, MPI.BYTE, MPI.PROC_NULL, 1);
+                        Request.waitAll(rq);
+                    }
+                });
+                names.add("irecv-slice");
+                ops.add(it -> {
+                    for (long i = 0; i < it; i += WINDOW) {
+                        for (int k = 0; k < WINDOW; k++)
+                            rq[k] = w.iRecv(MPI.slice(all, k * n), n, MPI.BYTE, MPI.PROC_NULL, 1);
+                        Request.waitAll(rq);
+                    }
+                    for (Request r : rq) // waitAll finished them all
+                        if (!r.isNull()) throw new MPIException("a request not finished");
+                });
+            }
+            for (int j = bytes.size(); j < ops.size(); j++)
+                bytes.add(n);
         }
+        iters = (iters + WINDOW - 1) / WINDOW * WINDOW; // whole windows
         for (Op op : ops) // warm-up: let the JIT compile every loop first
             op.run(Math.max(iters / 4, 1000));
-        double[][] t = new double[ops.length][reps];
+        double[][] t = new double[ops.size()][reps];
         for (int r = 0; r < reps; r++)
-            for (int j = 0; j < ops.length; j++) {
+            for (int j = 0; j < ops.size(); j++) {
                 long t0 = System.nanoTime();
-                ops[j].run(iters);
+                ops.get(j).run(iters);
                 t[j][r] = (double) (System.nanoTime() - t0) / iters;
             }
-        for (int j = 0; j < ops.length; j++) {
+        for (int j = 0; j < ops.size(); j++) {
             double[] x = t[j].clone();
             java.util.Arrays.sort(x);
-            b.row("calls", names[j], b.size, sizes[j / 4], x[x.length / 2] * 1e-9, 0);
+            b.row("calls", names.get(j), b.size, bytes.get(j), x[x.length / 2] * 1e-9, 0);
         }
         b.end();
     }

@@ -154,21 +154,12 @@ static const char *isend_name[] = {"Comm.iSend", "Comm.isSend", "Comm.irSend", "
 static const char *init_name[] = {"Comm.sendInit", "Comm.sSendInit", "Comm.rSendInit",
                                   "Comm.bSendInit"};
 
-/* addr != 0: Java checked the buffer (Buf.fast) and passes its address. */
-JNIEXPORT jlong JNICALL Java_mpi_Comm_iSendNative(JNIEnv *env, jclass c, jlong comm, jobject buf,
-                                                  jlong addr, jlong len, jint count, jlong type,
-                                                  jint dest, jint tag, jint mode,
-                                                  jboolean persistent)
+/* A non-blocking (or, persistent, an inactive persistent) send of the
+ * given mode from p; returns the handle, or 0 with an exception pending. */
+static jlong isend(JNIEnv *env, void *p, jint count, MPI_Datatype t, jint dest, jint tag,
+                   MPI_Comm cm, jint mode, jboolean persistent)
 {
     MPI_Request r = MPI_REQUEST_NULL;
-    MPI_Datatype t = UJ_TYPE(type);
-    MPI_Comm cm = UJ_COMM(comm);
-    void *p = (void *)(intptr_t)addr;
-    if (!p) {
-        p = uj_direct(env, buf, len, count, t,
-                      persistent ? init_name[mode & 3] : isend_name[mode & 3]);
-        if ((*env)->ExceptionCheck(env)) return 0;
-    }
     int rc;
     if (persistent) {
         switch (mode) {
@@ -205,21 +196,55 @@ JNIEXPORT jlong JNICALL Java_mpi_Comm_iSendNative(JNIEnv *env, jclass c, jlong c
     return UJ_H(r);
 }
 
-JNIEXPORT jlong JNICALL Java_mpi_Comm_iRecvNative(JNIEnv *env, jclass c, jlong comm, jobject buf,
-                                                  jlong addr, jlong len, jint count, jlong type,
-                                                  jint src, jint tag, jboolean persistent)
+static jlong irecv(JNIEnv *env, void *p, jint count, MPI_Datatype t, jint src, jint tag,
+                   MPI_Comm cm, jboolean persistent)
 {
     MPI_Request r = MPI_REQUEST_NULL;
-    void *p = (void *)(intptr_t)addr;
-    if (!p) {
-        p = uj_direct(env, buf, len, count, UJ_TYPE(type),
-                      persistent ? "Comm.recvInit" : "Comm.iRecv");
-        if ((*env)->ExceptionCheck(env)) return 0;
-    }
-    int rc = persistent ? MPI_Recv_init(p, count, UJ_TYPE(type), src, tag, UJ_COMM(comm), &r)
-                        : MPI_Irecv(p, count, UJ_TYPE(type), src, tag, UJ_COMM(comm), &r);
+    int rc = persistent ? MPI_Recv_init(p, count, t, src, tag, cm, &r)
+                        : MPI_Irecv(p, count, t, src, tag, cm, &r);
     if (rc != MPI_SUCCESS) return uj_throw(env, rc), 0;
     return UJ_H(r);
+}
+
+/* The non-blocking fast path, as the blocking one: Java checked the direct
+ * buffer at addr (Buf.fast) and passes primitives only, so the JVM makes no
+ * local reference and C checks nothing again. */
+JNIEXPORT jlong JNICALL Java_mpi_Comm_iSendFast(JNIEnv *env, jclass c, jlong comm, jlong addr,
+                                                jint count, jlong type, jint dest, jint tag,
+                                                jint mode, jboolean persistent)
+{
+    return isend(env, (void *)(intptr_t)addr, count, UJ_TYPE(type), dest, tag, UJ_COMM(comm), mode,
+                 persistent);
+}
+
+JNIEXPORT jlong JNICALL Java_mpi_Comm_iRecvFast(JNIEnv *env, jclass c, jlong comm, jlong addr,
+                                                jint count, jlong type, jint src, jint tag,
+                                                jboolean persistent)
+{
+    return irecv(env, (void *)(intptr_t)addr, count, UJ_TYPE(type), src, tag, UJ_COMM(comm),
+                 persistent);
+}
+
+/* The general path: C checks buf (direct, large enough) and names the call
+ * in what it reports. */
+JNIEXPORT jlong JNICALL Java_mpi_Comm_iSendNative(JNIEnv *env, jclass c, jlong comm, jobject buf,
+                                                  jlong len, jint count, jlong type, jint dest,
+                                                  jint tag, jint mode, jboolean persistent)
+{
+    void *p = uj_direct(env, buf, len, count, UJ_TYPE(type),
+                        persistent ? init_name[mode & 3] : isend_name[mode & 3]);
+    if ((*env)->ExceptionCheck(env)) return 0;
+    return isend(env, p, count, UJ_TYPE(type), dest, tag, UJ_COMM(comm), mode, persistent);
+}
+
+JNIEXPORT jlong JNICALL Java_mpi_Comm_iRecvNative(JNIEnv *env, jclass c, jlong comm, jobject buf,
+                                                  jlong len, jint count, jlong type, jint src,
+                                                  jint tag, jboolean persistent)
+{
+    void *p =
+        uj_direct(env, buf, len, count, UJ_TYPE(type), persistent ? "Comm.recvInit" : "Comm.iRecv");
+    if ((*env)->ExceptionCheck(env)) return 0;
+    return irecv(env, p, count, UJ_TYPE(type), src, tag, UJ_COMM(comm), persistent);
 }
 
 JNIEXPORT void JNICALL Java_mpi_Comm_probeNative(JNIEnv *env, jclass c, jlong comm, jint src,

@@ -1,48 +1,85 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * request.c - mpi.Request and mpi.Prequest: wait, test and their array
- * forms. Handles travel as long[]; MPI may replace a handle (a completed
- * request becomes MPI_REQUEST_NULL), so every call writes them back.
- * A result array res holds the status (UJ_ST_LEN longs) then the handle.
+ * forms. Java passes the address of a per-thread direct buffer
+ * (ReqScratch.java): n handles, which are the MPI_Request array MPI reads
+ * and updates in place (a completed request becomes MPI_REQUEST_NULL),
+ * then n status records of UJ_ST_LEN longs, which C fills. No Java array
+ * crosses and nothing is allocated for the usual window of requests.
  */
 #include <stdlib.h>
 
 #include "ujava.h"
 
-static void out(JNIEnv *env, jlongArray res, const MPI_Status *s, MPI_Request r)
+_Static_assert(sizeof(MPI_Request) == sizeof(jlong), "a handle is one jlong in the scratch");
+
+/* Statuses on the stack up to this many requests; more are allocated. */
+enum { STACK_STATUSES = 64 };
+
+static MPI_Request *reqs(jlong addr)
 {
-    uj_status_out(env, res, s, MPI_UNDEFINED);
-    jlong h = UJ_H(r);
-    (*env)->SetLongArrayRegion(env, res, UJ_ST_LEN, 1, &h);
+    return (MPI_Request *)(intptr_t)addr;
 }
 
-JNIEXPORT void JNICALL Java_mpi_Request_waitNative(JNIEnv *env, jclass c, jlong h, jlongArray res)
+/* Record i of a scratch of n requests. */
+static jlong *record(jlong addr, int n, int i)
 {
-    MPI_Request r = UJ_REQ(h);
-    MPI_Status s;
-    int rc = MPI_Wait(&r, &s);
-    out(env, res, &s, r);
+    return (jlong *)(intptr_t)addr + n + (size_t)i * UJ_ST_LEN;
+}
+
+static void put_status(jlong *v, const MPI_Status *s, int index)
+{
+    v[UJ_ST_SOURCE] = s->MPI_SOURCE;
+    v[UJ_ST_TAG] = s->MPI_TAG;
+    v[UJ_ST_ERROR] = s->MPI_ERROR;
+    v[UJ_ST_CANCELLED] = s->ump_cancelled;
+    v[UJ_ST_COUNT] = s->ump_count;
+    v[UJ_ST_INDEX] = index;
+}
+
+/* n statuses: on the stack when few, else allocated (NULL with an
+ * exception pending when that fails). MPI sets a status's MPI_ERROR only
+ * when it returns MPI_ERR_IN_STATUS: until then it says MPI_SUCCESS. */
+static MPI_Status *statuses(JNIEnv *env, MPI_Status *stack, int n)
+{
+    MPI_Status *s = n <= STACK_STATUSES ? stack : malloc(sizeof(MPI_Status) * (size_t)n);
+    if (!s) {
+        uj_throw_msg(env, MPI_ERR_NO_MEM, "Request: no memory for %d statuses", n);
+        return NULL;
+    }
+    for (int i = 0; i < n; i++)
+        s[i].MPI_ERROR = MPI_SUCCESS;
+    return s;
+}
+
+static void statuses_free(MPI_Status *s, MPI_Status *stack)
+{
+    if (s != stack) free(s);
+}
+
+JNIEXPORT void JNICALL Java_mpi_Request_waitNative(JNIEnv *env, jclass c, jlong addr)
+{
+    MPI_Status s = {.MPI_ERROR = MPI_SUCCESS}; /* MPI_Wait need not set it */
+    int rc = MPI_Wait(reqs(addr), &s);
+    put_status(record(addr, 1, 0), &s, MPI_UNDEFINED);
     if (rc != MPI_SUCCESS) uj_throw(env, rc);
 }
 
-JNIEXPORT jboolean JNICALL Java_mpi_Request_testNative(JNIEnv *env, jclass c, jlong h,
-                                                       jlongArray res)
+JNIEXPORT jboolean JNICALL Java_mpi_Request_testNative(JNIEnv *env, jclass c, jlong addr)
 {
-    MPI_Request r = UJ_REQ(h);
-    MPI_Status s;
-    int flag = 0, rc = MPI_Test(&r, &flag, &s);
-    if (flag) out(env, res, &s, r);
+    MPI_Status s = {.MPI_ERROR = MPI_SUCCESS};
+    int flag = 0, rc = MPI_Test(reqs(addr), &flag, &s);
+    if (flag) put_status(record(addr, 1, 0), &s, MPI_UNDEFINED);
     if (rc != MPI_SUCCESS) uj_throw(env, rc);
     return flag != 0;
 }
 
-JNIEXPORT jboolean JNICALL Java_mpi_Request_getStatusNative(JNIEnv *env, jclass c, jlong h,
-                                                            jlongArray res)
+JNIEXPORT jboolean JNICALL Java_mpi_Request_getStatusNative(JNIEnv *env, jclass c, jlong addr)
 {
-    MPI_Status s;
-    int flag = 0, rc = MPI_Request_get_status(UJ_REQ(h), &flag, &s);
+    MPI_Status s = {.MPI_ERROR = MPI_SUCCESS};
+    int flag = 0, rc = MPI_Request_get_status(*reqs(addr), &flag, &s);
     if (rc != MPI_SUCCESS) return uj_throw(env, rc), JNI_FALSE;
-    if (flag) out(env, res, &s, UJ_REQ(h));
+    if (flag) put_status(record(addr, 1, 0), &s, MPI_UNDEFINED);
     return flag != 0;
 }
 
@@ -67,133 +104,81 @@ JNIEXPORT void JNICALL Java_mpi_Prequest_startNative(JNIEnv *env, jclass c, jlon
     if (rc != MPI_SUCCESS) uj_throw(env, rc);
 }
 
-/* Request arrays: handles in, C array out; written back by put_reqs. */
-static MPI_Request *get_reqs(JNIEnv *env, jlongArray hs, int *n)
+JNIEXPORT void JNICALL Java_mpi_Request_startAllNative(JNIEnv *env, jclass c, jlong addr, jint n)
 {
-    *n = (*env)->GetArrayLength(env, hs);
-    MPI_Request *r = malloc(sizeof(MPI_Request) * (size_t)(*n > 0 ? *n : 1));
-    jlong *h = malloc(sizeof(jlong) * (size_t)(*n > 0 ? *n : 1));
-    if (!r || !h) {
-        free(r);
-        free(h);
-        uj_throw_msg(env, MPI_ERR_NO_MEM, "Request: no memory for %d requests", *n);
-        return NULL;
-    }
-    (*env)->GetLongArrayRegion(env, hs, 0, *n, h);
-    for (int i = 0; i < *n; i++)
-        r[i] = UJ_REQ(h[i]);
-    free(h);
-    return r;
-}
-
-static void put_reqs(JNIEnv *env, jlongArray hs, MPI_Request *r, int n)
-{
-    for (int i = 0; i < n; i++) {
-        jlong h = UJ_H(r[i]);
-        (*env)->SetLongArrayRegion(env, hs, i, 1, &h);
-    }
-    free(r);
-}
-
-static MPI_Status *get_sts(JNIEnv *env, int n)
-{
-    MPI_Status *s = calloc((size_t)(n > 0 ? n : 1), sizeof(MPI_Status));
-    if (!s) uj_throw_msg(env, MPI_ERR_NO_MEM, "Request: no memory for %d statuses", n);
-    return s;
-}
-
-static void put_sts(JNIEnv *env, jlongArray flat, MPI_Status *s, const int *which, int n)
-{
-    for (int i = 0; i < n; i++) {
-        const MPI_Status *x = &s[i];
-        jlong v[UJ_ST_LEN] = {x->MPI_SOURCE,    x->MPI_TAG,   x->MPI_ERROR,
-                              x->ump_cancelled, x->ump_count, which ? which[i] : i};
-        (*env)->SetLongArrayRegion(env, flat, i * UJ_ST_LEN, UJ_ST_LEN, v);
-    }
-}
-
-JNIEXPORT void JNICALL Java_mpi_Request_startAllNative(JNIEnv *env, jclass c, jlongArray hs)
-{
-    int n;
-    MPI_Request *r = get_reqs(env, hs, &n);
-    if (!r) return;
-    int rc = MPI_Startall(n, r);
-    put_reqs(env, hs, r, n);
+    int rc = MPI_Startall(n, reqs(addr));
     if (rc != MPI_SUCCESS) uj_throw(env, rc);
 }
 
-JNIEXPORT void JNICALL Java_mpi_Request_waitAllNative(JNIEnv *env, jclass c, jlongArray hs,
-                                                      jlongArray sts)
+/* waitAll (want false: no statuses, MPI_STATUSES_IGNORE) and
+ * waitAllStatus (want true: record i gets request i's, index i). */
+JNIEXPORT void JNICALL Java_mpi_Request_waitAllNative(JNIEnv *env, jclass c, jlong addr, jint n,
+                                                      jboolean want)
 {
-    int n;
-    MPI_Request *r = get_reqs(env, hs, &n);
-    if (!r) return;
-    MPI_Status *s = get_sts(env, n);
-    if (!s) return free(r);
-    int rc = MPI_Waitall(n, r, s);
-    put_reqs(env, hs, r, n);
-    if (sts) put_sts(env, sts, s, NULL, n);
-    free(s);
+    if (!want) {
+        int rc = MPI_Waitall(n, reqs(addr), MPI_STATUSES_IGNORE);
+        if (rc != MPI_SUCCESS) uj_throw(env, rc);
+        return;
+    }
+    MPI_Status stack[STACK_STATUSES], *s = statuses(env, stack, n);
+    if (!s) return;
+    int rc = MPI_Waitall(n, reqs(addr), s);
+    for (int i = 0; i < n; i++)
+        put_status(record(addr, n, i), &s[i], i);
+    statuses_free(s, stack);
     if (rc != MPI_SUCCESS) uj_throw(env, rc);
 }
 
-JNIEXPORT jboolean JNICALL Java_mpi_Request_testAllNative(JNIEnv *env, jclass c, jlongArray hs,
-                                                          jlongArray sts)
+JNIEXPORT jboolean JNICALL Java_mpi_Request_testAllNative(JNIEnv *env, jclass c, jlong addr, jint n,
+                                                          jboolean want)
 {
-    int n, flag = 0;
-    MPI_Request *r = get_reqs(env, hs, &n);
-    if (!r) return JNI_FALSE;
-    MPI_Status *s = get_sts(env, n);
-    if (!s) return free(r), JNI_FALSE;
-    int rc = MPI_Testall(n, r, &flag, s);
-    put_reqs(env, hs, r, n);
-    if (flag && sts) put_sts(env, sts, s, NULL, n);
-    free(s);
+    MPI_Status stack[STACK_STATUSES], *s = want ? statuses(env, stack, n) : MPI_STATUSES_IGNORE;
+    if (want && !s) return JNI_FALSE;
+    int flag = 0, rc = MPI_Testall(n, reqs(addr), &flag, s);
+    if (flag && want)
+        for (int i = 0; i < n; i++)
+            put_status(record(addr, n, i), &s[i], i);
+    if (want) statuses_free(s, stack);
     if (rc != MPI_SUCCESS) uj_throw(env, rc);
     return flag != 0;
 }
 
 /* waitAny (test false) / testAny (test true): the index, MPI_UNDEFINED when
- * every request is null, -1 when testAny found nothing complete. */
-JNIEXPORT jint JNICALL Java_mpi_Request_anyNative(JNIEnv *env, jclass c, jlongArray hs,
-                                                  jlongArray st, jboolean test)
+ * every request is null, -1 when testAny found nothing complete; the
+ * status, with its index, in record 0. */
+JNIEXPORT jint JNICALL Java_mpi_Request_anyNative(JNIEnv *env, jclass c, jlong addr, jint n,
+                                                  jboolean test)
 {
-    int n, idx = MPI_UNDEFINED, flag = 1, rc;
-    MPI_Status s;
-    MPI_Request *r = get_reqs(env, hs, &n);
-    if (!r) return MPI_UNDEFINED;
-    rc = test ? MPI_Testany(n, r, &idx, &flag, &s) : MPI_Waitany(n, r, &idx, &s);
-    put_reqs(env, hs, r, n);
+    int idx = MPI_UNDEFINED, flag = 1;
+    MPI_Status s = {.MPI_ERROR = MPI_SUCCESS};
+    int rc =
+        test ? MPI_Testany(n, reqs(addr), &idx, &flag, &s) : MPI_Waitany(n, reqs(addr), &idx, &s);
     if (rc != MPI_SUCCESS) return uj_throw(env, rc), MPI_UNDEFINED;
     if (!flag) return -1;
-    if (idx != MPI_UNDEFINED) uj_status_out(env, st, &s, idx);
+    if (idx != MPI_UNDEFINED) put_status(record(addr, n, 0), &s, idx);
     return idx;
 }
 
-/* waitSome / testSome: the number done (MPI_UNDEFINED if all null); their
- * indices in idx, their statuses in sts. */
-JNIEXPORT jint JNICALL Java_mpi_Request_someNative(JNIEnv *env, jclass c, jlongArray hs,
-                                                   jintArray jidx, jlongArray sts, jboolean test)
+/* waitSome / testSome: the number done (MPI_UNDEFINED if all are null);
+ * their statuses in records 0 ... done - 1, each with its request's index. */
+JNIEXPORT jint JNICALL Java_mpi_Request_someNative(JNIEnv *env, jclass c, jlong addr, jint n,
+                                                   jboolean test)
 {
-    int n, outc = 0;
-    MPI_Request *r = get_reqs(env, hs, &n);
-    if (!r) return 0;
-    MPI_Status *s = get_sts(env, n);
-    int *idx = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    int outc = 0, idx_stack[STACK_STATUSES];
+    MPI_Status stack[STACK_STATUSES], *s = statuses(env, stack, n);
+    int *idx = n <= STACK_STATUSES ? idx_stack : malloc(sizeof(int) * (size_t)n);
     if (!s || !idx) {
-        free(s);
-        free(idx);
-        free(r);
+        if (s && !idx) uj_throw_msg(env, MPI_ERR_NO_MEM, "Request: no memory for %d indices", n);
+        if (s) statuses_free(s, stack);
         return 0;
     }
-    int rc = test ? MPI_Testsome(n, r, &outc, idx, s) : MPI_Waitsome(n, r, &outc, idx, s);
-    put_reqs(env, hs, r, n);
-    if (rc == MPI_SUCCESS && outc != MPI_UNDEFINED) {
-        (*env)->SetIntArrayRegion(env, jidx, 0, outc, (jint *)idx);
-        put_sts(env, sts, s, idx, outc);
-    }
-    free(s);
-    free(idx);
+    int rc = test ? MPI_Testsome(n, reqs(addr), &outc, idx, s)
+                  : MPI_Waitsome(n, reqs(addr), &outc, idx, s);
+    if (rc == MPI_SUCCESS && outc != MPI_UNDEFINED)
+        for (int i = 0; i < outc; i++)
+            put_status(record(addr, n, i), &s[i], idx[i]);
+    statuses_free(s, stack);
+    if (idx != idx_stack) free(idx);
     if (rc != MPI_SUCCESS) uj_throw(env, rc);
     return outc;
 }

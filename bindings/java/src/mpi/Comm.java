@@ -50,10 +50,16 @@ public class Comm implements Freeable, Cloneable {
     private static native void sendRecvReplaceNative(long comm, Object b, boolean d, int off,
             long len, int count, long type, int dest, int stag, int src, int rtag, long[] st)
             throws MPIException;
-    // addr: Buf.fast's address (C then checks nothing), or 0 for C to check buf.
-    private static native long iSendNative(long comm, Buffer buf, long addr, long len, int count,
+    // Non-blocking and persistent: the fast path (Buf.fast's address, which
+    // Java has checked, and primitives only) or the general one (C checks
+    // the buffer and reports what is wrong with it). Both return the handle.
+    private static native long iSendFast(long comm, long addr, int count, long type, int dest,
+            int tag, int mode, boolean persistent) throws MPIException;
+    private static native long iRecvFast(long comm, long addr, int count, long type, int src,
+            int tag, boolean persistent) throws MPIException;
+    private static native long iSendNative(long comm, Buffer buf, long len, int count,
             long type, int dest, int tag, int mode, boolean persistent) throws MPIException;
-    private static native long iRecvNative(long comm, Buffer buf, long addr, long len, int count,
+    private static native long iRecvNative(long comm, Buffer buf, long len, int count,
             long type, int src, int tag, boolean persistent) throws MPIException;
     private static native void probeNative(long comm, int src, int tag, long[] st)
             throws MPIException;
@@ -394,14 +400,32 @@ public class Comm implements Freeable, Cloneable {
 
     // ---- non-blocking and persistent point-to-point (direct buffers) ----
 
+    /** The handle of a non-blocking or persistent send of buf (a direct buffer). */
+    private long iSendHandle(Buffer buf, int count, Datatype type, int dest, int tag, int mode,
+            boolean persistent, String name) throws MPIException {
+        MPI.check();
+        long a = Buf.fast(buf, count, type); // non-zero only for a direct buffer
+        if (a != 0) // buf stays reachable: the caller's Request holds it
+            return iSendFast(handle, a, count, type.handle, dest, tag, mode, persistent);
+        Buf.needDirect(buf, name);
+        return iSendNative(handle, buf, Buf.len(buf), count, type.handle, dest, tag, mode,
+                persistent);
+    }
+
+    private long iRecvHandle(Buffer buf, int count, Datatype type, int source, int tag,
+            boolean persistent, String name) throws MPIException {
+        MPI.check();
+        long a = Buf.fast(buf, count, type);
+        if (a != 0) return iRecvFast(handle, a, count, type.handle, source, tag, persistent);
+        Buf.needDirect(buf, name);
+        return iRecvNative(handle, buf, Buf.len(buf), count, type.handle, source, tag,
+                persistent);
+    }
+
     private Request iSend(Buffer buf, int count, Datatype type, int dest, int tag, int mode,
             String name) throws MPIException {
-        MPI.check();
-        Buf.needDirect(buf, name);
-        return new Request(
-                iSendNative(handle, buf, Buf.fast(buf, count, type), Buf.len(buf), count,
-                        type.handle, dest, tag, mode, false),
-                buf, null);
+        return new Request(iSendHandle(buf, count, type, dest, tag, mode, false, name), buf,
+                null);
     }
 
     public final Request iSend(Buffer buf, int count, Datatype type, int dest, int tag)
@@ -432,22 +456,13 @@ public class Comm implements Freeable, Cloneable {
 
     public final Request iRecv(Buffer buf, int count, Datatype type, int source, int tag)
             throws MPIException {
-        MPI.check();
-        Buf.needDirect(buf, "Comm.iRecv");
-        return new Request(
-                iRecvNative(handle, buf, Buf.fast(buf, count, type), Buf.len(buf), count,
-                        type.handle, source, tag, false),
+        return new Request(iRecvHandle(buf, count, type, source, tag, false, "Comm.iRecv"),
                 null, buf);
     }
 
     private Prequest sendInit(Buffer buf, int count, Datatype type, int dest, int tag, int mode,
             String name) throws MPIException {
-        MPI.check();
-        Buf.needDirect(buf, name);
-        return new Prequest(
-                iSendNative(handle, buf, Buf.fast(buf, count, type), Buf.len(buf), count,
-                        type.handle, dest, tag, mode, true),
-                buf);
+        return new Prequest(iSendHandle(buf, count, type, dest, tag, mode, true, name), buf);
     }
 
     public final Prequest sendInit(Buffer buf, int count, Datatype type, int dest, int tag)
@@ -472,11 +487,7 @@ public class Comm implements Freeable, Cloneable {
 
     public final Prequest recvInit(Buffer buf, int count, Datatype type, int source, int tag)
             throws MPIException {
-        MPI.check();
-        Buf.needDirect(buf, "Comm.recvInit");
-        return new Prequest(
-                iRecvNative(handle, buf, Buf.fast(buf, count, type), Buf.len(buf), count,
-                        type.handle, source, tag, true),
+        return new Prequest(iRecvHandle(buf, count, type, source, tag, true, "Comm.recvInit"),
                 buf);
     }
 

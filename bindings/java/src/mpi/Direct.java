@@ -61,6 +61,11 @@ final class Direct {
     /** GetDirectBufferAddress: what the fast path is checked against. */
     private static native long addressNative(Buffer b);
 
+    /** GetDirectBufferAddress, for buffers made once (ReqScratch): works without OK. */
+    static long addressOf(Buffer b) {
+        return addressNative(b);
+    }
+
     /** The address of element 0 of a direct buffer (only when OK). */
     static long address(Buffer b) {
         try {

@@ -21,11 +21,12 @@ public final class Prequest extends Request {
 
     public static void startAll(Prequest[] requests) throws MPIException {
         MPI.check();
-        long[] h = handles(requests);
+        ReqScratch s = ReqScratch.of(requests);
         try {
-            startAllNative(h);
+            startAllNative(s.address, requests.length);
         } finally {
-            update(requests, h);
+            s.update(requests);
+            s.release();
         }
     }
 }

@@ -30,23 +30,20 @@ public class Request implements Freeable {
         if (h == 0 && !persistent()) buf1 = buf2 = null;
     }
 
-    private static native void waitNative(long h, long[] res) throws MPIException;
-    private static native boolean testNative(long h, long[] res) throws MPIException;
-    private static native boolean getStatusNative(long h, long[] res) throws MPIException;
+    // request.c. addr is a ReqScratch's (the handles, then a status
+    // record and an index per request); MPI updates the handles in place.
+    private static native void waitNative(long addr) throws MPIException;
+    private static native boolean testNative(long addr) throws MPIException;
+    private static native boolean getStatusNative(long addr) throws MPIException;
     private static native void cancelNative(long h) throws MPIException;
     private static native void freeNative(long h) throws MPIException;
-    static native void startAllNative(long[] hs) throws MPIException;
-    private static native void waitAllNative(long[] hs, long[] sts) throws MPIException;
-    private static native boolean testAllNative(long[] hs, long[] sts) throws MPIException;
-    private static native int anyNative(long[] hs, long[] st, boolean test) throws MPIException;
-    private static native int someNative(long[] hs, int[] idx, long[] sts, boolean test)
+    static native void startAllNative(long addr, int n) throws MPIException;
+    private static native void waitAllNative(long addr, int n, boolean statuses)
             throws MPIException;
-
-    private static Status status(long[] res) {
-        long[] d = new long[Status.LEN];
-        System.arraycopy(res, 0, d, 0, Status.LEN);
-        return new Status(d);
-    }
+    private static native boolean testAllNative(long addr, int n, boolean statuses)
+            throws MPIException;
+    private static native int anyNative(long addr, int n, boolean test) throws MPIException;
+    private static native int someNative(long addr, int n, boolean test) throws MPIException;
 
     public final boolean isNull() {
         return handle == 0;
@@ -68,13 +65,14 @@ public class Request implements Freeable {
     /** Waits for completion and returns the status. */
     public final Status waitStatus() throws MPIException {
         MPI.check();
-        long[] res = new long[Status.LEN + 1];
+        ReqScratch s = ReqScratch.of(handle);
         try {
-            waitNative(handle, res);
+            waitNative(s.address);
+            return s.status(0);
         } finally {
-            setHandle(res[Status.LEN]);
+            setHandle(s.handle(0));
+            s.release();
         }
-        return status(res);
     }
 
     public final void waitFor() throws MPIException {
@@ -84,15 +82,13 @@ public class Request implements Freeable {
     /** The status if the operation is complete (the request is then finished), else null. */
     public final Status testStatus() throws MPIException {
         MPI.check();
-        long[] res = new long[Status.LEN + 1];
-        res[Status.LEN] = handle;
-        boolean done;
+        ReqScratch s = ReqScratch.of(handle);
         try {
-            done = testNative(handle, res);
+            return testNative(s.address) ? s.status(0) : null;
         } finally {
-            setHandle(res[Status.LEN]);
+            setHandle(s.handle(0));
+            s.release();
         }
-        return done ? status(res) : null;
     }
 
     public final boolean test() throws MPIException {
@@ -102,33 +98,16 @@ public class Request implements Freeable {
     /** The status if complete, else null; the request stays as it is. */
     public final Status getStatus() throws MPIException {
         MPI.check();
-        long[] res = new long[Status.LEN + 1];
-        return getStatusNative(handle, res) ? status(res) : null;
-    }
-
-    static long[] handles(Request[] rs) {
-        long[] h = new long[rs.length];
-        for (int i = 0; i < rs.length; i++)
-            h[i] = rs[i] == null ? 0 : rs[i].handle;
-        return h;
-    }
-
-    static void update(Request[] rs, long[] h) {
-        for (int i = 0; i < rs.length; i++)
-            if (rs[i] != null) rs[i].setHandle(h[i]);
+        ReqScratch s = ReqScratch.of(handle);
+        try {
+            return getStatusNative(s.address) ? s.status(0) : null;
+        } finally {
+            s.release();
+        }
     }
 
     public static Status waitAnyStatus(Request[] requests) throws MPIException {
-        MPI.check();
-        long[] h = handles(requests), st = new long[Status.LEN];
-        int i;
-        try {
-            i = anyNative(h, st, false);
-        } finally {
-            update(requests, h);
-        }
-        if (i == MPI.UNDEFINED) return null;
-        return new Status(st);
+        return any(requests, false);
     }
 
     /** Index of a completed request, or MPI.UNDEFINED if all are null. */
@@ -139,16 +118,7 @@ public class Request implements Freeable {
 
     /** The status of a completed request (getIndex() says which), or null. */
     public static Status testAnyStatus(Request[] requests) throws MPIException {
-        MPI.check();
-        long[] h = handles(requests), st = new long[Status.LEN];
-        int i;
-        try {
-            i = anyNative(h, st, true);
-        } finally {
-            update(requests, h);
-        }
-        if (i < 0) return null;
-        return new Status(st);
+        return any(requests, true);
     }
 
     /** Index of a completed request, or MPI.UNDEFINED if none is. */
@@ -157,72 +127,76 @@ public class Request implements Freeable {
         return s == null ? MPI.UNDEFINED : s.getIndex();
     }
 
+    /** waitAny and testAny: the completed request's status, null if none. */
+    private static Status any(Request[] requests, boolean test) throws MPIException {
+        MPI.check();
+        ReqScratch s = ReqScratch.of(requests);
+        try {
+            int i = anyNative(s.address, requests.length, test);
+            return i < 0 || i == MPI.UNDEFINED ? null : s.status(0);
+        } finally {
+            s.update(requests);
+            s.release();
+        }
+    }
+
     public static Status[] waitAllStatus(Request[] requests) throws MPIException {
         MPI.check();
-        long[] h = handles(requests), sts = new long[requests.length * Status.LEN];
+        ReqScratch s = ReqScratch.of(requests);
         try {
-            waitAllNative(h, sts);
+            waitAllNative(s.address, requests.length, true);
+            return s.statuses(requests.length);
         } finally {
-            update(requests, h);
+            s.update(requests);
+            s.release();
         }
-        Status[] r = new Status[requests.length];
-        for (int i = 0; i < r.length; i++)
-            r[i] = Status.at(sts, i);
-        return r;
     }
 
     public static void waitAll(Request[] requests) throws MPIException {
         MPI.check();
-        long[] h = handles(requests);
+        ReqScratch s = ReqScratch.of(requests);
         try {
-            waitAllNative(h, null);
+            waitAllNative(s.address, requests.length, false);
         } finally {
-            update(requests, h);
+            s.update(requests);
+            s.release();
         }
     }
 
     /** Statuses if all are complete, else null. */
     public static Status[] testAllStatus(Request[] requests) throws MPIException {
         MPI.check();
-        long[] h = handles(requests), sts = new long[requests.length * Status.LEN];
-        boolean done;
+        ReqScratch s = ReqScratch.of(requests);
         try {
-            done = testAllNative(h, sts);
+            return testAllNative(s.address, requests.length, true)
+                    ? s.statuses(requests.length) : null;
         } finally {
-            update(requests, h);
+            s.update(requests);
+            s.release();
         }
-        if (!done) return null;
-        Status[] r = new Status[requests.length];
-        for (int i = 0; i < r.length; i++)
-            r[i] = Status.at(sts, i);
-        return r;
     }
 
     public static boolean testAll(Request[] requests) throws MPIException {
         MPI.check();
-        long[] h = handles(requests);
+        ReqScratch s = ReqScratch.of(requests);
         try {
-            return testAllNative(h, null);
+            return testAllNative(s.address, requests.length, false);
         } finally {
-            update(requests, h);
+            s.update(requests);
+            s.release();
         }
     }
 
     private static Status[] some(Request[] requests, boolean test) throws MPIException {
         MPI.check();
-        long[] h = handles(requests), sts = new long[requests.length * Status.LEN];
-        int[] idx = new int[requests.length];
-        int n;
+        ReqScratch s = ReqScratch.of(requests);
         try {
-            n = someNative(h, idx, sts, test);
+            int n = someNative(s.address, requests.length, test);
+            return n == MPI.UNDEFINED ? null : s.statuses(n);
         } finally {
-            update(requests, h);
+            s.update(requests);
+            s.release();
         }
-        if (n == MPI.UNDEFINED) return null;
-        Status[] r = new Status[n];
-        for (int i = 0; i < n; i++)
-            r[i] = Status.at(sts, i);
-        return r;
     }
 
     /** Statuses of the requests that completed (getIndex() says which); null if all are null. */

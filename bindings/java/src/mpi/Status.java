@@ -28,13 +28,6 @@ public final class Status {
         return new Status(d);
     }
 
-    /** A copy of the slice i of a flat array of statuses. */
-    static Status at(long[] flat, int i) {
-        long[] d = new long[LEN];
-        System.arraycopy(flat, i * LEN, d, 0, LEN);
-        return new Status(d);
-    }
-
     private static native int countNative(long[] data, long type, boolean elements)
             throws MPIException;
 

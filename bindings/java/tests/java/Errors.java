@@ -37,6 +37,19 @@ public class Errors {
         expect(MPI.ERR_COUNT, "negative count", () -> w.send(a, -1, MPI.BYTE, me, 0));
         expect(MPI.ERR_UNKNOWN, "iSend on a heap array",
                 () -> w.iSend(java.nio.ByteBuffer.wrap(a), 1, MPI.BYTE, me, 0));
+        // Non-blocking calls the fast path declines: C checks and names them.
+        expect(MPI.ERR_BUFFER, "iSend: count past a direct buffer",
+                () -> w.iSend(MPI.newIntBuffer(4), 5, MPI.INT, me, 0));
+        expect(MPI.ERR_BUFFER, "iRecv: count past a slice",
+                () -> w.iRecv(MPI.slice(MPI.newByteBuffer(8), 4), 5, MPI.BYTE, me, 0));
+        expect(MPI.ERR_COUNT, "iRecv: negative count",
+                () -> w.iRecv(MPI.newByteBuffer(8), -1, MPI.BYTE, me, 0));
+        expect(MPI.ERR_UNKNOWN, "recvInit on a heap buffer",
+                () -> w.recvInit(java.nio.ByteBuffer.wrap(a), 1, MPI.BYTE, me, 0));
+        expect(MPI.ERR_RANK, "iSend (fast path) to a bad rank",
+                () -> w.iSend(MPI.newByteBuffer(8), 8, MPI.BYTE, np + 5, 0));
+        expect(MPI.ERR_TAG, "iRecv (fast path) with a bad tag",
+                () -> w.iRecv(MPI.newByteBuffer(8), 8, MPI.BYTE, me, -7));
         expect(MPI.ERR_ROOT, "bcast with a bad root", () -> w.bcast(a, 1, MPI.BYTE, -4));
         expect(MPI.ERR_ARG, "iReduceScatter with a count per rank missing",
                 () -> w.iReduceScatter(MPI.newIntBuffer(4 * np), MPI.newIntBuffer(4),
