@@ -291,34 +291,35 @@ public final class MPI {
 
     // slice: a buffer that starts offset elements into buf and shares its
     // content. MPI calls take a buffer from its first element (never from
-    // its position), so this is how a call addresses the middle of one.
+    // its position), so this is how a call addresses the middle of one;
+    // buf's position and limit matter to neither (nor are they changed).
 
     public static ByteBuffer slice(ByteBuffer buf, int offset) {
-        return buf.slice(offset, buf.capacity() - offset).order(NATIVE);
+        return buf.duplicate().clear().slice(offset, buf.capacity() - offset).order(NATIVE);
     }
 
     public static CharBuffer slice(CharBuffer buf, int offset) {
-        return buf.slice(offset, buf.capacity() - offset);
+        return buf.duplicate().clear().slice(offset, buf.capacity() - offset);
     }
 
     public static ShortBuffer slice(ShortBuffer buf, int offset) {
-        return buf.slice(offset, buf.capacity() - offset);
+        return buf.duplicate().clear().slice(offset, buf.capacity() - offset);
     }
 
     public static IntBuffer slice(IntBuffer buf, int offset) {
-        return buf.slice(offset, buf.capacity() - offset);
+        return buf.duplicate().clear().slice(offset, buf.capacity() - offset);
     }
 
     public static LongBuffer slice(LongBuffer buf, int offset) {
-        return buf.slice(offset, buf.capacity() - offset);
+        return buf.duplicate().clear().slice(offset, buf.capacity() - offset);
     }
 
     public static FloatBuffer slice(FloatBuffer buf, int offset) {
-        return buf.slice(offset, buf.capacity() - offset);
+        return buf.duplicate().clear().slice(offset, buf.capacity() - offset);
     }
 
     public static DoubleBuffer slice(DoubleBuffer buf, int offset) {
-        return buf.slice(offset, buf.capacity() - offset);
+        return buf.duplicate().clear().slice(offset, buf.capacity() - offset);
     }
 
     public static ByteBuffer slice(byte[] buf, int offset) {

@@ -88,6 +88,31 @@ public class P2p {
                 T.eq(e.getErrorClass(), MPI.ERR_BUFFER, "one int past the buffer: class");
             }
         }
+        // A slice ignores its buffer's position and limit (a flipped
+        // buffer's limit lies before the slice) and leaves them as they were.
+        ByteBuffer fb = MPI.newByteBuffer(64);
+        IntBuffer fi = MPI.newIntBuffer(32);
+        for (int i = 0; me == 0 && i < 40; i++)
+            fb.put(20 + i, (byte) (i + 1));
+        for (int i = 0; me == 0 && i < 24; i++)
+            fi.put(8 + i, i * 11);
+        fb.position(10).flip();
+        fi.position(3).flip();
+        if (me == 0) {
+            w.send(MPI.slice(fb, 20), 40, MPI.BYTE, 1, 4);
+            w.send(MPI.slice(fi, 8), 24, MPI.INT, 1, 4);
+        } else {
+            w.recv(MPI.slice(fb, 20), 40, MPI.BYTE, 0, 4);
+            w.recv(MPI.slice(fi, 8), 24, MPI.INT, 0, 4);
+            ByteBuffer ab = fb.duplicate().clear();
+            IntBuffer ai = fi.duplicate().clear();
+            for (int i = 0; i < 40; i++)
+                T.eq(ab.get(20 + i), i + 1, "slice of a flipped byte buffer, byte " + i);
+            for (int i = 0; i < 24; i++)
+                T.eq(ai.get(8 + i), i * 11, "slice of a flipped int buffer, element " + i);
+        }
+        T.eq(fb.limit(), 10, "the byte buffer's limit after slicing");
+        T.eq(fi.limit(), 3, "the int buffer's limit after slicing");
         // A datatype with holes into a small byte[] (below the pin
         // threshold): the holes keep their bytes, the blocks get the data.
         Datatype vec = Datatype.createVector(3, 2, 5, MPI.BYTE); // 2 of every 5, extent 12
