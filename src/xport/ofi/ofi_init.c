@@ -34,6 +34,14 @@ UMP_CFG(ofi_cfg_eager, "UMP_OFI_EAGER_LIMIT", UMP_CFG_SIZE, "8k",
  * data and FIN: 16 system calls a round trip instead of 27), 32 KiB over
  * other cores (verbs), whose buffers are posted at that size.
  */
+/* libfabric 1.17's `net` provider (the tcp provider's successor, which
+ * later releases call tcp) is reliable on its own and reads a message from
+ * the socket straight into the posted receive buffer, with no bounce buffer
+ * and no limit of its own: ump sends 64 KiB eagerly there too (a 16 KiB
+ * ping-pong then takes 1 sendmsg, 2 recvfrom and 0.1 send a message on each
+ * rank, besides polling, instead of the rendezvous' 1 sendmsg, 3 send and
+ * 4.3 recvfrom). */
+#define OFI_NET_EAGER       (64 * 1024)
 #define OFI_RXM_EAGER       (32 * 1024)
 #define OFI_RXM_TCP_EAGER   (64 * 1024)
 #define OFI_RXM_BUF_ENV     "FI_OFI_RXM_BUFFER_SIZE"
@@ -238,6 +246,8 @@ int ump_ofi_open(const ump_xp_params_t *params, ump_xp_t **out)
     size_t seg = ofi_cfg_seg.v.sz, eager = ofi_cfg_eager.v.sz;
     if (!ofi_cfg_eager.from_env && strstr(fi->fabric_attr->prov_name, "ofi_rxm"))
         eager = rxm_eager(fi->fabric_attr->prov_name);
+    else if (!ofi_cfg_eager.from_env && !strcmp(fi->fabric_attr->prov_name, "net"))
+        eager = OFI_NET_EAGER;
     size_t max_am = UMP_MAX(seg, eager) + AM_HDR_ROOM;
     if (fi->ep_attr->max_msg_size < max_am + sizeof(ofi_am_hdr_t)) {
         max_am = fi->ep_attr->max_msg_size - sizeof(ofi_am_hdr_t);
