@@ -16,26 +16,29 @@ UMP_CFG(ofi_cfg_provider, "UMP_OFI_PROVIDER", UMP_CFG_STRING, "",
         "\"sockets\", \"verbs;ofi_rxm\", ...); empty: the first that offers reliable ordered "
         "messages and RDMA");
 UMP_CFG(ofi_cfg_eager, "UMP_OFI_EAGER_LIMIT", UMP_CFG_SIZE, "8k",
-        "largest message sent eagerly over the ofi transport (default 64k over tcp;ofi_rxm, "
-        "32k over other ofi_rxm, whose limits ump raises to match, 8k otherwise)");
+        "largest message sent eagerly over the ofi transport (default 64k over tcp;ofi_rxm of "
+        "libfabric 1.13-1.17, net and tcp alone, 32k over other ofi_rxm, whose limits ump raises "
+        "to match, 8k otherwise)");
 
 /*
  * Over rxm, a message larger than rxm's eager limit goes by rxm's own
  * rendezvous, which costs more than ump's eager copy (16 KiB ping-pong over
  * tcp;ofi_rxm: 29 us by rxm's rendezvous, 12 us eager). rxm's eager limit
  * is its buffer size (FI_OFI_RXM_BUFFER_SIZE, 16 KiB by default, headers
- * included), except over the tcp provider, where rxm hands the sender's
- * buffer to tcp and tcp reads into the posted receive buffer (rxm's direct
- * send and dynamic receive buffers, both on by default): there the limit is
- * FI_OFI_RXM_EAGER_LIMIT and costs no memory. So ump raises both, unless the
- * user set them, to hold its largest AM: 64 KiB eager messages over tcp, as
- * ump's own tcp transport (a 64 KiB ping-pong takes one sendmsg and two or
- * three recvfrom a message instead of the rendezvous' RTS, read request,
- * data and FIN: 16 system calls a round trip instead of 27), 32 KiB over
- * other cores (verbs), whose buffers are posted at that size.
+ * included), except over the tcp provider of libfabric 1.13 to 1.17, where
+ * rxm hands the sender's buffer to tcp and tcp reads into the posted
+ * receive buffer (rxm's direct send and dynamic receive buffers, both on by
+ * default): there the limit is FI_OFI_RXM_EAGER_LIMIT and costs no memory.
+ * So ump raises both, unless the user set them, to hold its largest AM: 64
+ * KiB eager messages over that tcp, as ump's own tcp transport (a 64 KiB
+ * ping-pong takes one sendmsg and two or three recvfrom a message instead
+ * of the rendezvous' RTS, read request, data and FIN: 16 system calls a
+ * round trip instead of 27), 32 KiB over other cores (verbs, the later
+ * tcp), whose buffers are posted at that size.
  */
 /* libfabric 1.17's `net` provider (the tcp provider's successor, which
- * later releases call tcp) is reliable on its own and reads a message from
+ * later releases call tcp: the only tcp that offers reliable endpoints
+ * without rxm) is reliable on its own and reads a message from
  * the socket straight into the posted receive buffer, with no bounce buffer
  * and no limit of its own: ump sends 64 KiB eagerly there too (a 16 KiB
  * ping-pong then takes 1 sendmsg, 2 recvfrom and 0.1 send a message on each
@@ -98,9 +101,12 @@ static size_t rxm_am_bytes(size_t eager)
 /* The eager limit over rxm, from rxm's limits as they are now set. */
 static size_t rxm_eager(const char *prov_name)
 {
-    /* rxm over tcp places eager messages directly: its own eager limit. */
-    if (!strncmp(prov_name, "tcp;", 4) && !env_off(OFI_RXM_DYN_RBUF) &&
-        !env_off(OFI_RXM_DIRECT_SEND)) {
+    /* rxm over tcp places eager messages directly: its own eager limit
+     * (libfabric 1.13 to 1.17; from 1.18 tcp is the former net provider,
+     * which rxm cannot place into, and the buffer is the limit again). */
+    uint32_t v = ump_ofi_lib.version ? ump_ofi_lib.version() : 0;
+    if (!strncmp(prov_name, "tcp;", 4) && v >= FI_VERSION(1, 13) && v < FI_VERSION(1, 18) &&
+        !env_off(OFI_RXM_DYN_RBUF) && !env_off(OFI_RXM_DIRECT_SEND)) {
         size_t lim = env_size(OFI_RXM_EAGER_ENV);
         if (lim > sizeof(ofi_am_hdr_t) + AM_HDR_ROOM)
             return UMP_MIN((size_t)OFI_RXM_TCP_EAGER, lim - sizeof(ofi_am_hdr_t) - AM_HDR_ROOM);
@@ -246,7 +252,8 @@ int ump_ofi_open(const ump_xp_params_t *params, ump_xp_t **out)
     size_t seg = ofi_cfg_seg.v.sz, eager = ofi_cfg_eager.v.sz;
     if (!ofi_cfg_eager.from_env && strstr(fi->fabric_attr->prov_name, "ofi_rxm"))
         eager = rxm_eager(fi->fabric_attr->prov_name);
-    else if (!ofi_cfg_eager.from_env && !strcmp(fi->fabric_attr->prov_name, "net"))
+    else if (!ofi_cfg_eager.from_env && (!strcmp(fi->fabric_attr->prov_name, "net") ||
+                                         !strcmp(fi->fabric_attr->prov_name, "tcp")))
         eager = OFI_NET_EAGER;
     size_t max_am = UMP_MAX(seg, eager) + AM_HDR_ROOM;
     if (fi->ep_attr->max_msg_size < max_am + sizeof(ofi_am_hdr_t)) {
