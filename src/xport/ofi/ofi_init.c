@@ -32,9 +32,9 @@ UMP_CFG(ofi_cfg_eager, "UMP_OFI_EAGER_LIMIT", UMP_CFG_SIZE, "8k",
  * So ump raises both, unless the user set them, to hold its largest AM: 64
  * KiB eager messages over that tcp, as ump's own tcp transport (a 64 KiB
  * ping-pong takes one sendmsg and two or three recvfrom a message instead
- * of the rendezvous' RTS, read request, data and FIN: 16 system calls a
- * round trip instead of 27), 32 KiB over other cores (verbs, the later
- * tcp), whose buffers are posted at that size.
+ * of the rendezvous' RTS, read request, data and FIN: 13 to 15 system
+ * calls a round trip instead of 25 to 30), 32 KiB over other cores (verbs,
+ * the later tcp), whose buffers are posted at that size.
  */
 /* libfabric 1.17's `net` provider (the tcp provider's successor, which
  * later releases call tcp: the only tcp that offers reliable endpoints
