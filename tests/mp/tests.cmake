@@ -191,6 +191,15 @@ if(UMP_HAVE_OFI)
     ump_mp_test(sizes.ofi.${prov}.write sizes 2 120 ARGS --max 4m ENV ${env} UMP_RNDV_SCHEME=write)
     ump_mp_test(sizes.ofi.${prov}.small sizes 2 120 ARGS --max 1m
                 ENV ${env} UMP_OFI_EAGER_LIMIT=256 UMP_OFI_SEG_SIZE=1k UMP_OFI_GET_MIN=4096)
+    if(prov STREQUAL rxm)
+      # rxm's own eager limit lowered by the user (ump's eager limit follows,
+      # its 64k segments go by rxm's rendezvous), and rxm without direct
+      # placement (its buffer is the limit again).
+      ump_mp_test(sizes.ofi.rxm.rxmeager sizes 2 120 ARGS --max 1m
+                  ENV ${env} FI_OFI_RXM_EAGER_LIMIT=20000)
+      ump_mp_test(sizes.ofi.rxm.nodyn sizes 2 120 ARGS --max 1m
+                  ENV ${env} FI_OFI_RXM_ENABLE_DYN_RBUF=0)
+    endif()
     ump_mp_test(wildcards.ofi.${prov} wildcards 4 90 ENV ${env})
     ump_mp_test(order.ofi.${prov} order 2 90 ENV ${env})
     ump_mp_test(many.ofi.${prov} many 2 90 ENV ${env})

@@ -50,6 +50,7 @@ typedef struct ump_ofi_lib {
     struct fi_info *(*dupinfo)(const struct fi_info *info);
     int (*fabric)(struct fi_fabric_attr *attr, struct fid_fabric **fabric, void *context);
     const char *(*strerror)(int err);
+    uint32_t (*version)(void); /* fi_version; NULL when the library lacks it */
 } ump_ofi_lib_t;
 extern ump_ofi_lib_t ump_ofi_lib;
 /* UMP_OK once libfabric is loaded; UMP_ERR_UNSUPPORTED when it cannot be. */

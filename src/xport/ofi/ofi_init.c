@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "xport/ofi/ofi.h"
 
@@ -15,17 +16,41 @@ UMP_CFG(ofi_cfg_provider, "UMP_OFI_PROVIDER", UMP_CFG_STRING, "",
         "\"sockets\", \"verbs;ofi_rxm\", ...); empty: the first that offers reliable ordered "
         "messages and RDMA");
 UMP_CFG(ofi_cfg_eager, "UMP_OFI_EAGER_LIMIT", UMP_CFG_SIZE, "8k",
-        "largest message sent eagerly over the ofi transport (default 32k over ofi_rxm, whose "
-        "buffer size ump raises to match, 8k otherwise)");
+        "largest message sent eagerly over the ofi transport (default 64k over tcp;ofi_rxm of "
+        "libfabric 1.13-1.17, net and tcp alone, 32k over other ofi_rxm, whose limits ump raises "
+        "to match, 8k otherwise)");
 
-/* Over rxm, a message larger than its buffer (FI_OFI_RXM_BUFFER_SIZE,
- * 16 KiB by default, headers included) goes by rxm's own rendezvous, which
- * costs more than ump's eager copy up to about 32 KiB (16 KiB ping-pong
- * over tcp;ofi_rxm: 29 us by ump's RDMA-read rendezvous, 12 us eager with
- * the larger buffer). ump raises the buffer to hold its eager messages,
- * unless the user set it. */
-#define OFI_RXM_EAGER   (32 * 1024)
-#define OFI_RXM_BUF_ENV "FI_OFI_RXM_BUFFER_SIZE"
+/*
+ * Over rxm, a message larger than rxm's eager limit goes by rxm's own
+ * rendezvous, which costs more than ump's eager copy (16 KiB ping-pong over
+ * tcp;ofi_rxm: 29 us by rxm's rendezvous, 12 us eager). rxm's eager limit
+ * is its buffer size (FI_OFI_RXM_BUFFER_SIZE, 16 KiB by default, headers
+ * included), except over the tcp provider of libfabric 1.13 to 1.17, where
+ * rxm hands the sender's buffer to tcp and tcp reads into the posted
+ * receive buffer (rxm's direct send and dynamic receive buffers, both on by
+ * default): there the limit is FI_OFI_RXM_EAGER_LIMIT and costs no memory.
+ * So ump raises both, unless the user set them, to hold its largest AM: 64
+ * KiB eager messages over that tcp, as ump's own tcp transport (a 64 KiB
+ * ping-pong takes one sendmsg and two or three recvfrom a message instead
+ * of the rendezvous' RTS, read request, data and FIN: 13 to 15 system
+ * calls a round trip instead of 25 to 30), 32 KiB over other cores (verbs,
+ * the later tcp), whose buffers are posted at that size.
+ */
+/* libfabric 1.17's `net` provider (the tcp provider's successor, which
+ * later releases call tcp: the only tcp that offers reliable endpoints
+ * without rxm) is reliable on its own and reads a message from
+ * the socket straight into the posted receive buffer, with no bounce buffer
+ * and no limit of its own: ump sends 64 KiB eagerly there too (a 16 KiB
+ * ping-pong then takes 1 sendmsg, 2 recvfrom and 0.1 send a message on each
+ * rank, besides polling, instead of the rendezvous' 1 sendmsg, 3 send and
+ * 4.3 recvfrom). */
+#define OFI_NET_EAGER       (64 * 1024)
+#define OFI_RXM_EAGER       (32 * 1024)
+#define OFI_RXM_TCP_EAGER   (64 * 1024)
+#define OFI_RXM_BUF_ENV     "FI_OFI_RXM_BUFFER_SIZE"
+#define OFI_RXM_EAGER_ENV   "FI_OFI_RXM_EAGER_LIMIT"
+#define OFI_RXM_DYN_RBUF    "FI_OFI_RXM_ENABLE_DYN_RBUF"
+#define OFI_RXM_DIRECT_SEND "FI_OFI_RXM_ENABLE_DIRECT_SEND"
 UMP_CFG(ofi_cfg_seg, "UMP_OFI_SEG_SIZE", UMP_CFG_SIZE, "64k",
         "payload per DATA message of a pipelined rendezvous over the ofi transport");
 UMP_CFG(ofi_cfg_rma, "UMP_OFI_RMA", UMP_CFG_BOOL, "on",
@@ -47,6 +72,52 @@ int ump_ofi_status(const char *what, ssize_t ret)
     ump_error("ofi: %s: %s", what, ump_ofi_strerror((int)-ret));
     if (ret == -FI_ENOMEM) return UMP_ERR_NO_MEMORY;
     return UMP_ERR_IO;
+}
+
+/* A libfabric boolean variable set to off (0, off, false, no). */
+static bool env_off(const char *name)
+{
+    const char *v = getenv(name);
+    if (!v) return false;
+    return !strcmp(v, "0") || !strcasecmp(v, "off") || !strcasecmp(v, "false") ||
+           !strcasecmp(v, "no");
+}
+
+/* A size variable of libfabric's, 0 when unset or not a number. */
+static size_t env_size(const char *name)
+{
+    const char *v = getenv(name);
+    char *end;
+    long long n = v ? strtoll(v, &end, 10) : 0;
+    return v && end != v && n > 0 ? (size_t)n : 0;
+}
+
+/* Largest payload ump hands rxm for one AM when its eager limit is `eager`. */
+static size_t rxm_am_bytes(size_t eager)
+{
+    return sizeof(ofi_am_hdr_t) + UMP_MAX(ofi_cfg_seg.v.sz, eager) + AM_HDR_ROOM;
+}
+
+/* The eager limit over rxm, from rxm's limits as they are now set. */
+static size_t rxm_eager(const char *prov_name)
+{
+    /* rxm over tcp places eager messages directly: its own eager limit
+     * (libfabric 1.13 to 1.17; from 1.18 tcp is the former net provider,
+     * which rxm cannot place into, and the buffer is the limit again). */
+    uint32_t v = ump_ofi_lib.version ? ump_ofi_lib.version() : 0;
+    if (!strncmp(prov_name, "tcp;", 4) && v >= FI_VERSION(1, 13) && v < FI_VERSION(1, 18) &&
+        !env_off(OFI_RXM_DYN_RBUF) && !env_off(OFI_RXM_DIRECT_SEND)) {
+        size_t lim = env_size(OFI_RXM_EAGER_ENV);
+        if (lim > sizeof(ofi_am_hdr_t) + AM_HDR_ROOM)
+            return UMP_MIN((size_t)OFI_RXM_TCP_EAGER, lim - sizeof(ofi_am_hdr_t) - AM_HDR_ROOM);
+        /* Not set by anyone: rxm's eager limit is its buffer. */
+    }
+    /* Elsewhere the buffer is the limit: rxm's header (under 1 KiB) and
+     * ump's AM header room come out of it. */
+    size_t bs = env_size(OFI_RXM_BUF_ENV);
+    if (bs > (size_t)AM_HDR_ROOM + 1024)
+        return UMP_MIN((size_t)OFI_RXM_EAGER, bs - AM_HDR_ROOM - 1024);
+    return ofi_cfg_eager.v.sz;
 }
 
 static struct fi_info *make_hints(const char *prov)
@@ -109,9 +180,14 @@ int ump_ofi_open(const ump_xp_params_t *params, ump_xp_t **out)
     ump_cfg_load(false);
     const ump_rt_info_t *info = ump_rt_info(params->rt);
     const char *prov = ofi_cfg_provider.v.s;
+    /* Read by rxm when it opens an endpoint: set before, and only where
+     * the user left them unset. */
     char rxmbuf[32];
     snprintf(rxmbuf, sizeof(rxmbuf), "%d", OFI_RXM_EAGER + AM_HDR_ROOM + 1024);
-    setenv(OFI_RXM_BUF_ENV, rxmbuf, 0); /* read by libfabric at its first fi_getinfo */
+    setenv(OFI_RXM_BUF_ENV, rxmbuf, 0);
+    snprintf(rxmbuf, sizeof(rxmbuf), "%zu",
+             rxm_am_bytes(ofi_cfg_eager.from_env ? ofi_cfg_eager.v.sz : OFI_RXM_TCP_EAGER));
+    setenv(OFI_RXM_EAGER_ENV, rxmbuf, 0);
     int lrc = ump_ofi_lib_load();
     if (lrc != UMP_OK) return lrc;
     struct fi_info *hints = make_hints(prov), *list = NULL;
@@ -174,12 +250,11 @@ int ump_ofi_open(const ump_xp_params_t *params, ump_xp_t **out)
     }
 
     size_t seg = ofi_cfg_seg.v.sz, eager = ofi_cfg_eager.v.sz;
-    if (!ofi_cfg_eager.from_env && strstr(fi->fabric_attr->prov_name, "ofi_rxm")) {
-        const char *b = getenv(OFI_RXM_BUF_ENV);
-        long bs = b ? strtol(b, NULL, 10) : 0;
-        if (bs > (long)AM_HDR_ROOM + 1024)
-            eager = UMP_MIN((size_t)OFI_RXM_EAGER, (size_t)bs - AM_HDR_ROOM - 1024);
-    }
+    if (!ofi_cfg_eager.from_env && strstr(fi->fabric_attr->prov_name, "ofi_rxm"))
+        eager = rxm_eager(fi->fabric_attr->prov_name);
+    else if (!ofi_cfg_eager.from_env && (!strcmp(fi->fabric_attr->prov_name, "net") ||
+                                         !strcmp(fi->fabric_attr->prov_name, "tcp")))
+        eager = OFI_NET_EAGER;
     size_t max_am = UMP_MAX(seg, eager) + AM_HDR_ROOM;
     if (fi->ep_attr->max_msg_size < max_am + sizeof(ofi_am_hdr_t)) {
         max_am = fi->ep_attr->max_msg_size - sizeof(ofi_am_hdr_t);
@@ -218,9 +293,10 @@ int ump_ofi_open(const ump_xp_params_t *params, ump_xp_t **out)
         goto err;
     }
     if ((rc = ump_rt_put(params->rt, "ofi.addr", name, len)) != UMP_OK) goto err;
-    ump_debug("ofi: provider %s, fabric %s, mr_mode 0x%llx, inject %zu, iov %zu/%zu",
+    ump_debug("ofi: provider %s, fabric %s, mr_mode 0x%llx, inject %zu, iov %zu/%zu, eager %zu, "
+              "segment %zu",
               fi->fabric_attr->prov_name, fi->fabric_attr->name, (unsigned long long)xp->mr_mode,
-              xp->inject_size, xp->iov_limit, xp->rma_iov_limit);
+              xp->inject_size, xp->iov_limit, xp->rma_iov_limit, eager, seg);
     *out = &xp->base;
     return UMP_OK;
 err:

@@ -12,7 +12,8 @@
  * and their backtrace handlers are switched off through their own
  * environment variables unless the user set those.
  *
- * Only five libfabric entry points are real symbols; everything else
+ * Only five libfabric entry points are real symbols that the transport
+ * needs, and fi_version, which it reads when present; everything else
  * (fi_domain, fi_send, fi_cq_read, ...) is an inline call through the
  * objects these return.
  */
@@ -54,6 +55,7 @@ static void load(void)
     ump_ofi_lib.fabric =
         (int (*)(struct fi_fabric_attr *, struct fid_fabric **, void *))dlsym(h, "fi_fabric");
     ump_ofi_lib.strerror = (const char *(*)(int))dlsym(h, "fi_strerror");
+    ump_ofi_lib.version = (uint32_t(*)(void))dlsym(h, "fi_version");
     if (!ump_ofi_lib.getinfo || !ump_ofi_lib.freeinfo || !ump_ofi_lib.dupinfo ||
         !ump_ofi_lib.fabric || !ump_ofi_lib.strerror) {
         ump_info("ofi: the libfabric that was loaded lacks fi_getinfo, fi_freeinfo, fi_dupinfo, "
