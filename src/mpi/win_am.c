@@ -174,14 +174,20 @@ int ump_win_ctrl(MPI_Win w, int target, int op, int lock_type, ump_win_reply_t r
 
 /* --- applying a message ------------------------------------------------------------- */
 
-static void send_reply(MPI_Win w, int dst, int tag, void *buf, size_t len)
+/* Sends len bytes at buf; `owned` (buf itself or NULL) is freed once sent. */
+static void send_reply_from(MPI_Win w, int dst, int tag, const void *buf, size_t len, void *owned)
 {
     ump_req_t r;
     if (ump_isend(buf, len, UMP_BYTE, dst, tag, w->comm->ctx_p2p, &r) != UMP_OK ||
-        ump_win_pend_add(w, r, buf, UMP_REQ_NULL) != MPI_SUCCESS) {
+        ump_win_pend_add(w, r, owned, UMP_REQ_NULL) != MPI_SUCCESS) {
         /* Nothing the origin could be told: it waits for this reply. */
         ump_abort(MPI_ERR_INTERN, "one-sided: cannot send a reply to an origin");
     }
+}
+
+static void send_reply(MPI_Win w, int dst, int tag, void *buf, size_t len)
+{
+    send_reply_from(w, dst, tag, buf, len, buf);
 }
 
 /* Copies the target layout's stream between `data` and the window. */
@@ -305,6 +311,15 @@ static void apply(MPI_Win w, ump_win_in_t *in)
         accumulate(w, h, runs, data);
         break;
     case UMP_WIN_GET:
+        if (h->nruns == 1 && w->flavor != MPI_WIN_FLAVOR_DYNAMIC) {
+            /* One run: the reply leaves from the window itself. The origin
+             * learns the get done only once every byte arrived, so no
+             * access that MPI allows changes them while they are read. */
+            send_reply_from(w, in->src, h->reply_tag, (char *)w->base + h->disp + runs[0].off,
+                            h->tlen, NULL);
+            break;
+        }
+        /* fall through */
     case UMP_WIN_GACC:
         reply = malloc(h->tlen ? h->tlen : 1);
         if (!reply) ump_abort(MPI_ERR_NO_MEM, "one-sided: out of memory for a reply");
