@@ -49,12 +49,23 @@ enum {
     2048 /* largest operation message batched (1 KiB of data and its header) */
 #define UMP_WIN_BATCH_CAP 16384 /* a batch is sent before it grows past this */
 
+/* Header flags. A put of at least UMP_WIN_SPLIT_MIN bytes into one run of
+ * a window that is not dynamic sends its data as a message of their own,
+ * from the origin's buffer (its layout) straight into the window: the
+ * header's reply_tag is that message's tag. */
+enum { UMP_WIN_F_DATA = 1 };
+#define UMP_WIN_SPLIT_MIN (64 * 1024)
+/* A data message's tag, from the origin's reply tags (below 2^30) moved
+ * above them: the target's own replies to that origin use tags of the
+ * target's choosing, which must never match a data message. */
+#define UMP_WIN_DATA_TAG(t) (0x40000000 | (t))
+
 /* Tag of messages to a window's hook; replies use tags from 1 up. */
 #define UMP_WIN_TAG_REQ 0
 
 typedef struct {
     uint8_t op, flags, lock_type, pad;
-    int32_t reply_tag; /* tag of the reply, 0 when none */
+    int32_t reply_tag; /* tag of the reply, 0 when none (UMP_WIN_F_DATA: of the data) */
     int32_t origin;    /* origin's rank in the window */
     int32_t redop;     /* index of the MPI_Op (accumulates) */
     int32_t basic;     /* index of the element type (accumulates) */
@@ -85,7 +96,8 @@ typedef struct ump_win_in {
     ump_req_t req;
     char *buf;
     size_t len;
-    int src; /* core rank */
+    int src;   /* core rank */
+    bool data; /* a split put whose data are being received into the window */
 } ump_win_in_t;
 
 /* A lock request the target could not grant yet. */

@@ -305,7 +305,7 @@ static void apply(MPI_Win w, ump_win_in_t *in)
     char *reply;
     switch (h->op) {
     case UMP_WIN_PUT:
-        move_runs(w, h, runs, data, true);
+        if (!(h->flags & UMP_WIN_F_DATA)) move_runs(w, h, runs, data, true);
         break;
     case UMP_WIN_ACC:
         accumulate(w, h, runs, data);
@@ -378,6 +378,25 @@ static void apply(MPI_Win w, ump_win_in_t *in)
     }
 }
 
+/* A split put's header (win.h): receives its data straight into the
+ * window, in->req standing for that receive, and returns true; false for
+ * any other message. */
+static bool split_put(MPI_Win w, ump_win_in_t *in)
+{
+    const ump_win_hdr_t *h = (const ump_win_hdr_t *)in->buf;
+    if (in->len < sizeof(*h) || h->op != UMP_WIN_PUT || !(h->flags & UMP_WIN_F_DATA)) return false;
+    const ump_win_run_t *runs = (const ump_win_run_t *)(h + 1);
+    if (h->nruns != 1 || h->datalen || in->len != sizeof(*h) + sizeof(*runs) ||
+        w->flavor == MPI_WIN_FLAVOR_DYNAMIC)
+        ump_abort(MPI_ERR_INTERN, "one-sided: malformed RMA message");
+    char *p = (char *)w->base + h->disp + runs[0].off;
+    if (ump_irecv(p, h->tlen, UMP_BYTE, in->src, h->reply_tag, w->comm->ctx_p2p, &in->req) !=
+        UMP_OK)
+        ump_abort(MPI_ERR_INTERN, "one-sided: cannot receive a put's data");
+    in->data = true;
+    return true;
+}
+
 static int serve(MPI_Win w)
 {
     int events = 0;
@@ -406,6 +425,7 @@ static int serve(MPI_Win w)
         ump_win_in_t *in = w->in_head;
         int done = 0;
         if (ump_test(&in->req, &done, UMP_STATUS_IGNORE) != UMP_OK || !done) break;
+        if (!in->data && split_put(w, in)) continue; /* its data now come */
         apply(w, in);
         w->in_head = in->next;
         if (!w->in_head) w->in_tail = NULL;

@@ -273,9 +273,14 @@ static int rma(MPI_Win w, const rma_args_t *a)
     /* The target layout as runs: at most nblocks per element. */
     size_t maxruns = ump_dt_is_contig(a->tdt) ? 1 : (size_t)a->tcount * ump_dt_nblocks(a->tdt);
     if (w->direct) return direct(w, a, basic, tbytes, maxruns);
+    /* Not the request form, whose request is complete at once. */
+    bool split = a->op == UMP_WIN_PUT && !a->request && maxruns == 1 &&
+                 tbytes >= UMP_WIN_SPLIT_MIN && w->flavor != MPI_WIN_FLAVOR_DYNAMIC;
     size_t datalen = 0;
-    if (a->op == UMP_WIN_PUT || a->op == UMP_WIN_ACC ||
-        (a->op == UMP_WIN_GACC && a->redop != MPI_NO_OP))
+    if (split)
+        datalen = 0; /* the data follow as their own message */
+    else if (a->op == UMP_WIN_PUT || a->op == UMP_WIN_ACC ||
+             (a->op == UMP_WIN_GACC && a->redop != MPI_NO_OP))
         datalen = tbytes;
     else if (a->op == UMP_WIN_CAS)
         datalen = 2 * tbytes;
@@ -318,7 +323,7 @@ static int rma(MPI_Win w, const rma_args_t *a)
      * received straight into the origin's layout once the batch went; a
      * request form, or one awaited before the call returns, goes after the
      * batch, in order. */
-    if (!a->request && !a->wait_reply && len <= UMP_WIN_BATCH_OP_MAX) {
+    if (!split && !a->request && !a->wait_reply && len <= UMP_WIN_BATCH_OP_MAX) {
         ump_req_t rr = UMP_REQ_NULL;
         int urc = UMP_OK;
         if (fetches) {
@@ -355,12 +360,26 @@ static int rma(MPI_Win w, const rma_args_t *a)
         else if (urc == UMP_OK && ump_win_pend_add(w, rr, NULL, g) != MPI_SUCCESS)
             urc = UMP_ERR_NO_MEMORY;
     }
+    int dtag = 0;
+    if (split) {
+        h->flags |= UMP_WIN_F_DATA;
+        h->reply_tag = dtag = UMP_WIN_DATA_TAG(ump_win_tag(w));
+    }
     ump_req_t sr = UMP_REQ_NULL;
     if (urc == UMP_OK) urc = ump_isend(msg, len, UMP_BYTE, tw, UMP_WIN_TAG_REQ, ctx, &sr);
     if (urc == UMP_OK && ump_win_pend_add(w, sr, msg, UMP_REQ_NULL) != MPI_SUCCESS) {
         ump_wait(&sr, UMP_STATUS_IGNORE);
         free(msg);
         urc = UMP_ERR_NO_MEMORY;
+    }
+    if (urc == UMP_OK && split) {
+        /* The origin's buffer goes as it is; the epoch's end waits for it. */
+        ump_req_t dr = UMP_REQ_NULL;
+        urc = ump_isend(a->oaddr, (size_t)a->ocount, a->odt, tw, dtag, ctx, &dr);
+        if (urc == UMP_OK && ump_win_pend_add(w, dr, NULL, UMP_REQ_NULL) != MPI_SUCCESS) {
+            ump_wait(&dr, UMP_STATUS_IGNORE);
+            urc = UMP_ERR_NO_MEMORY;
+        }
     }
     if (urc == UMP_OK && reply) urc = ump_wait(&reply, UMP_STATUS_IGNORE);
     if (urc != UMP_OK) {

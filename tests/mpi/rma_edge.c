@@ -16,7 +16,10 @@
  *    their operations at unlock, on windows of messages and direct ones;
  *  - many gets in one epoch (small ones wait in a batch, gets of a layout
  *    with many runs do not), mixed with puts, complete at a flush_all and
- *    at a fence with the right bytes.
+ *    at a fence with the right bytes;
+ *  - two ranks that get from each other while putting large blocks (whose
+ *    data go as messages of their own) into each other get and put the
+ *    right bytes: a get's reply never takes a put's data or the reverse.
  * Every rank targets every rank, itself included (but in the flush test,
  * which pairs each rank with the next).
  */
@@ -297,6 +300,55 @@ static void test_many_gets(void)
     free(got);
 }
 
+/* Ranks r and r^1 (an odd last rank works with itself): several rounds of
+ * a get of 8 longs from the partner, then a put of 128 KiB into it, in
+ * one epoch, so replies and large puts' data cross between the two. */
+static void test_cross_get_put(void)
+{
+    enum { BIG = 128 * 1024 / sizeof(long), ROUNDS = 4 };
+    size_t n = 8 + (size_t)ROUNDS * BIG;
+    long *mem = NULL, *src = malloc(BIG * sizeof(long));
+    CHECK(src, "out of memory");
+    MPI_Win win;
+    CALL(MPI_Win_allocate((MPI_Aint)(n * sizeof(long)), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD,
+                          &mem, &win));
+    for (size_t i = 0; i < n; i++)
+        mem[i] = -1;
+    for (int i = 0; i < 8; i++)
+        mem[i] = 77L * mt_rank + i;
+    int peer = mt_rank ^ 1;
+    if (peer >= mt_size) peer = mt_rank;
+    CALL(MPI_Barrier(MPI_COMM_WORLD));
+    CALL(MPI_Win_lock_all(0, win));
+    /* Odd ranks get from themselves first, so that the two sides' tags
+     * for replies and for data are not in step. */
+    long one = 0;
+    if (mt_rank & 1) CALL(MPI_Get(&one, 1, MPI_LONG, mt_rank, 0, 1, MPI_LONG, win));
+    for (int k = 0; k < ROUNDS; k++) {
+        long got[8] = {0};
+        CALL(MPI_Get(got, 8, MPI_LONG, peer, 0, 8, MPI_LONG, win));
+        for (size_t i = 0; i < BIG; i++)
+            src[i] = 1000000L * mt_rank + 1000L * k + (long)(i % 997);
+        CALL(
+            MPI_Put(src, BIG, MPI_LONG, peer, (MPI_Aint)(8 + (size_t)k * BIG), BIG, MPI_LONG, win));
+        CALL(MPI_Win_flush(peer, win));
+        for (int i = 0; i < 8; i++)
+            CHECK(got[i] == 77L * peer + i, "round %d: got[%d] = %ld", k, i, got[i]);
+    }
+    CALL(MPI_Win_unlock_all(win));
+    CALL(MPI_Barrier(MPI_COMM_WORLD));
+    CALL(MPI_Win_lock(MPI_LOCK_SHARED, mt_rank, 0, win));
+    for (int k = 0; k < ROUNDS; k++)
+        for (size_t i = 0; i < BIG; i++)
+            if (mem[8 + (size_t)k * BIG + i] != 1000000L * peer + 1000L * k + (long)(i % 997)) {
+                CHECK(0, "block %d element %zu is %ld", k, i, mem[8 + (size_t)k * BIG + i]);
+                break;
+            }
+    CALL(MPI_Win_unlock(mt_rank, win));
+    CALL(MPI_Win_free(&win));
+    free(src);
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv, "rma_edge");
@@ -308,5 +360,6 @@ int main(int argc, char **argv)
     test_nocheck(false);
     test_nocheck(true);
     test_many_gets();
+    test_cross_get_put();
     return mt_done();
 }
