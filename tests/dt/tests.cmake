@@ -92,6 +92,12 @@ if(UMP_HAVE_OFI)
     ump_dt_rndv(ofi.${prov}.stream ssss ${env} UMP_RNDV_SCHEME=stream)
     ump_dt_rndv(ofi.${prov}.auto rrws ${env})
   endforeach()
+  # libfabric 1.17's net provider keeps allocations of its own (made at
+  # endpoint open and inside fi_cq_read) past fi_close, which LeakSanitizer
+  # reports: under ASan these runs check memory errors, not leaks.
+  foreach(scheme read write stream auto)
+    set_tests_properties(dt.rndv.ofi.net.${scheme} PROPERTIES ENVIRONMENT ASAN_OPTIONS=detect_leaks=0)
+  endforeach()
 endif()
 
 # Derived types through the core API alone (tests/dt/dt_core.c: ump.h, no
