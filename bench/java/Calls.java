@@ -85,6 +85,26 @@ public class Calls {
         void run(long iters) throws MPIException;
     }
 
+    /**
+     * it messages in windows of WINDOW to or from MPI.PROC_NULL, then
+     * Request.waitAll: iSend (or iRecv) on d, or on a new slice of all per
+     * call when all is given.
+     */
+    static Op window(Intracomm w, boolean send, ByteBuffer all, ByteBuffer d, int n, Request[] rq) {
+        return it -> {
+            for (long i = 0; i < it; i += WINDOW) {
+                for (int k = 0; k < WINDOW; k++) {
+                    ByteBuffer buf = all != null ? MPI.slice(all, k * n) : d;
+                    rq[k] = send ? w.iSend(buf, n, MPI.BYTE, MPI.PROC_NULL, 1)
+                                 : w.iRecv(buf, n, MPI.BYTE, MPI.PROC_NULL, 1);
+                }
+                Request.waitAll(rq);
+            }
+            for (Request r : rq) // waitAll finished them all
+                if (!r.isNull()) throw new MPIException("a request not finished");
+        };
+    }
+
     public static void main(String[] args) throws MPIException {
         Bench b = new Bench(args, 0, 4 << 20);
         long iters = 2_000_000;
@@ -141,40 +161,11 @@ public class Calls {
                 });
             }
             if (nb) { // it messages, in windows of WINDOW
-                names.add("isend-direct");
-                ops.add(it -> {
-                    for (long i = 0; i < it; i += WINDOW) {
-                        for (int k = 0; k < WINDOW; k++)
-                            rq[k] = w.iSend(d, n, MPI.BYTE, MPI.PROC_NULL, 1);
-                        Request.waitAll(rq);
+                for (String kind : new String[] {"isend", "irecv"})
+                    for (boolean slice : new boolean[] {false, true}) {
+                        names.add(kind + (slice ? "-slice" : "-direct"));
+                        ops.add(window(w, kind.equals("isend"), slice ? all : null, d, n, rq));
                     }
-                });
-                names.add("isend-slice");
-                ops.add(it -> {
-                    for (long i = 0; i < it; i += WINDOW) {
-                        for (int k = 0; k < WINDOW; k++)
-                            rq[k] = w.iSend(MPI.slice(all, k * n), n, MPI.BYTE, MPI.PROC_NULL, 1);
-                        Request.waitAll(rq);
-                    }
-                });
-                names.add("irecv-direct");
-                ops.add(it -> {
-                    for (long i = 0; i < it; i += WINDOW) {
-                        for (int k = 0; k < WINDOW; k++)
-                            rq[k] = w.iRecv(d, n, MPI.BYTE, MPI.PROC_NULL, 1);
-                        Request.waitAll(rq);
-                    }
-                });
-                names.add("irecv-slice");
-                ops.add(it -> {
-                    for (long i = 0; i < it; i += WINDOW) {
-                        for (int k = 0; k < WINDOW; k++)
-                            rq[k] = w.iRecv(MPI.slice(all, k * n), n, MPI.BYTE, MPI.PROC_NULL, 1);
-                        Request.waitAll(rq);
-                    }
-                    for (Request r : rq) // waitAll finished them all
-                        if (!r.isNull()) throw new MPIException("a request not finished");
-                });
             }
             for (int j = bytes.size(); j < ops.size(); j++)
                 bytes.add(n);
