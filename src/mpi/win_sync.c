@@ -93,11 +93,9 @@ static int lock_one(MPI_Win w, int rank, int lock_type, int mode, ump_win_reply_
 {
     int rc = MPI_SUCCESS;
     bool nocheck = mode & MPI_MODE_NOCHECK;
-    if (nocheck)
-        ;
-    else if (w->direct)
+    if (!nocheck && w->direct)
         ump_win_direct_lock(w, rank, lock_type);
-    else
+    else if (!nocheck)
         rc = ump_win_ctrl(w, rank, UMP_WIN_LOCK, lock_type, reply);
     if (rc != MPI_SUCCESS) return rc;
     w->locked[rank] = (uint8_t)lock_type;
@@ -127,22 +125,20 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
     return MPI_SUCCESS;
 }
 
-/* Ends the epoch at `rank`, its reply waited for or kept in flight. */
-static int unlock_one(MPI_Win w, int rank, ump_win_reply_t reply)
+/* Ends the epoch at `rank`, its reply (if any) kept in flight. */
+static int unlock_one(MPI_Win w, int rank)
 {
     int rc = MPI_SUCCESS;
     if (w->nocheck[rank]) {
         /* No lock to give back: the operations must only be complete. */
-        if (w->direct)
-            __atomic_thread_fence(__ATOMIC_SEQ_CST);
-        else if (w->unproven[rank])
-            rc = ump_win_ctrl(w, rank, UMP_WIN_FLUSH, 0, reply);
+        if (w->direct) __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        rc = flush_ask(w, rank);
     } else if (w->direct) {
         /* The operations are done; the release orders them before the
          * lock is seen free. */
         ump_win_direct_unlock(w, rank, w->locked[rank]);
     } else {
-        rc = ump_win_ctrl(w, rank, UMP_WIN_UNLOCK, 0, reply);
+        rc = ump_win_ctrl(w, rank, UMP_WIN_UNLOCK, 0, UMP_WIN_REPLY_PEND);
     }
     w->locked[rank] = 0;
     w->nocheck[rank] = 0;
@@ -158,7 +154,7 @@ static int unlock_all_pending(MPI_Win w, int rank)
 {
     int rc = w->direct ? ump_win_pend_wait(w) : MPI_SUCCESS;
     for (int r = rank < 0 ? 0 : rank; r < (rank < 0 ? w->size : rank + 1); r++) {
-        int rc2 = unlock_one(w, r, UMP_WIN_REPLY_PEND);
+        int rc2 = unlock_one(w, r);
         if (rc == MPI_SUCCESS) rc = rc2;
     }
     int rc2 = ump_win_pend_wait(w);
