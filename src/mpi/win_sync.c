@@ -261,7 +261,8 @@ int PMPI_Win_flush_all(MPI_Win win)
 }
 
 /* Local completion: the origin buffers may be reused and fetched data
- * have arrived; every message is a copy, so that is the sends done. */
+ * have arrived: the sends done (a large put's data among them, sent from
+ * the origin's buffer) and the replies in. */
 #pragma weak MPI_Win_flush_local = PMPI_Win_flush_local
 int PMPI_Win_flush_local(int rank, MPI_Win win)
 {
