@@ -165,6 +165,22 @@ typedef struct {
     uint64_t copied_recv[UMP_XFER_N];
 } ump_core_stats_t;
 
+/* The receiver's timings of contiguous rendezvous read with get() and
+ * streamed, per power-of-two size class from 8 KiB, where the transport
+ * leaves that choice to measurement (caps.get_measure; rndv.c). */
+#define UMP_RNDV_CLASSES 16
+typedef struct {
+    uint32_t msgs;     /* rendezvous of this class since it was last timed */
+    uint16_t tries[2]; /* messages of each scheme chosen while timing: [0] read, [1] stream */
+    uint8_t got[2];    /* of those, samples that ran alone (the ones that count) */
+    uint8_t cur;       /* scheme of the block being chosen */
+    uint8_t left;      /* its choices still to make */
+    float best[2];     /* fastest sample, ns per byte (0: none yet) */
+} ump_rndv_class_t;
+typedef struct {
+    ump_rndv_class_t cls[UMP_RNDV_CLASSES];
+} ump_rndv_times_t;
+
 typedef enum { UMP_REQ_SEND = 1, UMP_REQ_RECV, UMP_REQ_GREQ } ump_req_kind_t;
 
 /* Request flags. */
@@ -182,9 +198,11 @@ enum {
 struct ump_request {
     uint32_t flags;
     uint8_t kind;
+    uint16_t timed; /* receive timed for the scheme choice (rndv.c), or 0 */
     int peer; /* destination, or source (may be UMP_ANY_SOURCE) */
     int tag;
     uint32_t ctx;
+    uint32_t seq;         /* timed receive: ump_core.rndv_begun as it began */
     void *buf;            /* first data byte, or the layout's origin when dt is set */
     size_t len;           /* send: message bytes; receive: buffer bytes */
     ump_dt_t dt;          /* non-contiguous layout of buf (referenced), NULL for plain bytes */
@@ -305,6 +323,9 @@ typedef struct ump_core {
     } hooks[8]; /* called on every progress pass (collective schedules) */
     int nhooks;
     ump_core_stats_t xfer;     /* how data moved, per scheme (UMP_STATS) */
+    ump_rndv_times_t rndv_times[8]; /* read or stream, per transport of xps[] (rndv.c) */
+    uint32_t rndv_begun, rndv_ended;  /* measured rendezvous receives begun and ended */
+    uint64_t rndv_t0;                 /* when the last one timed alone began (ns) */
     ump_stats_t stats;         /* ump_stats_get; updated under the core lock */
     ump_xp_stats_t xp_retired; /* counters of the transports closed by finalize */
 } ump_core_t;
@@ -345,6 +366,7 @@ static inline struct ump_request *ump_core_req_alloc(ump_req_kind_t kind)
     struct ump_request *r = ump_freelist_take(&ump_core.req_fl);
     if (UMP_UNLIKELY(!r)) return NULL;
     r->kind = (uint8_t)kind;
+    r->timed = 0;
     r->flags = UMP_RF_ACTIVE;
     r->peer = 0;
     r->tag = 0;
@@ -436,6 +458,13 @@ int ump_core_rndv_forced(void);
  * sender's data are (not) one range: UMP_RNDV_READ, _WRITE or _STREAM. */
 int ump_core_rndv_choose(ump_xp_t *xp, const struct ump_request *r, bool sender_contig,
                          size_t take);
+/* A contiguous receive of `take` bytes over xp, which measures instead of
+ * keeping a threshold (caps.get_measure): true to read it with get(),
+ * false to have it streamed. May mark r as timed. */
+bool ump_core_rndv_measure(ump_xp_t *xp, struct ump_request *r, size_t take);
+/* A timed receive finished (done: its data are in place, and its time
+ * counts for its scheme and class; else it failed and times nothing). */
+void ump_core_rndv_timed(struct ump_request *r, bool done);
 /* Smallest message worth a get() or put(): the transport's threshold, or
  * 1 when a scheme is forced. */
 size_t ump_core_rma_min(const ump_xp_t *xp);
@@ -448,6 +477,9 @@ size_t ump_core_rndv_max_ops(void);
 int ump_core_mr_reg(ump_xp_t *xp, struct ump_request *r, size_t len);
 /* Prints the counters (UMP_STATS at finalize). */
 void ump_core_stats_print(void);
+/* The rendezvous timings per transport and size class (UMP_STATS; while
+ * the transports are open). */
+void ump_core_rndv_stats_print(void);
 
 /* rput.c: rendezvous by the transport's put() */
 /* Receiver: answers the RTS (sender request sreq) with CTSW for `take`

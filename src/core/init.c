@@ -301,6 +301,8 @@ int ump_finalize(void)
     for (int i = 0; i < ump_core.nxps; i++)
         if (ump_core.xps[i]->ops->stats)
             ump_core.xps[i]->ops->stats(ump_core.xps[i], &ump_core.xp_retired);
+    ump_cfg_t *stats = ump_cfg_find("UMP_STATS");
+    if (stats && stats->v.b) ump_core_rndv_stats_print();
     for (int i = ump_core.nxps - 1; i >= 0; i--)
         ump_core.xps[i]->ops->close(ump_core.xps[i]);
     ump_core.nxps = 0;
@@ -316,7 +318,6 @@ int ump_finalize(void)
     ump_core.rt = NULL;
     ump_core_ctxq_destroy_all();
     ump_core_dt_fini();
-    ump_cfg_t *stats = ump_cfg_find("UMP_STATS");
     if (stats && stats->v.b) ump_core_stats_print();
     free(ump_core.peers);
     ump_core.peers = NULL;

@@ -316,6 +316,7 @@ static void on_data(int peer, const char *data, size_t len)
     ump_core.xfer.copied_recv[UMP_XFER_STREAM] += n;
     r->done += n;
     if (r->done == r->expected) {
+        if (r->timed) ump_core_rndv_timed(r, true);
         ump_core.xfer.msgs[UMP_XFER_STREAM]++;
         ump_core.xfer.bytes[UMP_XFER_STREAM] += r->expected;
         ump_core_req_complete(r, r->status.error);

@@ -62,6 +62,7 @@ static void rget_done(ump_xp_comp_t *comp, int status)
     r->flags &= ~UMP_RF_RMA;
     ump_core_mr_release(r);
     if (status == UMP_OK) {
+        if (r->timed) ump_core_rndv_timed(r, true);
         ump_core.xfer.msgs[UMP_XFER_READ]++;
         ump_core.xfer.bytes[UMP_XFER_READ] += r->expected;
         ump_hdr_ack_t fin = {.sreq = r->rreq};
@@ -74,7 +75,9 @@ static void rget_done(ump_xp_comp_t *comp, int status)
         return;
     }
     /* The sender's buffer is untouched and still waits for us: have it
-     * streamed, over every byte the reads may have written. */
+     * streamed, over every byte the reads may have written (not timed: a
+     * failed read is no measure of either scheme). */
+    if (r->timed) ump_core_rndv_timed(r, false);
     ump_debug("get from rank %d failed (%s); streaming instead", src, ump_strerror(status));
     ump_core_rdv_stream(r, src, r->rreq, r->expected);
 }
@@ -84,9 +87,15 @@ int ump_core_rget(ump_xp_t *xp, int src, struct ump_request *r, const ump_hdr_rt
 {
     if (!xp->caps.rma_get || !xp->ops->get) return UMP_ERR_UNSUPPORTED;
     /* Below the transport's single-copy threshold contiguous data are
-     * streamed (layouts: dtx.c decides). */
-    if ((xp->caps.mr_required || (!ext && !r->dt)) && take < ump_core_rma_min(xp))
+     * streamed (layouts: dtx.c decides); where the transport has no
+     * threshold but asks for measurement, the timings decide. */
+    bool contig = !ext && !r->dt;
+    if (contig && xp->caps.get_measure && !xp->caps.mr_required &&
+        ump_core_rndv_forced() == UMP_RNDV_AUTO) {
+        if (!ump_core_rndv_measure(xp, r, take)) return UMP_ERR_UNSUPPORTED;
+    } else if ((xp->caps.mr_required || contig) && take < ump_core_rma_min(xp)) {
         return UMP_ERR_UNSUPPORTED;
+    }
     if (xp->caps.mr_required) {
         /* No key: the sender did not register (failure, or a layout it
          * streams). A non-contiguous receive is registered as one span. */
@@ -108,7 +117,9 @@ int ump_core_rget(ump_xp_t *xp, int src, struct ump_request *r, const ump_hdr_rt
     }
     rc = r->comp.status;
     ump_core_mr_release(r);
+    if (rc != UMP_OK && r->timed) ump_core_rndv_timed(r, false);
     if (rc == UMP_OK) {
+        if (r->timed) ump_core_rndv_timed(r, true);
         ump_core.xfer.msgs[UMP_XFER_READ]++;
         ump_core.xfer.bytes[UMP_XFER_READ] += take;
         ump_hdr_ack_t fin = {.sreq = h->m.sreq};

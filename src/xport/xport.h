@@ -64,6 +64,9 @@ typedef struct ump_xp_caps {
     size_t eager_limit;       /* largest payload the core should send eagerly */
     size_t seg_size;          /* payload per DATA AM of a pipelined rendezvous */
     size_t get_min;           /* smallest message worth a get(); SIZE_MAX = never */
+    bool get_measure;         /* whether get() beats streaming depends on the machine: the
+                               * core times both on contiguous messages above eager_limit
+                               * and keeps the faster per size (get_min still rules layouts) */
     /* Remote memory access (see get() and put() below). */
     bool rma_put;       /* put() works */
     size_t get_max_iov; /* most entries per side of one get(); SIZE_MAX: any */

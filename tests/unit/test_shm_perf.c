@@ -6,8 +6,9 @@
  *         does with DATA AMs), two copies but on two cores at once;
  *   cma:  the receiver reads the sender's buffer with process_vm_readv, one
  *         copy on one core.
- * It prints both bandwidths per size (the numbers behind UMP_SHM_CMA_MIN's
- * default) and checks that every byte arrived. Set UMP_SHM_PERF_FULL=1 for
+ * It prints both bandwidths per size (what the core's measured choice between
+ * the two weighs on each machine; UMP_SHM_CMA_MIN fixes a threshold instead)
+ * and checks that every byte arrived. Set UMP_SHM_PERF_FULL=1 for
  * more iterations. CMA refused here (ptrace policy) is reported, and only
  * the ring is measured.
  */

@@ -36,8 +36,9 @@ UMP_CFG(shm_cfg_eager, "UMP_SHM_EAGER_LIMIT", UMP_CFG_SIZE, "8k",
 UMP_CFG(shm_cfg_seg, "UMP_SHM_SEG_SIZE", UMP_CFG_SIZE, "32k",
         "payload per DATA AM of a pipelined rendezvous over shm (capped by the ring size)");
 UMP_CFG(shm_cfg_cma_min, "UMP_SHM_CMA_MIN", UMP_CFG_SIZE, "0",
-        "smallest message read single-copy with process_vm_readv; 0 = never (measured: the "
-        "pipelined ring copy is faster at every size on the reference machine)");
+        "smallest message read single-copy with process_vm_readv; 0 = never; unset: above the "
+        "eager limit each receiver times both the single copy and the pipelined ring copy "
+        "per size class and keeps the faster (which wins depends on the machine)");
 UMP_CFG(shm_cfg_cma, "UMP_SHM_CMA", UMP_CFG_BOOL, "yes",
         "allow cross-memory attach (process_vm_readv) for single-copy reads");
 UMP_CFG_ENUM_(shm_cfg_membarrier, "UMP_SHM_MEMBARRIER", "auto", "auto|yes|no",
@@ -210,6 +211,7 @@ static int shm_xp_open(const ump_xp_params_t *params, ump_xp_t **out)
     c->seg_size = UMP_MIN(shm_cfg_seg.v.sz, max_am - 64);
     c->eager_limit = UMP_MIN(shm_cfg_eager.v.sz, max_am - 64);
     c->get_min = c->rma_get && shm_cfg_cma_min.v.sz ? shm_cfg_cma_min.v.sz : SIZE_MAX;
+    c->get_measure = c->rma_get && !shm_cfg_cma_min.from_env;
     c->get_max_iov = SIZE_MAX; /* ump_shm_cma_xfer batches by IOV_MAX itself */
     c->rma_put = c->rma_get;   /* process_vm_writev, under the same permission */
     c->put_max_iov = SIZE_MAX;
@@ -321,6 +323,7 @@ static int shm_wireup(ump_xp_t *xp_)
             xp->base.caps.rma_get = false;
             xp->base.caps.rma_put = false;
             xp->base.caps.get_min = SIZE_MAX;
+            xp->base.caps.get_measure = false;
         }
     }
     ump_debug("shm: %d local ranks, ring %llu bytes, segment %s (%zu bytes), cma %s, "

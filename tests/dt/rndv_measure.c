@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rndv_measure - the measured choice between reading and streaming a
+ * contiguous rendezvous (rndv.c, caps.get_measure; shm by default), with
+ * 2 ranks:
+ *
+ *   rndv_measure measure   shm as shipped: each fresh size class is timed
+ *                          (4 reads, then 4 streams, one message at a time),
+ *                          then keeps one scheme; a class is timed again
+ *                          after 1024 messages; a window of messages in
+ *                          flight at once still arrives whole
+ *   rndv_measure stream    a transport or setting that does not measure
+ *                          (UMP_SHM_CMA_MIN set to 0, or UMP_SHM_CMA=0):
+ *                          every message is streamed
+ *
+ * Every message is checked byte for byte, with guard bytes after it, and
+ * which scheme moved it by the core's counters. Exit 77 when the kernel
+ * refuses cross-memory attach (then shm cannot read, and measures nothing).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/core.h"
+#include "ump.h"
+
+#define CTX   0x7d3u
+#define GUARD 64
+
+static int me;
+
+#define FAIL(...)                                                                                  \
+    do {                                                                                           \
+        fprintf(stderr, "[rndv_measure rank %d] FAIL %s:%d: ", me, __FILE__, __LINE__);            \
+        fprintf(stderr, __VA_ARGS__);                                                              \
+        fputc('\n', stderr);                                                                       \
+        ump_abort(1, "rndv_measure failed");                                                       \
+    } while (0)
+#define CHECK(c, ...)                                                                              \
+    do {                                                                                           \
+        if (!(c)) FAIL(__VA_ARGS__);                                                               \
+    } while (0)
+
+static unsigned char pat(size_t size, int i, size_t j)
+{
+    return (unsigned char)(size * 3 + (size_t)i * 131 + j * 7 + 1);
+}
+
+/* The timings the core keeps for the class of `size` over the peer's
+ * transport (the class as rndv.c computes it). */
+static const ump_rndv_class_t *times_of(size_t size)
+{
+    const ump_xp_t *xp = ump_core.peers[1 - me].xp;
+    int c = 0;
+    for (size_t s = size >> 13; s > 1 && c < UMP_RNDV_CLASSES - 1; s >>= 1)
+        c++;
+    for (int i = 0; i < ump_core.nxps; i++)
+        if (ump_core.xps[i] == xp) return &ump_core.rndv_times[i].cls[c];
+    FAIL("the peer's transport is not among the core's");
+    return NULL;
+}
+
+/* n messages of `size` bytes from rank 0 to rank 1, one at a time (rank 1
+ * answers each, so every receive runs alone); rank 1 checks each and
+ * returns how many the core read with get() and how many it streamed. */
+static void one_by_one(size_t size, int n, uint64_t *read, uint64_t *stream)
+{
+    unsigned char *b = malloc(size + GUARD);
+    CHECK(b, "out of memory");
+    uint64_t r0 = ump_core.xfer.msgs[UMP_XFER_READ], s0 = ump_core.xfer.msgs[UMP_XFER_STREAM];
+    for (int i = 0; i < n; i++) {
+        int ack = 0;
+        if (me == 0) {
+            for (size_t j = 0; j < size; j++)
+                b[j] = pat(size, i, j);
+            CHECK(ump_send(b, size, UMP_BYTE, 1, i, CTX) == UMP_OK, "send of %zu bytes", size);
+            CHECK(ump_recv(&ack, 1, UMP_INT, 1, i, CTX + 1, NULL) == UMP_OK, "ack");
+        } else {
+            memset(b, 0xEE, size + GUARD);
+            ump_status_t st;
+            CHECK(ump_recv(b, size, UMP_BYTE, 0, i, CTX, &st) == UMP_OK, "recv of %zu bytes",
+                  size);
+            CHECK(st.count == size, "%zu bytes, message %d: received %zu", size, i,
+                  (size_t)st.count);
+            for (size_t j = 0; j < size; j++)
+                CHECK(b[j] == pat(size, i, j), "%zu bytes, message %d: byte %zu is 0x%02x", size,
+                      i, j, b[j]);
+            for (size_t j = size; j < size + GUARD; j++)
+                CHECK(b[j] == 0xEE, "%zu bytes, message %d: guard byte %zu overwritten", size, i,
+                      j - size);
+            CHECK(ump_send(&ack, 1, UMP_INT, 0, i, CTX + 1) == UMP_OK, "ack");
+        }
+    }
+    *read = ump_core.xfer.msgs[UMP_XFER_READ] - r0;
+    *stream = ump_core.xfer.msgs[UMP_XFER_STREAM] - s0;
+    free(b);
+}
+
+/* A window of n messages of `size` in flight at once, each checked. */
+static void window(size_t size, int n)
+{
+    unsigned char *b = malloc((size + GUARD) * (size_t)n);
+    ump_req_t *req = malloc(sizeof(*req) * (size_t)n);
+    CHECK(b && req, "out of memory");
+    uint64_t r0 = ump_core.xfer.msgs[UMP_XFER_READ], s0 = ump_core.xfer.msgs[UMP_XFER_STREAM];
+    for (int i = 0; i < n; i++) {
+        unsigned char *m = b + (size + GUARD) * (size_t)i;
+        if (me == 0) {
+            for (size_t j = 0; j < size; j++)
+                m[j] = pat(size, i, j);
+            CHECK(ump_isend(m, size, UMP_BYTE, 1, 7, CTX + 2, &req[i]) == UMP_OK, "isend");
+        } else {
+            memset(m, 0xEE, size + GUARD);
+            CHECK(ump_irecv(m, size, UMP_BYTE, 0, 7, CTX + 2, &req[i]) == UMP_OK, "irecv");
+        }
+    }
+    CHECK(ump_waitall((size_t)n, req, NULL) == UMP_OK, "waitall");
+    if (me == 1) {
+        for (int i = 0; i < n; i++) {
+            const unsigned char *m = b + (size + GUARD) * (size_t)i;
+            for (size_t j = 0; j < size; j++)
+                CHECK(m[j] == pat(size, i, j), "window of %zu bytes, message %d: byte %zu is 0x%02x",
+                      size, i, j, m[j]);
+            for (size_t j = size; j < size + GUARD; j++)
+                CHECK(m[j] == 0xEE, "window of %zu bytes, message %d: guard byte overwritten", size,
+                      i);
+        }
+        uint64_t r = ump_core.xfer.msgs[UMP_XFER_READ] - r0;
+        uint64_t s = ump_core.xfer.msgs[UMP_XFER_STREAM] - s0;
+        CHECK(r + s == (uint64_t)n, "window of %zu bytes: %llu read + %llu streamed of %d", size,
+              (unsigned long long)r, (unsigned long long)s, n);
+    }
+    free(b);
+    free(req);
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "";
+    bool measure = !strcmp(mode, "measure");
+    if (!measure && strcmp(mode, "stream")) {
+        fprintf(stderr, "usage: rndv_measure measure|stream (2 ranks)\n");
+        return 2;
+    }
+    CHECK(ump_init(&argc, &argv, UMP_THREAD_SINGLE, NULL) == UMP_OK, "ump_init");
+    me = ump_rank();
+    CHECK(ump_size() == 2, "run with 2 ranks");
+    const ump_xp_caps_t *caps = &ump_core.peers[1 - me].xp->caps;
+    if (measure && !caps->rma_get) {
+        if (me == 0) printf("rndv_measure: the kernel refuses cross-memory attach here: skipped\n");
+        ump_finalize();
+        return 77;
+    }
+    CHECK(caps->get_measure == measure, "the transport %s its reads",
+          measure ? "does not measure" : "measures");
+    size_t eager = caps->eager_limit;
+
+    /* One size per class, from just past the eager limit: each class is
+     * fresh when its messages start. */
+    size_t sizes[] = {eager + 1, 16384, 65535, 65536, 262147, 1048576};
+    for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+        size_t size = sizes[k];
+        uint64_t learn_r, learn_s, then_r, then_s;
+        one_by_one(size, 8, &learn_r, &learn_s);
+        one_by_one(size, 24, &then_r, &then_s);
+        if (me != 1) continue;
+        if (!measure) {
+            CHECK(learn_r + then_r == 0 && learn_s + then_s == 32,
+                  "%zu bytes: %llu read, %llu streamed; expected all 32 streamed", size,
+                  (unsigned long long)(learn_r + then_r), (unsigned long long)(learn_s + then_s));
+            continue;
+        }
+        const ump_rndv_class_t *c = times_of(size);
+        CHECK(learn_r == 4 && learn_s == 4,
+              "%zu bytes: while timing, %llu read and %llu streamed; expected 4 and 4", size,
+              (unsigned long long)learn_r, (unsigned long long)learn_s);
+        CHECK(c->got[0] == 3 && c->got[1] == 3 && c->best[0] > 0 && c->best[1] > 0,
+              "%zu bytes: samples %u and %u (expected 3 and 3), best %g and %g ns/byte", size,
+              c->got[0], c->got[1], (double)c->best[0], (double)c->best[1]);
+        uint64_t want_r = c->best[0] <= c->best[1] ? 24 : 0;
+        CHECK(then_r == want_r && then_s == 24 - want_r,
+              "%zu bytes: after timing (read %g, stream %g ns/byte), %llu read and %llu streamed; "
+              "expected %llu read",
+              size, (double)c->best[0], (double)c->best[1], (unsigned long long)then_r,
+              (unsigned long long)then_s, (unsigned long long)want_r);
+        printf("rndv_measure: %zu bytes: read %.3f, stream %.3f ns/byte: %s\n", size,
+               (double)c->best[0], (double)c->best[1], want_r ? "read" : "stream");
+    }
+
+    /* Timed again after 1024 messages of a class: 1030 messages leave the
+     * class 7 messages into its next timing (4 reads, 3 streams). */
+    size_t size = 131073; /* a class of its own */
+    uint64_t r, s;
+    one_by_one(size, 1030, &r, &s);
+    if (me == 1 && measure) {
+        const ump_rndv_class_t *c = times_of(size);
+        CHECK(c->msgs == 7 && c->tries[0] == 4 && c->tries[1] == 3,
+              "%zu bytes, 1030 messages: %u since timing again, %u reads and %u streams tried; "
+              "expected 7, 4 and 3",
+              size, c->msgs, c->tries[0], c->tries[1]);
+    }
+    if (me == 1 && !measure)
+        CHECK(r == 0 && s == 1030, "%zu bytes: %llu read; expected none", size,
+              (unsigned long long)r);
+
+    /* Many in flight at once, in a class still being timed and in one
+     * already decided. */
+    window(2 * 1048576 + 5, 16);
+    window(65536, 64);
+
+    ump_finalize();
+    if (me == 1) printf("rndv_measure %s: passed\n", mode);
+    return 0;
+}
