@@ -171,11 +171,19 @@ typedef struct {
 #define UMP_RNDV_CLASSES 16
 typedef struct {
     uint32_t msgs;     /* rendezvous of this class since it was last timed */
-    uint16_t tries[2]; /* messages of each scheme chosen while timing: [0] read, [1] stream */
-    uint8_t got[2];    /* of those, samples that ran alone (the ones that count) */
-    uint8_t cur;       /* scheme of the block being chosen */
+    uint16_t tries[2]; /* blocks begun per scheme: [0] read, [1] stream */
+    uint8_t got[2];    /* blocks timed to the end */
+    uint8_t cur;       /* scheme of the current block */
     uint8_t left;      /* its choices still to make */
-    float best[2];     /* fastest sample, ns per byte (0: none yet) */
+    uint8_t gen;       /* number of the current block (stale completions are ignored) */
+    bool spoiled;      /* a transfer of the current block failed */
+    bool overlap;      /* its timed messages overlapped other measured receives */
+    uint16_t pending;  /* its timed messages under way */
+    uint64_t t0;       /* ns clock at its first timed choice */
+    uint64_t msg_t0;   /* ns clock at its latest timed choice */
+    uint64_t busy;     /* ns its timed messages took, each alone (no overlap) */
+    uint64_t bytes;    /* bytes of its timed messages in place */
+    float best[2];     /* fastest block, ns per byte (0: none yet) */
 } ump_rndv_class_t;
 typedef struct {
     ump_rndv_class_t cls[UMP_RNDV_CLASSES];
@@ -202,7 +210,6 @@ struct ump_request {
     int peer; /* destination, or source (may be UMP_ANY_SOURCE) */
     int tag;
     uint32_t ctx;
-    uint32_t seq;         /* timed receive: ump_core.rndv_begun as it began */
     void *buf;            /* first data byte, or the layout's origin when dt is set */
     size_t len;           /* send: message bytes; receive: buffer bytes */
     ump_dt_t dt;          /* non-contiguous layout of buf (referenced), NULL for plain bytes */
@@ -325,7 +332,6 @@ typedef struct ump_core {
     ump_core_stats_t xfer;     /* how data moved, per scheme (UMP_STATS) */
     ump_rndv_times_t rndv_times[8]; /* read or stream, per transport of xps[] (rndv.c) */
     uint32_t rndv_begun, rndv_ended;  /* measured rendezvous receives begun and ended */
-    uint64_t rndv_t0;                 /* when the last one timed alone began (ns) */
     ump_stats_t stats;         /* ump_stats_get; updated under the core lock */
     ump_xp_stats_t xp_retired; /* counters of the transports closed by finalize */
 } ump_core_t;

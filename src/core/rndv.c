@@ -30,11 +30,20 @@
  * process_vm_readv on the receiver's core against two copies overlapped on
  * both cores; which wins depends on the machine, by 2x either way), it
  * sets caps.get_measure and the receiver times both on contiguous
- * messages, from its choice to the data in place, UMP_RNDV_TRIES of each
- * per power-of-two size class, alternating; then every message of the
- * class takes the faster (best sample per byte). Each class is timed
- * again after UMP_RNDV_RETIME messages, so a machine whose speeds change
- * (a VM moved between cores) is followed. UMP_STATS prints the timings.
+ * messages, per power-of-two size class, in blocks: UMP_RNDV_BLOCK
+ * consecutive messages of one scheme, begun only when no measured receive
+ * is under way; the first message meets the caches the other scheme left
+ * and is not timed. Messages that run one at a time (a ping-pong) are
+ * timed each from its choice to its data in place, so the work between
+ * them does not count; when they overlap (a window of receives) the block
+ * is timed from its second choice to its last message's data in place,
+ * which is what the scheme costs in that pattern. Per byte either way.
+ * While a block's messages are under way, further messages of the class
+ * take its scheme untimed. With UMP_RNDV_BLOCKS blocks of each, the class keeps the
+ * faster; a class that never drains within UMP_RNDV_LEARN messages streams.
+ * Each class is timed again after UMP_RNDV_RETIME messages, so a machine
+ * whose speeds change (a VM moved between cores) is followed. UMP_STATS
+ * prints the timings.
  *
  * Registration: every buffer the core hands to a transport that needs
  * registered memory goes through ump_core_mr_reg (one place to put a
@@ -99,15 +108,15 @@ int ump_core_rndv_choose(ump_xp_t *xp, const struct ump_request *r, bool sender_
     return can_read ? UMP_RNDV_READ : UMP_RNDV_STREAM;
 }
 
-#define UMP_RNDV_SAMPLES 3    /* quiet timed messages per scheme */
-#define UMP_RNDV_BLOCK   4    /* consecutive choices of one scheme while timing */
-#define UMP_RNDV_LEARN   64   /* messages a class may take to gather its samples */
-#define UMP_RNDV_RETIME  1024 /* messages after which a class is timed again */
-#define UMP_RNDV_CLASS0  13   /* the first class: up to 16 KiB */
+#define UMP_RNDV_BLOCKS 2    /* timed blocks per scheme */
+#define UMP_RNDV_BLOCK  6    /* messages per block, the first untimed */
+#define UMP_RNDV_LEARN  128  /* messages a class may take to time its blocks */
+#define UMP_RNDV_RETIME 1024 /* messages after which a class is timed again */
+#define UMP_RNDV_CLASS0 13   /* the first class: up to 16 KiB */
 
-/* r->timed: every measured receive has T_ON; a sample also T_SAMPLE, and
- * T_QUIET when no other measured receive was under way as it began. */
-enum { T_ON = 1 << 15, T_SAMPLE = 1 << 14, T_QUIET = 1 << 13, T_SCHEME = 1 };
+/* r->timed: every measured receive has T_ON; one timed in a block also
+ * T_SAMPLE and the block's number (T_GEN bits). */
+enum { T_ON = 1 << 15, T_SAMPLE = 1 << 14, T_GEN_SHIFT = 8, T_GEN = 0x3f, T_SCHEME = 1 };
 
 /* Index of xp in ump_core.xps and the class of `take` bytes in it, as
  * (transport * UMP_RNDV_CLASSES + class); -1 for a transport not there. */
@@ -126,37 +135,55 @@ static ump_rndv_class_t *rndv_times(int ci)
     return &ump_core.rndv_times[ci / UMP_RNDV_CLASSES].cls[ci % UMP_RNDV_CLASSES];
 }
 
+_Static_assert(UMP_RNDV_CLASSES * UMP_ARRAY_SIZE(((ump_core_t *)0)->rndv_times) <= 128,
+               "a class index fits r->timed's 7 bits");
+
 bool ump_core_rndv_measure(ump_xp_t *xp, struct ump_request *r, size_t take)
 {
     int ci = rndv_class(xp, take);
     if (ci < 0) return false;
     ump_rndv_class_t *c = rndv_times(ci);
-    if (++c->msgs >= UMP_RNDV_RETIME) *c = (ump_rndv_class_t){.msgs = 1};
-    int s;
+    if (++c->msgs >= UMP_RNDV_RETIME) *c = (ump_rndv_class_t){.msgs = 1, .gen = c->gen + 1};
     unsigned flags = T_ON;
-    if ((c->got[0] < UMP_RNDV_SAMPLES || c->got[1] < UMP_RNDV_SAMPLES) &&
-        c->msgs <= UMP_RNDV_LEARN) {
-        /* Blocks of one scheme, the one with fewer samples (read first);
-         * the first of a block runs untimed: it meets the caches the
-         * other scheme left. */
-        if (!c->left) {
-            c->cur = c->got[1] < c->got[0] || (c->got[1] == c->got[0] && c->tries[1] < c->tries[0]);
-            c->left = UMP_RNDV_BLOCK;
-        }
+    int s;
+    if (c->left || c->pending) {
+        /* A block is being chosen, or its messages are under way: its
+         * scheme (timed while choices are left). */
         s = c->cur;
-        if (c->left-- != UMP_RNDV_BLOCK) flags |= T_SAMPLE;
+        if (c->left) {
+            c->left--;
+            if (c->left < UMP_RNDV_BLOCK - 1) {
+                uint64_t now = ump_time_ns();
+                if (c->left == UMP_RNDV_BLOCK - 2) c->t0 = now;
+                if (ump_core.rndv_begun != ump_core.rndv_ended) c->overlap = true;
+                c->msg_t0 = now;
+                flags |= T_SAMPLE;
+                c->pending++;
+            }
+        }
+    } else if ((c->got[0] < UMP_RNDV_BLOCKS || c->got[1] < UMP_RNDV_BLOCKS) &&
+               c->msgs <= UMP_RNDV_LEARN && ump_core.rndv_begun == ump_core.rndv_ended) {
+        /* Nothing under way: a new block, of the scheme with fewer (read
+         * first); its first message runs untimed. */
+        s = c->got[1] < c->got[0] || (c->got[1] == c->got[0] && c->tries[1] < c->tries[0]);
+        c->cur = (uint8_t)s;
         c->tries[s]++;
+        c->left = UMP_RNDV_BLOCK - 1;
+        c->bytes = 0;
+        c->busy = 0;
+        c->spoiled = false;
+        c->overlap = false;
+        c->gen++;
     } else if (c->best[0] && c->best[1]) {
         s = c->best[1] < c->best[0];
+    } else if (c->best[0] || c->best[1]) {
+        s = !c->best[0]; /* the one timed so far, until the other is */
     } else {
-        /* Never timed quietly (every message overlapped others): the
-         * pipeline, which overlaps the two sides' copies. */
-        s = 1;
+        s = 1; /* never timed: the pipeline */
     }
-    if (ump_core.rndv_begun == ump_core.rndv_ended) flags |= T_QUIET;
-    r->timed = (uint16_t)(flags | (unsigned)ci << 1 | (unsigned)s);
-    r->seq = ++ump_core.rndv_begun;
-    if ((flags & (T_SAMPLE | T_QUIET)) == (T_SAMPLE | T_QUIET)) ump_core.rndv_t0 = ump_time_ns();
+    r->timed = (uint16_t)(flags | (unsigned)(c->gen & T_GEN) << T_GEN_SHIFT |
+                          (unsigned)ci << 1 | (unsigned)s);
+    ump_core.rndv_begun++;
     return s == 0;
 }
 
@@ -165,15 +192,21 @@ void ump_core_rndv_timed(struct ump_request *r, bool done)
     unsigned v = r->timed;
     r->timed = 0;
     ump_core.rndv_ended++;
-    /* A sample counts when it ran alone: nothing under way as it began,
-     * nothing begun since (so rndv_t0 is still its own). */
-    if (!done || !(v & T_SAMPLE) || !(v & T_QUIET) || r->seq != ump_core.rndv_begun ||
-        !r->expected)
-        return;
-    ump_rndv_class_t *c = rndv_times((int)((v & (T_QUIET - 1)) >> 1));
-    int s = v & T_SCHEME;
-    float per_byte = (float)(ump_time_ns() - ump_core.rndv_t0) / (float)r->expected;
-    if (c->got[s] < UINT8_MAX) c->got[s]++;
+    if (!(v & T_SAMPLE)) return;
+    ump_rndv_class_t *c = rndv_times((int)((v >> 1) & 0x7f));
+    if (((v >> T_GEN_SHIFT) & T_GEN) != (c->gen & T_GEN) || !c->pending)
+        return; /* of a block before the class was timed again */
+    c->pending--;
+    if (!done) c->spoiled = true; /* a failed transfer: the block times nothing */
+    c->bytes += r->expected;
+    uint64_t now = ump_time_ns();
+    if (!c->overlap) c->busy += now - c->msg_t0; /* it ran alone */
+    if (c->left || c->pending || c->spoiled || !c->bytes) return;
+    /* The block's last message: its messages' own times, or the span from
+     * its second choice to now where they overlapped; per byte. */
+    int s = c->cur;
+    float per_byte = (float)(c->overlap ? now - c->t0 : c->busy) / (float)c->bytes;
+    c->got[s]++;
     if (!c->best[s] || per_byte < c->best[s]) c->best[s] = per_byte;
 }
 
@@ -240,7 +273,7 @@ void ump_core_rndv_stats_print(void)
             size_t lo = k ? (size_t)1 << (UMP_RNDV_CLASS0 + k) : 0;
             fprintf(stderr,
                     "ump stats rank %d core %s rendezvous from %zu bytes: read %.3f ns/byte "
-                    "(%u of %u timed alone), stream %.3f ns/byte (%u of %u), %u messages since timed\n",
+                    "(%u blocks timed of %u), stream %.3f ns/byte (%u of %u), %u messages since timed\n",
                     ump_core.rank, ump_core.xps[i]->ops->name, lo, (double)c->best[0],
                     c->got[0], c->tries[0], (double)c->best[1], c->got[1], c->tries[1], c->msgs);
         }

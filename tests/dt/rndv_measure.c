@@ -5,10 +5,11 @@
  * 2 ranks:
  *
  *   rndv_measure measure   shm as shipped: each fresh size class is timed
- *                          (4 reads, then 4 streams, one message at a time),
- *                          then keeps one scheme; a class is timed again
- *                          after 1024 messages; a window of messages in
- *                          flight at once still arrives whole
+ *                          in blocks of 6 messages (read, stream, read,
+ *                          stream; one message at a time), then keeps one
+ *                          scheme; a class is timed again after 1024
+ *                          messages; windows of messages in flight at once
+ *                          arrive whole
  *   rndv_measure stream    a transport or setting that does not measure
  *                          (UMP_SHM_CMA_MIN set to 0, or UMP_SHM_CMA=0):
  *                          every message is streamed
@@ -162,21 +163,21 @@ int main(int argc, char **argv)
     for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
         size_t size = sizes[k];
         uint64_t learn_r, learn_s, then_r, then_s;
-        one_by_one(size, 8, &learn_r, &learn_s);
+        one_by_one(size, 24, &learn_r, &learn_s);
         one_by_one(size, 24, &then_r, &then_s);
         if (me != 1) continue;
         if (!measure) {
-            CHECK(learn_r + then_r == 0 && learn_s + then_s == 32,
-                  "%zu bytes: %llu read, %llu streamed; expected all 32 streamed", size,
+            CHECK(learn_r + then_r == 0 && learn_s + then_s == 48,
+                  "%zu bytes: %llu read, %llu streamed; expected all 48 streamed", size,
                   (unsigned long long)(learn_r + then_r), (unsigned long long)(learn_s + then_s));
             continue;
         }
         const ump_rndv_class_t *c = times_of(size);
-        CHECK(learn_r == 4 && learn_s == 4,
-              "%zu bytes: while timing, %llu read and %llu streamed; expected 4 and 4", size,
+        CHECK(learn_r == 12 && learn_s == 12,
+              "%zu bytes: while timing, %llu read and %llu streamed; expected 12 and 12", size,
               (unsigned long long)learn_r, (unsigned long long)learn_s);
-        CHECK(c->got[0] == 3 && c->got[1] == 3 && c->best[0] > 0 && c->best[1] > 0,
-              "%zu bytes: samples %u and %u (expected 3 and 3), best %g and %g ns/byte", size,
+        CHECK(c->got[0] == 2 && c->got[1] == 2 && c->best[0] > 0 && c->best[1] > 0,
+              "%zu bytes: blocks timed %u and %u (expected 2 and 2), best %g and %g ns/byte", size,
               c->got[0], c->got[1], (double)c->best[0], (double)c->best[1]);
         uint64_t want_r = c->best[0] <= c->best[1] ? 24 : 0;
         CHECK(then_r == want_r && then_s == 24 - want_r,
@@ -189,16 +190,18 @@ int main(int argc, char **argv)
     }
 
     /* Timed again after 1024 messages of a class: 1030 messages leave the
-     * class 7 messages into its next timing (4 reads, 3 streams). */
+     * class 7 messages into its next timing (a block of 6 reads timed, a
+     * block of streams begun). */
     size_t size = 131073; /* a class of its own */
     uint64_t r, s;
     one_by_one(size, 1030, &r, &s);
     if (me == 1 && measure) {
         const ump_rndv_class_t *c = times_of(size);
-        CHECK(c->msgs == 7 && c->tries[0] == 4 && c->tries[1] == 3,
-              "%zu bytes, 1030 messages: %u since timing again, %u reads and %u streams tried; "
-              "expected 7, 4 and 3",
-              size, c->msgs, c->tries[0], c->tries[1]);
+        CHECK(c->msgs == 7 && c->tries[0] == 1 && c->tries[1] == 1 && c->got[0] == 1 &&
+                  c->got[1] == 0,
+              "%zu bytes, 1030 messages: %u since timing again, blocks %u and %u begun, %u and "
+              "%u timed; expected 7, 1 and 1, 1 and 0",
+              size, c->msgs, c->tries[0], c->tries[1], c->got[0], c->got[1]);
     }
     if (me == 1 && !measure)
         CHECK(r == 0 && s == 1030, "%zu bytes: %llu read; expected none", size,
