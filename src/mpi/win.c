@@ -115,6 +115,7 @@ static void win_destroy(MPI_Win w)
     free(w->regions);
     free(w->shm_offs);
     ump_win_batch_free(w);
+    free(w->in_scratch);
     if (w->info) PMPI_Info_free(&w->info);
     ump_mpi_errh_unref(w->errh);
     w->magic = UMP_MPI_MAGIC_DEAD;

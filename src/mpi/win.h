@@ -49,6 +49,11 @@ enum {
     2048 /* largest operation message batched (1 KiB of data and its header) */
 #define UMP_WIN_BATCH_CAP 16384 /* a batch is sent before it grows past this */
 
+/* The largest message a target receives into its window's scratch
+ * buffer: a full batch (its header, up to UMP_WIN_BATCH_CAP bytes and one
+ * last operation). */
+#define UMP_WIN_IN_SCRATCH (64 + UMP_WIN_BATCH_CAP + UMP_WIN_BATCH_OP_MAX + 8)
+
 /* Header flags. A put of at least UMP_WIN_SPLIT_MIN bytes into one run of
  * a window that is not dynamic sends its data as a message of their own,
  * from the origin's buffer (its layout) straight into the window: the
@@ -165,6 +170,11 @@ struct ump_mpi_win {
 
     /* target side */
     ump_win_in_t *in_head, *in_tail;
+    /* A message up to UMP_WIN_IN_SCRATCH bytes that arrives with nothing
+     * queued before it is received here and, complete at once, applied
+     * at once (win_am.c); busy while a queued message holds it. */
+    char *in_scratch;
+    bool in_scratch_busy;
     int lock_excl;   /* origin holding the exclusive lock, -1 when none */
     int lock_shared; /* holders of the shared lock */
     ump_win_waiter_t *waiters, *waiters_tail;
@@ -251,6 +261,12 @@ int ump_win_ctrl(MPI_Win w, int target, int op, int lock_type, ump_win_reply_t r
  * it would not fit; MPI class. send: sends target's batch if it holds
  * anything; send_all: every target's. free: at the window's end. */
 int ump_win_batch_add(MPI_Win w, int target, const void *msg, size_t len);
+/* room: where an operation of up to len (<= UMP_WIN_BATCH_OP_MAX) bytes
+ * is written into target's batch (sent first when it would not fit); NULL
+ * with *rc an MPI class on failure. commit: adds the len bytes written
+ * there to the batch (nothing is added without it). */
+void *ump_win_batch_room(MPI_Win w, int target, size_t len, int *rc);
+void ump_win_batch_commit(MPI_Win w, int target, size_t len);
 int ump_win_batch_send(MPI_Win w, int target);
 int ump_win_batch_send_all(MPI_Win w);
 void ump_win_batch_free(MPI_Win w);

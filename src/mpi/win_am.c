@@ -124,11 +124,10 @@ void ump_win_progress_until(MPI_Win w, bool (*cond)(MPI_Win w))
 int ump_win_ctrl(MPI_Win w, int target, int op, int lock_type, ump_win_reply_t reply)
 {
     bool answered = reply != UMP_WIN_REPLY_NONE;
-    ump_win_hdr_t *h = calloc(1, sizeof(*h));
-    if (!h) return MPI_ERR_NO_MEM;
-    h->op = (uint8_t)op;
-    h->lock_type = (uint8_t)lock_type;
-    h->origin = w->rank;
+    /* Built here; copied into the batch, or into a buffer of its own
+     * that goes with the send. */
+    ump_win_hdr_t hs = {.op = (uint8_t)op, .lock_type = (uint8_t)lock_type, .origin = w->rank};
+    ump_win_hdr_t *h = &hs;
     int tw = ump_win_world(w, target);
     uint32_t ctx = w->comm->ctx_p2p;
     ump_req_t rr = UMP_REQ_NULL, sr = UMP_REQ_NULL;
@@ -143,13 +142,17 @@ int ump_win_ctrl(MPI_Win w, int target, int op, int lock_type, ump_win_reply_t r
         /* The operations waiting for this target go with it, in one message. */
         mrc = ump_win_batch_add(w, target, h, sizeof(*h));
         if (mrc == MPI_SUCCESS) mrc = ump_win_batch_send(w, target);
-        free(h);
         if (mrc != MPI_SUCCESS) {
             if (rr) ump_cancel(&rr), ump_wait(&rr, UMP_STATUS_IGNORE);
             return mrc;
         }
     } else {
-        if (rc == UMP_OK) rc = ump_isend(h, sizeof(*h), UMP_BYTE, tw, UMP_WIN_TAG_REQ, ctx, &sr);
+        h = rc == UMP_OK ? malloc(sizeof(*h)) : NULL;
+        if (rc == UMP_OK && !h) rc = UMP_ERR_NO_MEMORY;
+        if (rc == UMP_OK) {
+            *h = hs;
+            rc = ump_isend(h, sizeof(*h), UMP_BYTE, tw, UMP_WIN_TAG_REQ, ctx, &sr);
+        }
         if (rc != UMP_OK) {
             free(h);
             if (rr) ump_cancel(&rr), ump_wait(&rr, UMP_STATUS_IGNORE);
@@ -397,6 +400,43 @@ static bool split_put(MPI_Win w, ump_win_in_t *in)
     return true;
 }
 
+_Static_assert(sizeof(ump_win_hdr_t) <= 64, "a batch's header fits UMP_WIN_IN_SCRATCH");
+
+static void in_release(MPI_Win w, ump_win_in_t *in)
+{
+    if (in->buf == w->in_scratch)
+        w->in_scratch_busy = false;
+    else
+        free(in->buf);
+    free(in);
+}
+
+/* Receives the probed message into the scratch buffer and applies it at
+ * once; false (nothing done) when the scratch does not suit it. Only with
+ * nothing queued, so the message keeps its place in the order. A receive
+ * that is not complete at once, or a split put's header (whose data come
+ * next), is queued holding the scratch until it is applied. */
+static bool serve_now(MPI_Win w, ump_msg_t *msg, const ump_status_t *st)
+{
+    if (w->in_head || w->in_scratch_busy || st->msg_len > UMP_WIN_IN_SCRATCH) return false;
+    if (!w->in_scratch && !(w->in_scratch = malloc(UMP_WIN_IN_SCRATCH))) return false;
+    ump_win_in_t now = {.buf = w->in_scratch, .len = st->msg_len, .src = st->source};
+    int done = 0;
+    if (ump_imrecv(now.buf, st->msg_len, UMP_BYTE, msg, &now.req) != UMP_OK ||
+        ump_test(&now.req, &done, UMP_STATUS_IGNORE) != UMP_OK)
+        ump_abort(MPI_ERR_INTERN, "one-sided: cannot receive an RMA message");
+    if (done && !split_put(w, &now)) {
+        apply(w, &now);
+        return true;
+    }
+    ump_win_in_t *in = malloc(sizeof(*in));
+    if (!in) ump_abort(MPI_ERR_NO_MEM, "one-sided: cannot receive an RMA message");
+    *in = now;
+    w->in_scratch_busy = true;
+    w->in_head = w->in_tail = in;
+    return true;
+}
+
 static int serve(MPI_Win w)
 {
     int events = 0;
@@ -407,6 +447,8 @@ static int serve(MPI_Win w)
         ump_status_t st;
         if (ump_improbe(UMP_ANY_SOURCE, UMP_WIN_TAG_REQ, ctx, &flag, &msg, &st) != UMP_OK || !flag)
             break;
+        events++;
+        if (serve_now(w, &msg, &st)) continue;
         ump_win_in_t *in = calloc(1, sizeof(*in));
         char *buf = malloc(st.msg_len ? st.msg_len : 1);
         if (!in || !buf || ump_imrecv(buf, st.msg_len, UMP_BYTE, &msg, &in->req) != UMP_OK)
@@ -419,7 +461,6 @@ static int serve(MPI_Win w)
         else
             w->in_head = in;
         w->in_tail = in;
-        events++;
     }
     while (w->in_head) {
         ump_win_in_t *in = w->in_head;
@@ -429,8 +470,7 @@ static int serve(MPI_Win w)
         apply(w, in);
         w->in_head = in->next;
         if (!w->in_head) w->in_tail = NULL;
-        free(in->buf);
-        free(in);
+        in_release(w, in);
         events++;
     }
     return events;

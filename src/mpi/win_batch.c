@@ -17,25 +17,43 @@
 
 #include "mpi/win.h"
 
-int ump_win_batch_add(MPI_Win w, int target, const void *msg, size_t len)
+/* Room for a batch: its own header, up to UMP_WIN_BATCH_CAP bytes of
+ * operations, and one more operation of up to UMP_WIN_BATCH_OP_MAX. */
+#define BATCH_BUF (sizeof(ump_win_hdr_t) + UMP_WIN_BATCH_CAP + UMP_WIN_BATCH_OP_MAX + 8)
+
+void *ump_win_batch_room(MPI_Win w, int target, size_t len, int *rc)
 {
-    if (!w->batch && !(w->batch = calloc((size_t)w->size, sizeof(*w->batch))))
-        return MPI_ERR_NO_MEM;
+    *rc = MPI_SUCCESS;
+    if (!w->batch && !(w->batch = calloc((size_t)w->size, sizeof(*w->batch)))) {
+        *rc = MPI_ERR_NO_MEM;
+        return NULL;
+    }
     struct ump_win_batch *b = &w->batch[target];
     size_t room = (len + 7) & ~(size_t)7;
-    if (b->len && b->len + room > UMP_WIN_BATCH_CAP) {
-        int rc = ump_win_batch_send(w, target);
-        if (rc != MPI_SUCCESS) return rc;
+    if (b->len && b->len + room > UMP_WIN_BATCH_CAP && (*rc = ump_win_batch_send(w, target)))
+        return NULL;
+    if (!b->buf && !(b->buf = malloc(BATCH_BUF))) {
+        *rc = MPI_ERR_NO_MEM;
+        return NULL;
     }
-    if (!b->buf) {
-        /* Room for the batch's own header before the operations. */
-        b->buf = malloc(sizeof(ump_win_hdr_t) + UMP_WIN_BATCH_CAP + UMP_WIN_BATCH_OP_MAX + 8);
-        if (!b->buf) return MPI_ERR_NO_MEM;
-    }
-    char *at = b->buf + sizeof(ump_win_hdr_t) + b->len;
-    memcpy(at, msg, len);
-    memset(at + len, 0, room - len);
+    return b->buf + sizeof(ump_win_hdr_t) + b->len;
+}
+
+void ump_win_batch_commit(MPI_Win w, int target, size_t len)
+{
+    struct ump_win_batch *b = &w->batch[target];
+    size_t room = (len + 7) & ~(size_t)7;
+    memset(b->buf + sizeof(ump_win_hdr_t) + b->len + len, 0, room - len);
     b->len += room;
+}
+
+int ump_win_batch_add(MPI_Win w, int target, const void *msg, size_t len)
+{
+    int rc;
+    void *at = ump_win_batch_room(w, target, len, &rc);
+    if (!at) return rc;
+    memcpy(at, msg, len);
+    ump_win_batch_commit(w, target, len);
     return MPI_SUCCESS;
 }
 
@@ -49,8 +67,8 @@ int ump_win_batch_send(MPI_Win w, int target)
     h->origin = w->rank;
     h->datalen = b->len;
     size_t len = sizeof(*h) + b->len;
-    /* The buffer goes with the message (freed when it is sent); the next
-     * batch takes a new one. */
+    /* The buffer leaves the batch while it is being sent: the request
+     * may run progress, which may start this target's next batch. */
     char *msg = b->buf;
     b->buf = NULL;
     b->len = 0;
@@ -62,6 +80,18 @@ int ump_win_batch_send(MPI_Win w, int target)
     if (rc != UMP_OK) {
         free(msg);
         return ump_mpi_class_of(rc);
+    }
+    /* Sent already (an eager message the transport took): the buffer
+     * serves the next batch; else it goes with the send, freed once it
+     * completed, and the next batch takes a new one. */
+    int done = 0;
+    rc = ump_test(&sr, &done, UMP_STATUS_IGNORE);
+    if (done) {
+        if (!b->buf)
+            b->buf = msg;
+        else
+            free(msg);
+        return rc == UMP_OK ? MPI_SUCCESS : ump_mpi_class_of(rc);
     }
     int mrc = ump_win_pend_add(w, sr, msg, UMP_REQ_NULL);
     if (mrc != MPI_SUCCESS) {

@@ -285,14 +285,23 @@ static int rma(MPI_Win w, const rma_args_t *a)
     else if (a->op == UMP_WIN_CAS)
         datalen = 2 * tbytes;
     size_t cap = sizeof(ump_win_hdr_t) + maxruns * sizeof(ump_win_run_t) + datalen;
-    char *msg = malloc(cap);
+    /* A small operation that may wait in the target's batch: not a
+     * request form (its request is complete at once) nor one awaited
+     * before the call returns. When even its largest layout fits, it is
+     * written straight into the batch, else built apart and copied there
+     * if its runs merged enough. */
+    bool batchable = !split && !a->request && !a->wait_reply;
+    bool in_place = batchable && cap <= UMP_WIN_BATCH_OP_MAX;
+    char *msg = in_place ? ump_win_batch_room(w, a->target, cap, &rc) : malloc(cap);
+    if (!msg && in_place)
+        return ump_win_error(w, rc, call, "cannot operate on rank %d's window", a->target);
     if (!msg) return ump_win_error(w, MPI_ERR_NO_MEM, call, "out of memory for %zu bytes", cap);
     ump_win_hdr_t *h = (ump_win_hdr_t *)msg;
     memset(h, 0, sizeof(*h));
     ump_win_run_t *runs = (ump_win_run_t *)(h + 1);
     size_t nruns = 0;
     if (!flatten(a, tbytes, runs, maxruns, &nruns)) {
-        free(msg);
+        if (!in_place) free(msg);
         return ump_win_error(w, MPI_ERR_INTERN, call,
                              "target datatype has more runs than expected");
     }
@@ -323,15 +332,22 @@ static int rma(MPI_Win w, const rma_args_t *a)
      * received straight into the origin's layout once the batch went; a
      * request form, or one awaited before the call returns, goes after the
      * batch, in order. */
-    if (!split && !a->request && !a->wait_reply && len <= UMP_WIN_BATCH_OP_MAX) {
+    if (in_place || (batchable && len <= UMP_WIN_BATCH_OP_MAX)) {
         ump_req_t rr = UMP_REQ_NULL;
         int urc = UMP_OK;
         if (fetches) {
             h->reply_tag = ump_win_tag(w);
             urc = ump_irecv(a->raddr, (size_t)a->rcount, a->rdt, tw, h->reply_tag, ctx, &rr);
         }
-        rc = urc == UMP_OK ? ump_win_batch_add(w, a->target, msg, len) : ump_mpi_class_of(urc);
-        free(msg);
+        if (urc != UMP_OK) {
+            rc = ump_mpi_class_of(urc);
+        } else if (in_place) {
+            ump_win_batch_commit(w, a->target, len);
+            rc = MPI_SUCCESS;
+        } else {
+            rc = ump_win_batch_add(w, a->target, msg, len);
+        }
+        if (!in_place) free(msg);
         if (rc == MPI_SUCCESS && rr) {
             rc = ump_win_pend_add(w, rr, NULL, UMP_REQ_NULL);
             if (rc == MPI_SUCCESS) {
