@@ -172,9 +172,8 @@ struct ump_mpi_win {
     ump_win_in_t *in_head, *in_tail;
     /* A message up to UMP_WIN_IN_SCRATCH bytes that arrives with nothing
      * queued before it is received here and, complete at once, applied
-     * at once (win_am.c); busy while a queued message holds it. */
+     * at once (win_am.c); else it waits, holding this, at the queue's head. */
     char *in_scratch;
-    bool in_scratch_busy;
     int lock_excl;   /* origin holding the exclusive lock, -1 when none */
     int lock_shared; /* holders of the shared lock */
     ump_win_waiter_t *waiters, *waiters_tail;

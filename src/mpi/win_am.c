@@ -404,10 +404,7 @@ _Static_assert(sizeof(ump_win_hdr_t) <= 64, "a batch's header fits UMP_WIN_IN_SC
 
 static void in_release(MPI_Win w, ump_win_in_t *in)
 {
-    if (in->buf == w->in_scratch)
-        w->in_scratch_busy = false;
-    else
-        free(in->buf);
+    if (in->buf != w->in_scratch) free(in->buf);
     free(in);
 }
 
@@ -415,10 +412,11 @@ static void in_release(MPI_Win w, ump_win_in_t *in)
  * once; false (nothing done) when the scratch does not suit it. Only with
  * nothing queued, so the message keeps its place in the order. A receive
  * that is not complete at once, or a split put's header (whose data come
- * next), is queued holding the scratch until it is applied. */
+ * next), is queued holding the scratch until it is applied: then it is
+ * the queue's head, so the scratch is free whenever the queue is empty. */
 static bool serve_now(MPI_Win w, ump_msg_t *msg, const ump_status_t *st)
 {
-    if (w->in_head || w->in_scratch_busy || st->msg_len > UMP_WIN_IN_SCRATCH) return false;
+    if (w->in_head || st->msg_len > UMP_WIN_IN_SCRATCH) return false;
     if (!w->in_scratch && !(w->in_scratch = malloc(UMP_WIN_IN_SCRATCH))) return false;
     ump_win_in_t now = {.buf = w->in_scratch, .len = st->msg_len, .src = st->source};
     int done = 0;
@@ -432,7 +430,6 @@ static bool serve_now(MPI_Win w, ump_msg_t *msg, const ump_status_t *st)
     ump_win_in_t *in = malloc(sizeof(*in));
     if (!in) ump_abort(MPI_ERR_NO_MEM, "one-sided: cannot receive an RMA message");
     *in = now;
-    w->in_scratch_busy = true;
     w->in_head = w->in_tail = in;
     return true;
 }

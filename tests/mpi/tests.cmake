@@ -215,7 +215,7 @@ endforeach()
 # One-sided communication (windows): every program on 2 and 4 ranks over
 # shm and tcp, on 3 ranks over udp (also with injected faults), and as a
 # singleton.
-set(MPI_RMA_PROGS win rma rma_sync rma_err rma_mt rma_edge)
+set(MPI_RMA_PROGS win rma rma_sync rma_err rma_mt rma_edge rma_batch)
 foreach(prog ${MPI_RMA_PROGS})
   ump_mpi_program(mpi_${prog} ${MPI_TEST_DIR}/${prog}.c ${CMAKE_BINARY_DIR}/tests/mpi ${prog})
   foreach(run "2;shm" "4;shm" "2;tcp" "4;tcp" "3;udp")
@@ -255,7 +255,7 @@ foreach(run "2;shm" "4;shm" "3;tcp")
 endforeach()
 add_test(NAME mpi.rma_direct.singleton COMMAND $<TARGET_FILE:mpi_rma_direct>)
 set_tests_properties(mpi.rma_direct.singleton PROPERTIES TIMEOUT 120 LABELS mpi)
-foreach(prog rma rma_sync rma_edge rma_mt win)
+foreach(prog rma rma_sync rma_edge rma_mt rma_batch win)
   set(name mpi.${prog}.n3.shm.messages)
   add_test(NAME ${name} COMMAND ${MPI_UMPRUN} -n 3 --timeout 120 -x UMP_TRANSPORTS=shm
                                 -x UMP_WIN_DIRECT=0 $<TARGET_FILE:mpi_${prog}>)
