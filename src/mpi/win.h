@@ -93,6 +93,7 @@ typedef struct {
     ump_req_t req;
     void *buf;
     ump_req_t greq;
+    bool reply; /* a reply receive only ump_win_pend_wait completes */
 } ump_win_pending_t;
 
 /* An incoming message being received by the target. */
@@ -240,6 +241,9 @@ int ump_win_am_attach(MPI_Win w);
 void ump_win_am_detach(MPI_Win w);
 /* Keeps something in flight for the window (see ump_win_pending_t). */
 int ump_win_pend_add(MPI_Win w, ump_req_t req, void *buf, ump_req_t greq);
+/* Keeps the receive of a reply the origin waits for only at
+ * ump_win_pend_wait (the progress hook leaves it alone). */
+int ump_win_pend_add_reply(MPI_Win w, ump_req_t req);
 /* Waits until everything the window has in flight completed. */
 int ump_win_pend_wait(MPI_Win w);
 /* A fresh reply tag. */

@@ -349,7 +349,7 @@ static int rma(MPI_Win w, const rma_args_t *a)
         }
         if (!in_place) free(msg);
         if (rc == MPI_SUCCESS && rr) {
-            rc = ump_win_pend_add(w, rr, NULL, UMP_REQ_NULL);
+            rc = ump_win_pend_add_reply(w, rr);
             if (rc == MPI_SUCCESS) {
                 w->batch[a->target].replies++;
                 w->batch_replies++;
@@ -373,7 +373,8 @@ static int rma(MPI_Win w, const rma_args_t *a)
         urc = ump_irecv(a->raddr, (size_t)a->rcount, a->rdt, tw, h->reply_tag, ctx, &rr);
         if (a->wait_reply)
             reply = rr;
-        else if (urc == UMP_OK && ump_win_pend_add(w, rr, NULL, g) != MPI_SUCCESS)
+        else if (urc == UMP_OK && (g ? ump_win_pend_add(w, rr, NULL, g)
+                                     : ump_win_pend_add_reply(w, rr)) != MPI_SUCCESS)
             urc = UMP_ERR_NO_MEMORY;
     }
     int dtag = 0;
