@@ -39,8 +39,9 @@
  * is timed from its second choice to its last message's data in place,
  * which is what the scheme costs in that pattern. Per byte either way.
  * While a block's messages are under way, further messages of the class
- * take its scheme untimed. With UMP_RNDV_BLOCKS blocks of each, the class keeps the
- * faster; a class that never drains within UMP_RNDV_LEARN messages streams.
+ * take its scheme untimed. With UMP_RNDV_BLOCKS blocks of each, the class
+ * keeps the faster; after UMP_RNDV_LEARN messages without them, the one
+ * scheme it timed, or streaming when it timed neither (never drained).
  * Each class is timed again after UMP_RNDV_RETIME messages, so a machine
  * whose speeds change (a VM moved between cores) is followed. UMP_STATS
  * prints the timings.
