@@ -169,6 +169,7 @@ typedef struct {
  * streamed, per power-of-two size class from 8 KiB, where the transport
  * leaves that choice to measurement (caps.get_measure; rndv.c). */
 #define UMP_RNDV_CLASSES 16
+#define UMP_RNDV_XPS     8 /* one per entry of ump_core.xps */
 typedef struct {
     uint32_t msgs;     /* rendezvous of this class since it was last timed */
     uint16_t tries[2]; /* blocks begun per scheme: [0] read, [1] stream */
@@ -207,7 +208,7 @@ struct ump_request {
     uint32_t flags;
     uint8_t kind;
     uint16_t timed; /* receive timed for the scheme choice (rndv.c), or 0 */
-    int peer; /* destination, or source (may be UMP_ANY_SOURCE) */
+    int peer;       /* destination, or source (may be UMP_ANY_SOURCE) */
     int tag;
     uint32_t ctx;
     void *buf;            /* first data byte, or the layout's origin when dt is set */
@@ -329,11 +330,11 @@ typedef struct ump_core {
         void *arg;
     } hooks[8]; /* called on every progress pass (collective schedules) */
     int nhooks;
-    ump_core_stats_t xfer;     /* how data moved, per scheme (UMP_STATS) */
-    ump_rndv_times_t rndv_times[8]; /* read or stream, per transport of xps[] (rndv.c) */
-    uint32_t rndv_begun, rndv_ended;  /* measured rendezvous receives begun and ended */
-    ump_stats_t stats;         /* ump_stats_get; updated under the core lock */
-    ump_xp_stats_t xp_retired; /* counters of the transports closed by finalize */
+    ump_core_stats_t xfer;                     /* how data moved, per scheme (UMP_STATS) */
+    ump_rndv_times_t rndv_times[UMP_RNDV_XPS]; /* read or stream, per transport of xps[] (rndv.c) */
+    uint32_t rndv_begun, rndv_ended;           /* measured rendezvous receives begun and ended */
+    ump_stats_t stats;                         /* ump_stats_get; updated under the core lock */
+    ump_xp_stats_t xp_retired;                 /* counters of the transports closed by finalize */
 } ump_core_t;
 
 extern ump_core_t ump_core;

@@ -14,7 +14,8 @@
 void ump_core_req_complete(struct ump_request *r, int error)
 {
     if (r->flags & UMP_RF_COMPLETE) return;
-    if (UMP_UNLIKELY(r->timed)) ump_core_rndv_timed(r, false); /* failed before its data */
+    /* A timed rendezvous that ends here failed before its data were in. */
+    if (UMP_UNLIKELY(r->timed)) ump_core_rndv_timed(r, false);
     if (r->dt) ump_core_dt_release(r); /* nothing moves its data any more */
     if (r->mr) ump_core_mr_release(r);
     r->status.error = error;

@@ -126,7 +126,7 @@ static int rndv_class(const ump_xp_t *xp, size_t take)
     int c = 0;
     for (size_t s = take >> UMP_RNDV_CLASS0; s > 1 && c < UMP_RNDV_CLASSES - 1; s >>= 1)
         c++;
-    for (int i = 0; i < ump_core.nxps && i < (int)UMP_ARRAY_SIZE(ump_core.rndv_times); i++)
+    for (int i = 0; i < ump_core.nxps && i < UMP_RNDV_XPS; i++)
         if (ump_core.xps[i] == xp) return i * UMP_RNDV_CLASSES + c;
     return -1;
 }
@@ -136,8 +136,8 @@ static ump_rndv_class_t *rndv_times(int ci)
     return &ump_core.rndv_times[ci / UMP_RNDV_CLASSES].cls[ci % UMP_RNDV_CLASSES];
 }
 
-_Static_assert(UMP_RNDV_CLASSES * UMP_ARRAY_SIZE(((ump_core_t *)0)->rndv_times) <= 128,
-               "a class index fits r->timed's 7 bits");
+enum { RNDV_INDICES = UMP_RNDV_CLASSES * UMP_RNDV_XPS };
+_Static_assert(RNDV_INDICES <= 128, "a class index fits r->timed's 7 bits");
 
 bool ump_core_rndv_measure(ump_xp_t *xp, struct ump_request *r, size_t take)
 {
@@ -182,8 +182,8 @@ bool ump_core_rndv_measure(ump_xp_t *xp, struct ump_request *r, size_t take)
     } else {
         s = 1; /* never timed: the pipeline */
     }
-    r->timed = (uint16_t)(flags | (unsigned)(c->gen & T_GEN) << T_GEN_SHIFT |
-                          (unsigned)ci << 1 | (unsigned)s);
+    r->timed = (uint16_t)(flags | (unsigned)(c->gen & T_GEN) << T_GEN_SHIFT | (unsigned)ci << 1 |
+                          (unsigned)s);
     ump_core.rndv_begun++;
     return s == 0;
 }
@@ -267,16 +267,17 @@ void ump_core_stats_print(void)
 
 void ump_core_rndv_stats_print(void)
 {
-    for (int i = 0; i < ump_core.nxps && i < (int)UMP_ARRAY_SIZE(ump_core.rndv_times); i++) {
+    for (int i = 0; i < ump_core.nxps && i < UMP_RNDV_XPS; i++) {
         for (int k = 0; k < UMP_RNDV_CLASSES; k++) {
             const ump_rndv_class_t *c = &ump_core.rndv_times[i].cls[k];
             if (!c->tries[0] && !c->tries[1]) continue;
             size_t lo = k ? (size_t)1 << (UMP_RNDV_CLASS0 + k) : 0;
             fprintf(stderr,
                     "ump stats rank %d core %s rendezvous from %zu bytes: read %.3f ns/byte "
-                    "(%u blocks timed of %u), stream %.3f ns/byte (%u of %u), %u messages since timed\n",
-                    ump_core.rank, ump_core.xps[i]->ops->name, lo, (double)c->best[0],
-                    c->got[0], c->tries[0], (double)c->best[1], c->got[1], c->tries[1], c->msgs);
+                    "(%u blocks timed of %u), stream %.3f ns/byte (%u of %u), %u messages since "
+                    "timed\n",
+                    ump_core.rank, ump_core.xps[i]->ops->name, lo, (double)c->best[0], c->got[0],
+                    c->tries[0], (double)c->best[1], c->got[1], c->tries[1], c->msgs);
         }
     }
 }

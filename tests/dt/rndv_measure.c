@@ -80,13 +80,12 @@ static void one_by_one(size_t size, int n, uint64_t *read, uint64_t *stream)
         } else {
             memset(b, 0xEE, size + GUARD);
             ump_status_t st;
-            CHECK(ump_recv(b, size, UMP_BYTE, 0, i, CTX, &st) == UMP_OK, "recv of %zu bytes",
-                  size);
+            CHECK(ump_recv(b, size, UMP_BYTE, 0, i, CTX, &st) == UMP_OK, "recv of %zu bytes", size);
             CHECK(st.count == size, "%zu bytes, message %d: received %zu", size, i,
                   (size_t)st.count);
             for (size_t j = 0; j < size; j++)
-                CHECK(b[j] == pat(size, i, j), "%zu bytes, message %d: byte %zu is 0x%02x", size,
-                      i, j, b[j]);
+                CHECK(b[j] == pat(size, i, j), "%zu bytes, message %d: byte %zu is 0x%02x", size, i,
+                      j, b[j]);
             for (size_t j = size; j < size + GUARD; j++)
                 CHECK(b[j] == 0xEE, "%zu bytes, message %d: guard byte %zu overwritten", size, i,
                       j - size);
@@ -121,8 +120,8 @@ static void window(size_t size, int n)
         for (int i = 0; i < n; i++) {
             const unsigned char *m = b + (size + GUARD) * (size_t)i;
             for (size_t j = 0; j < size; j++)
-                CHECK(m[j] == pat(size, i, j), "window of %zu bytes, message %d: byte %zu is 0x%02x",
-                      size, i, j, m[j]);
+                CHECK(m[j] == pat(size, i, j),
+                      "window of %zu bytes, message %d: byte %zu is 0x%02x", size, i, j, m[j]);
             for (size_t j = size; j < size + GUARD; j++)
                 CHECK(m[j] == 0xEE, "window of %zu bytes, message %d: guard byte overwritten", size,
                       i);

@@ -25,11 +25,11 @@
 
 /* Message = 64-byte header + 16 bytes per run + data: a contiguous put
  * of D bytes is a message of D + 80 bytes. */
-#define HDR 80
-#define OP_MAX 2048                      /* largest message written into a batch */
+#define HDR     80
+#define OP_MAX  2048                    /* largest message written into a batch */
 #define SCRATCH (64 + 16384 + 2048 + 8) /* largest message into the scratch */
-#define SPLIT (64 * 1024)                /* a put this large sends its data apart */
-#define REGION (SPLIT + 4096)            /* bytes of each origin's part of a window */
+#define SPLIT   (64 * 1024)             /* a put this large sends its data apart */
+#define REGION  (SPLIT + 4096)          /* bytes of each origin's part of a window */
 
 static unsigned char pat(size_t i, int origin, int target, int seed)
 {
@@ -106,8 +106,8 @@ static void test_sizes(bool reqs)
             for (size_t i = 0; i < n && bad == n; i++)
                 if (got[i] != buf[i]) bad = i;
             CHECK(bad == n, "%s of %zu bytes to rank %d: byte %zu is %u, want %u",
-                  reqs ? "Rput+Raccumulate" : "Put+Accumulate", n, t, bad,
-                  bad < n ? got[bad] : 0u, bad < n ? buf[bad] : 0u);
+                  reqs ? "Rput+Raccumulate" : "Put+Accumulate", n, t, bad, bad < n ? got[bad] : 0u,
+                  bad < n ? buf[bad] : 0u);
         }
         CALL(MPI_Win_unlock_all(win));
     }
