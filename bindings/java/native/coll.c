@@ -124,6 +124,28 @@ JNIEXPORT void JNICALL Java_mpi_Comm_bcastNative(JNIEnv *env, jclass c, jlong co
     finish(env, rc, NULL, &b, nb ? req : NULL, q);
 }
 
+/* The fast paths of blocking bcast, reduce and allreduce: Java checked that
+ * each direct buffer holds count elements of type (Buf.fast), so the call
+ * needs no buffer handling here; 0 as the send address is MPI_IN_PLACE, as
+ * the receive address no buffer (a reduce's other ranks). */
+JNIEXPORT void JNICALL Java_mpi_Comm_bcastFast(JNIEnv *env, jclass c, jlong comm, jlong addr,
+                                               jint count, jlong type, jint root)
+{
+    int rc = MPI_Bcast((void *)(intptr_t)addr, count, UJ_TYPE(type), root, UJ_COMM(comm));
+    if (rc != MPI_SUCCESS) uj_throw(env, rc);
+}
+
+JNIEXPORT void JNICALL Java_mpi_Comm_reduceFast(JNIEnv *env, jclass c, jint which, jlong comm,
+                                                jlong saddr, jlong raddr, jint count, jlong type,
+                                                jlong op, jint root)
+{
+    const void *s = saddr ? (const void *)(intptr_t)saddr : MPI_IN_PLACE;
+    void *r = (void *)(intptr_t)raddr;
+    int rc = which ? MPI_Allreduce(s, r, count, UJ_TYPE(type), UJ_OP(op), UJ_COMM(comm))
+                   : MPI_Reduce(s, r, count, UJ_TYPE(type), UJ_OP(op), root, UJ_COMM(comm));
+    if (rc != MPI_SUCCESS) uj_throw(env, rc);
+}
+
 static const char *g_name[] = {"Comm.gather", "Comm.scatter", "Comm.allGather", "Comm.allToAll"};
 
 /* which: 0 gather, 1 scatter, 2 allgather, 3 alltoall. inPlace: the send

@@ -92,6 +92,13 @@ public class Comm implements Freeable, Cloneable {
     private static native long iBarrierNative(long comm) throws MPIException;
     private static native void bcastNative(long comm, Object b, boolean d, int off, long len,
             int count, long type, int root, boolean nb, long[] req) throws MPIException;
+    // Blocking bcast, reduce (which 0) and allReduce (1) on direct buffers
+    // Java checked (Buf.fast): one JNI call with primitive arguments.
+    // saddr 0 is MPI_IN_PLACE, raddr 0 no receive buffer (reduce off the root).
+    private static native void bcastFast(long comm, long addr, int count, long type, int root)
+            throws MPIException;
+    private static native void reduceFast(int which, long comm, long saddr, long raddr,
+            int count, long type, long op, int root) throws MPIException;
     // which: 0 gather, 1 scatter, 2 allgather, 3 alltoall
     private static native void gatherNative(int which, long comm, boolean sInPlace, Object sb,
             boolean sd, int soff, long slen, int scount, long stype, Object rb, boolean rd,
@@ -555,6 +562,12 @@ public class Comm implements Freeable, Cloneable {
 
     public final void bcast(Object buf, int count, Datatype type, int root) throws MPIException {
         MPI.check();
+        long a = Buf.fast(buf, count, type);
+        if (a != 0) {
+            bcastFast(handle, a, count, type.handle, root);
+            Reference.reachabilityFence(buf); // C used its memory by address
+            return;
+        }
         bcastNative(handle, Buf.base(buf), Buf.direct(buf), Buf.off(buf), Buf.len(buf), count,
                 type.handle, root, false, null);
     }
@@ -848,6 +861,16 @@ public class Comm implements Freeable, Cloneable {
     void reduceLike(int which, boolean sInPlace, Object sb, Object rb, int count, int[] counts,
             Datatype type, Op op, int root) throws MPIException {
         MPI.check();
+        if (which <= 1 && !op.isUser()) {
+            long s = sInPlace ? 0 : Buf.fast(sb, count, type);
+            long r = rb == null ? 0 : Buf.fast(rb, count, type);
+            if ((sInPlace || s != 0) && (r != 0 || (rb == null && which == 0))) {
+                reduceFast(which, handle, s, r, count, type.handle, op.handle, root);
+                Reference.reachabilityFence(sb); // C used their memory by address
+                Reference.reachabilityFence(rb);
+                return;
+            }
+        }
         op.prepare(type, !(Buf.direct(sb) || Buf.direct(rb)));
         reduceNative(which, handle, sInPlace, Buf.base(sb), Buf.direct(sb), Buf.off(sb),
                 Buf.len(sb), Buf.base(rb), Buf.direct(rb), Buf.off(rb), Buf.len(rb), count,

@@ -88,6 +88,22 @@ public class Coll {
         if (me == root)
             for (int i = 0; i < n; i++)
                 T.eq(ip[i], sum[i], "reduce in place i " + i);
+        // direct buffers (the fast path): no receive buffer off the root, in
+        // place at the root, and a separate send and receive buffer
+        IntBuffer xi = MPI.newIntBuffer(n), xo = MPI.newIntBuffer(n), xp = MPI.newIntBuffer(n);
+        for (int i = 0; i < n; i++) {
+            xi.put(i, v(me, i));
+            xp.put(i, v(me, i));
+        }
+        w.reduce(xi, me == root ? xo : null, n, MPI.INT, MPI.SUM, root);
+        w.reduce(xp, n, MPI.INT, MPI.SUM, root);
+        for (int i = 0; i < n && me == root; i++) {
+            T.eq(xo.get(i), sum[i], "reduce direct i " + i);
+            T.eq(xp.get(i), sum[i], "reduce direct in place i " + i);
+        }
+        w.allReduce(xi, xo, n, MPI.INT, MPI.MAX);
+        for (int i = 0; i < n; i++)
+            T.eq(xo.get(i), max[i], "allReduce direct max i " + i);
         // scan / exScan
         int[] sc = new int[n];
         w.scan(in, sc, n, MPI.INT, MPI.SUM);

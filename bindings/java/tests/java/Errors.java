@@ -51,6 +51,14 @@ public class Errors {
         expect(MPI.ERR_TAG, "iRecv (fast path) with a bad tag",
                 () -> w.iRecv(MPI.newByteBuffer(8), 8, MPI.BYTE, me, -7));
         expect(MPI.ERR_ROOT, "bcast with a bad root", () -> w.bcast(a, 1, MPI.BYTE, -4));
+        expect(MPI.ERR_ROOT, "bcast (fast path) with a bad root",
+                () -> w.bcast(MPI.newByteBuffer(8), 1, MPI.BYTE, np + 2));
+        expect(MPI.ERR_BUFFER, "allReduce into a direct buffer too small",
+                () -> w.allReduce(MPI.newIntBuffer(4), MPI.newIntBuffer(3), 4, MPI.INT,
+                        MPI.SUM));
+        expect(MPI.ERR_ROOT, "reduce (fast path) with a bad root",
+                () -> w.reduce(MPI.newIntBuffer(1), MPI.newIntBuffer(1), 1, MPI.INT, MPI.SUM,
+                        -3));
         expect(MPI.ERR_ARG, "iReduceScatter with a count per rank missing",
                 () -> w.iReduceScatter(MPI.newIntBuffer(4 * np), MPI.newIntBuffer(4),
                         new int[np - 1], MPI.INT, MPI.SUM));
