@@ -144,12 +144,20 @@ typedef struct ump_shm_fbset {
 typedef struct ump_shm_fbq {
     ump_shm_fbset_t *set;
     uint32_t consumed; /* sender: last reading of set->consumed */
+    uint32_t recheck;  /* sender: no new reading before this number */
 } ump_shm_fbq_t;
+
+/* After a reading of `consumed` that found the slot taken, the sender reads
+ * it again only this many numbers later: the receiver writes that line on
+ * every message, so reading it per send while the ring carries a burst
+ * costs a line transfer each time. */
+#define UMP_SHM_FB_RECHECK 4
 
 static inline void ump_shm_fbq_attach(ump_shm_fbq_t *q, ump_shm_fbset_t *set)
 {
     q->set = set;
     q->consumed = 0;
+    q->recheck = 0;
 }
 static inline ump_shm_fastbox_t *ump_shm_fb_slot(ump_shm_fbq_t *q, uint32_t seq)
 {
@@ -208,7 +216,14 @@ static inline int ump_shm_pair_next(ump_shm_ring_t *rx, ump_shm_fbq_t *fb, uint3
     /* The fastbox first, as small messages mostly travel there: a slot
      * that holds number seq holds the message wanted, whatever the ring
      * shows. */
-    if (ump_shm_fb_holds(fb, seq)) return ump_shm_fb_take(fb, seq, m);
+    if (ump_shm_fb_holds(fb, seq)) {
+        /* The next two slots' lines start on their way while this message
+         * is handled: in a burst the sender has written them already, and
+         * a slot it has not rewritten is still in our cache. */
+        __builtin_prefetch(ump_shm_fb_slot(fb, seq + 1));
+        __builtin_prefetch(ump_shm_fb_slot(fb, seq + 2));
+        return ump_shm_fb_take(fb, seq, m);
+    }
     const ump_shm_rec_t *rec = ump_shm_ring_peek(rx);
     if (rec && rec->seq == seq) {
         m->data = rec + 1;

@@ -133,10 +133,14 @@ void ump_shm_ring_pop(ump_shm_ring_t *r, const ump_shm_rec_t *rec)
 static ump_shm_fastbox_t *fb_claim(ump_shm_fbq_t *q, uint32_t seq)
 {
     if ((uint32_t)(seq - q->consumed) >= UMP_SHM_FB_SLOTS) {
+        if ((int32_t)(seq - q->recheck) < 0) return NULL;
         /* Acquire: the receiver's reads of the slot's last message are
          * done before we write it again. */
         q->consumed = atomic_load_explicit(&q->set->consumed, memory_order_acquire);
-        if ((uint32_t)(seq - q->consumed) >= UMP_SHM_FB_SLOTS) return NULL;
+        if ((uint32_t)(seq - q->consumed) >= UMP_SHM_FB_SLOTS) {
+            q->recheck = seq + UMP_SHM_FB_RECHECK;
+            return NULL;
+        }
     }
     return ump_shm_fb_slot(q, seq);
 }
