@@ -568,6 +568,15 @@ public class Comm implements Freeable, Cloneable {
             Reference.reachabilityFence(buf); // C used its memory by address
             return;
         }
+        long n = Buf.copied(buf, count, type);
+        if (n >= 0) { // a small array through the scratch: the root's copy comes back unchanged
+            Scratch s = Scratch.of(n);
+            s.in(buf, (int) n);
+            bcastFast(handle, s.address, count, type.handle, root);
+            s.out(buf, (int) n);
+            s.fence();
+            return;
+        }
         bcastNative(handle, Buf.base(buf), Buf.direct(buf), Buf.off(buf), Buf.len(buf), count,
                 type.handle, root, false, null);
     }
@@ -868,6 +877,18 @@ public class Comm implements Freeable, Cloneable {
                 reduceFast(which, handle, s, r, count, type.handle, op.handle, root);
                 Reference.reachabilityFence(sb); // C used their memory by address
                 Reference.reachabilityFence(rb);
+                return;
+            }
+            // allReduce of small arrays: copied through the scratches in Java
+            long n = which == 1 ? Buf.copied(rb, count, type) : -1;
+            if (n >= 0 && (sInPlace || Buf.copied(sb, count, type) == n)) {
+                Scratch out = Scratch.other(n), in = sInPlace ? out : Scratch.of(n);
+                in.in(sInPlace ? rb : sb, (int) n);
+                reduceFast(1, handle, sInPlace ? 0 : in.address, out.address, count, type.handle,
+                        op.handle, 0);
+                out.out(rb, (int) n);
+                in.fence();
+                out.fence();
                 return;
             }
         }

@@ -10,7 +10,8 @@ import java.nio.LongBuffer;
 import java.nio.ShortBuffer;
 
 /**
- * The copy path of heap arrays in blocking send and receive, done in Java:
+ * The copy path of heap arrays in blocking send and receive (and bcast and
+ * allReduce), done in Java:
  * a per-thread direct buffer the array is copied into (send) or out of
  * (receive) with the JDK's bulk copies, the call itself then taking the
  * direct-buffer fast path (Comm.sendFast, recvFast). Below the pin
@@ -21,6 +22,8 @@ import java.nio.ShortBuffer;
  */
 final class Scratch {
     private static final ThreadLocal<Scratch> MINE = ThreadLocal.withInitial(Scratch::new);
+    // A second one for the calls that take two arrays at once (allReduce).
+    private static final ThreadLocal<Scratch> OTHER = ThreadLocal.withInitial(Scratch::new);
 
     private ByteBuffer bytes;
     private ShortBuffer shorts;
@@ -38,6 +41,13 @@ final class Scratch {
     /** This thread's scratch, at least n bytes long. */
     static Scratch of(long n) {
         Scratch s = MINE.get();
+        if (s.bytes.capacity() < n) s.grow(n);
+        return s;
+    }
+
+    /** This thread's second scratch, at least n bytes long. */
+    static Scratch other(long n) {
+        Scratch s = OTHER.get();
         if (s.bytes.capacity() < n) s.grow(n);
         return s;
     }
@@ -75,6 +85,17 @@ final class Scratch {
     /** Copies n bytes out to the start of byte array a. */
     void out(byte[] a, int n) {
         bytes.get(0, a, 0, n);
+    }
+
+    /** Copies the first n bytes out to array a (one in() takes); n is whole elements of a. */
+    void out(Object a, int n) {
+        if (a instanceof byte[]) bytes.get(0, (byte[]) a, 0, n);
+        else if (a instanceof int[]) ints.get(0, (int[]) a, 0, n >> 2);
+        else if (a instanceof double[]) doubles.get(0, (double[]) a, 0, n >> 3);
+        else if (a instanceof long[]) longs.get(0, (long[]) a, 0, n >> 3);
+        else if (a instanceof float[]) floats.get(0, (float[]) a, 0, n >> 2);
+        else if (a instanceof short[]) shorts.get(0, (short[]) a, 0, n >> 1);
+        else chars.get(0, (char[]) a, 0, n >> 1);
     }
 
     /** Keeps the scratch reachable until the native call that used its address returned. */

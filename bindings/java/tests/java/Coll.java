@@ -88,6 +88,19 @@ public class Coll {
         if (me == root)
             for (int i = 0; i < n; i++)
                 T.eq(ip[i], sum[i], "reduce in place i " + i);
+        // arrays: in place, and of doubles (the Java copy path below the pin
+        // threshold, pinned above it)
+        int[] ia = in.clone();
+        w.allReduce(ia, n, MPI.INT, MPI.SUM);
+        double[] da = new double[n], dr = new double[n];
+        for (int i = 0; i < n; i++)
+            da[i] = v(me, i) * 0.25;
+        w.allReduce(da, dr, n, MPI.DOUBLE, MPI.SUM);
+        for (int i = 0; i < n; i++) {
+            T.eq(ia[i], sum[i], "allReduce array in place i " + i);
+            T.check(dr[i] == sum[i] * 0.25, "allReduce double array i " + i);
+            T.check(da[i] == v(me, i) * 0.25, "allReduce left its input alone i " + i);
+        }
         // direct buffers (the fast path): no receive buffer off the root, in
         // place at the root, and a separate send and receive buffer
         IntBuffer xi = MPI.newIntBuffer(n), xo = MPI.newIntBuffer(n), xp = MPI.newIntBuffer(n);
