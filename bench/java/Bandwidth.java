@@ -19,9 +19,9 @@ public class Bandwidth {
         if (b.min == 0) b.min = 1;
         Intracomm w = MPI.COMM_WORLD;
         int max = (int) b.max;
-        ByteBuffer dsb = MPI.newByteBuffer(max);
+        ByteBuffer dsb = Bench.alloc(max);
         ByteBuffer[] drb = new ByteBuffer[WINDOW];
-        ByteBuffer all = b.rank == 1 && !b.array ? MPI.newByteBuffer(max * WINDOW) : null;
+        ByteBuffer all = b.rank == 1 && !b.array ? Bench.alloc(max * WINDOW) : null;
         for (int i = 0; all != null && i < WINDOW; i++)
             drb[i] = MPI.slice(all, i * max);
         byte[] asb = new byte[max], arb = b.rank == 1 && b.array ? new byte[max * WINDOW] : null;

@@ -32,11 +32,14 @@ public class Coll {
         String sfx = b.array ? "-array" : "";
         for (long s : sizes) {
             int cnt = (int) (s / 8);
-            ByteBuffer ds = MPI.newByteBuffer(cnt * 8), dr = MPI.newByteBuffer(cnt * 8);
-            double[] as = new double[cnt], ar = new double[cnt];
+            // Only the variant's own buffers: a large heap array is a humongous
+            // object whose collection would slow the direct variant too.
+            ByteBuffer ds = b.array ? null : Bench.alloc(cnt * 8);
+            ByteBuffer dr = b.array ? null : Bench.alloc(cnt * 8);
+            double[] as = b.array ? new double[cnt] : null, ar = b.array ? new double[cnt] : null;
             for (int i = 0; i < cnt; i++) {
-                ds.putDouble(i * 8, i + b.rank);
-                as[i] = i + b.rank;
+                if (b.array) as[i] = i + b.rank;
+                else ds.putDouble(i * 8, i + b.rank);
             }
             Object sb = b.array ? as : ds, rb = b.array ? ar : dr;
             // bcast from 0: check once, then time

@@ -16,7 +16,7 @@ public class Latency {
         if (b.size < 2) b.die("needs 2 ranks");
         Intracomm w = MPI.COMM_WORLD;
         int max = (int) b.max;
-        ByteBuffer dsb = MPI.newByteBuffer(max), drb = MPI.newByteBuffer(max);
+        ByteBuffer dsb = Bench.alloc(max), drb = Bench.alloc(max);
         byte[] asb = new byte[max], arb = new byte[max];
         Object sb = b.array ? asb : dsb, rb = b.array ? arb : drb;
         int[] n = new int[1];
