@@ -84,7 +84,9 @@ final class Bench {
         return s == 0 ? 1 : quick ? s * 4 : s * 2;
     }
 
-    private boolean warm;
+    // The loops warmed up so far, by the class of their lambda: each source
+    // location's loop (a bcast's, an allReduce's) is JIT-compiled apart.
+    private final java.util.Set<Class<?>> warmed = new java.util.HashSet<>();
 
     /** Seconds per iteration of loop, the slowest rank's (bench.h's b_time). */
     double time(Intracomm comm, Loop loop) throws MPIException {
@@ -98,11 +100,11 @@ final class Bench {
     long iterations(Intracomm comm, Loop loop) throws MPIException {
         long n = 1;
         double[] dt = new double[1], mx = new double[1];
-        if (!warm) {
-            /* The program's first measure: a JVM runs interpreted until its
-             * JIT has compiled the loop and the calls under it, so 0.2 s
-             * of it first (in rounds every rank agrees on) keep that out
-             * of the first sizes' figures. */
+        if (warmed.add(loop.getClass())) {
+            /* A loop's first measure: a JVM runs interpreted until its JIT
+             * has compiled the loop and the calls under it, so 0.2 s of it
+             * first (in rounds every rank agrees on) keep that out of the
+             * first sizes' figures. */
             double spent = 0;
             for (long k = 2; spent < 0.2; k *= 2) {
                 double t0 = MPI.wtime();
@@ -111,7 +113,6 @@ final class Bench {
                 comm.allReduce(dt, mx, 1, MPI.DOUBLE, MPI.MAX);
                 spent += mx[0];
             }
-            warm = true;
         }
         loop.run(2); // warm-up of this size
         for (;;) {
