@@ -100,21 +100,20 @@ final class Bench {
     long iterations(Intracomm comm, Loop loop) throws MPIException {
         long n = 1;
         double[] dt = new double[1], mx = new double[1];
-        if (warmed.add(loop.getClass())) {
-            /* A loop's first measure: a JVM runs interpreted until its JIT
-             * has compiled the loop and the calls under it, so 0.2 s of it
-             * first (in rounds every rank agrees on) keep that out of the
-             * first sizes' figures. */
-            double spent = 0;
-            for (long k = 2; spent < 0.2; k *= 2) {
-                double t0 = MPI.wtime();
-                loop.run(k);
-                dt[0] = MPI.wtime() - t0;
-                comm.allReduce(dt, mx, 1, MPI.DOUBLE, MPI.MAX);
-                spent += mx[0];
-            }
+        /* A loop's first measure: a JVM runs interpreted until its JIT has
+         * compiled the loop and the calls under it, so 0.2 s of it first
+         * keep that out of the first sizes' figures. Every later size gets
+         * 0.02 s: a size that takes a branch the earlier ones did not (the
+         * first non-empty message) makes the JIT drop and redo its code,
+         * and its compiler threads share the rank's core. */
+        double spent = 0, warm = warmed.add(loop.getClass()) ? 0.2 : 0.02;
+        for (long k = 2; spent < warm; k *= 2) { // in rounds every rank agrees on
+            double t0 = MPI.wtime();
+            loop.run(k);
+            dt[0] = MPI.wtime() - t0;
+            comm.allReduce(dt, mx, 1, MPI.DOUBLE, MPI.MAX);
+            spent += mx[0];
         }
-        loop.run(2); // warm-up of this size
         for (;;) {
             comm.barrier();
             double t0 = MPI.wtime();
