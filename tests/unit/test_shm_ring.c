@@ -259,6 +259,36 @@ static void test_fastbox(void **state)
     area_free(a, rs);
 }
 
+/* A pair whose receiver keeps up uses its slots across the point where the
+ * numbers' signed distance wraps (2^31), not the ring. */
+static void test_fastbox_numbers_wrap(void **state)
+{
+    const size_t rs = 4096;
+    struct area *a = area_new(rs);
+    ump_shm_ring_t prod, cons;
+    ump_shm_fbq_t tx, rx;
+    ump_shm_ring_attach(&prod, &a->ctl, a->data, rs);
+    ump_shm_ring_attach(&cons, &a->ctl, a->data, rs);
+    ump_shm_fbq_attach(&tx, &a->fb);
+    ump_shm_fbq_attach(&rx, &a->fb);
+    const uint32_t start = 0x80000000u - 2 * UMP_SHM_FB_SLOTS;
+    atomic_store(&a->fb.consumed, start);
+    tx.consumed = start;
+    char buf[16];
+    fill(buf, 5, 0, sizeof(buf));
+    for (uint32_t q = start; q != start + 8 * UMP_SHM_FB_SLOTS; q++) {
+        assert_int_equal(ump_shm_pair_send(&prod, &tx, q, (uint8_t)q, buf, 16, NULL, 0, 16),
+                         UMP_OK);
+        ump_shm_msg_t m = {0};
+        assert_int_equal(ump_shm_pair_next(&cons, &rx, q, &m), 1);
+        assert_null(m.rec);
+        assert_int_equal(m.am_id, (uint8_t)q);
+        assert_int_equal(check(m.data, 5, 0, m.len), 0);
+        ump_shm_pair_release(&cons, &rx, &m);
+    }
+    area_free(a, rs);
+}
+
 /* --- two processes -------------------------------------------------------- */
 
 #define STREAM_MSGS 100000
@@ -379,6 +409,7 @@ int main(void)
         cmocka_unit_test(test_fill_and_wrap),
         cmocka_unit_test(test_padding_needs_space),
         cmocka_unit_test(test_fastbox),
+        cmocka_unit_test(test_fastbox_numbers_wrap),
         cmocka_unit_test(test_stream_ring),
         cmocka_unit_test(test_stream_pair),
     };

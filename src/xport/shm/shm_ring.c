@@ -141,6 +141,9 @@ static ump_shm_fastbox_t *fb_claim(ump_shm_fbq_t *q, uint32_t seq)
             q->recheck = seq + UMP_SHM_FB_RECHECK;
             return NULL;
         }
+        /* Kept near seq, so the signed distance above holds after the
+         * numbers wrap. */
+        q->recheck = seq;
     }
     return ump_shm_fb_slot(q, seq);
 }
