@@ -189,16 +189,25 @@ static void test_padding_needs_space(void **state)
     area_free(a, rs);
 }
 
+/* One direction of a pair in a fresh area: both ends of its ring and of
+ * its fastbox. */
+static struct area *pair_new(size_t rs, ump_shm_ring_t *prod, ump_shm_ring_t *cons,
+                             ump_shm_fbq_t *tx, ump_shm_fbq_t *rx)
+{
+    struct area *a = area_new(rs);
+    ump_shm_ring_attach(prod, &a->ctl, a->data, rs);
+    ump_shm_ring_attach(cons, &a->ctl, a->data, rs);
+    ump_shm_fbq_attach(tx, &a->fb);
+    ump_shm_fbq_attach(rx, &a->fb);
+    return a;
+}
+
 static void test_fastbox(void **state)
 {
     const size_t rs = 4096;
-    struct area *a = area_new(rs);
     ump_shm_ring_t prod, cons;
     ump_shm_fbq_t tx, rx;
-    ump_shm_ring_attach(&prod, &a->ctl, a->data, rs);
-    ump_shm_ring_attach(&cons, &a->ctl, a->data, rs);
-    ump_shm_fbq_attach(&tx, &a->fb);
-    ump_shm_fbq_attach(&rx, &a->fb);
+    struct area *a = pair_new(rs, &prod, &cons, &tx, &rx);
     char buf[256];
     fill(buf, 4, 0, sizeof(buf));
     assert_int_equal(
@@ -264,13 +273,9 @@ static void test_fastbox(void **state)
 static void test_fastbox_numbers_wrap(void **state)
 {
     const size_t rs = 4096;
-    struct area *a = area_new(rs);
     ump_shm_ring_t prod, cons;
     ump_shm_fbq_t tx, rx;
-    ump_shm_ring_attach(&prod, &a->ctl, a->data, rs);
-    ump_shm_ring_attach(&cons, &a->ctl, a->data, rs);
-    ump_shm_fbq_attach(&tx, &a->fb);
-    ump_shm_fbq_attach(&rx, &a->fb);
+    struct area *a = pair_new(rs, &prod, &cons, &tx, &rx);
     const uint32_t start = 0x80000000u - 2 * UMP_SHM_FB_SLOTS;
     atomic_store(&a->fb.consumed, start);
     tx.consumed = start;
