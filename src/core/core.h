@@ -323,8 +323,9 @@ typedef struct ump_core {
     bool block; /* wait by sleeping after the spin budget */
     bool oversubscribed;
     uint64_t spin_ns;
-    int epfd;          /* the transports' wait fds, for sleeping */
-    int blocked_sends; /* sends refused by a transport since last progress */
+    int epfd;           /* the transports' wait fds, for sleeping */
+    int blocked_sends;  /* sends refused by a transport since last progress */
+    int progress_depth; /* ump_core_progress() passes under way (under the lock) */
     struct {
         ump_progress_fn_t fn;
         void *arg;

@@ -97,6 +97,21 @@ static bool send_inline_dt(ump_peer_t *p, int dst, const void *buf, size_t count
     return true;
 }
 
+/* A burst of eager sends (a window of MPI_Isend) outruns the credits the
+ * receiver has returned already but we have not read yet: look for them
+ * once before the message falls back to a rendezvous, which costs a round
+ * trip (over libfabric's tcp, 64 sends of 16 KiB went half by RDMA read:
+ * 1.2 GB/s, against 1.6-2.1 GB/s all eager). Not from inside progress (a
+ * progress hook's send). */
+static UMP_INLINE_PATH void credits_look(ump_peer_t *p, size_t len)
+{
+    if (UMP_LIKELY((int64_t)ump_core_cost(UMP_AM_EAGER, sizeof(ump_hdr_match_t), len) <=
+                   p->credits))
+        return;
+    if (len <= p->xp->caps.eager_limit && !ump_core.progress_depth && TAILQ_EMPTY(&p->match))
+        ump_core_progress();
+}
+
 /* With `blocking` (a blocking send, or a caller of ump_isend_inline), a
  * standard send may complete inline and leave *req null. */
 static UMP_INLINE_PATH int isend(const char *call, const void *buf, size_t count, ump_dt_t dt,
@@ -128,6 +143,7 @@ static UMP_INLINE_PATH int isend(const char *call, const void *buf, size_t count
     }
     ump_core.stats.msgs_sent++;
     ump_core.stats.bytes_sent += len;
+    credits_look(p, len);
     if (blocking && !sync &&
         (layout ? send_inline_dt(p, dst, data, count, layout, len, tag, ctx)
                 : send_inline(p, dst, data, len, tag, ctx))) {

@@ -242,6 +242,7 @@ int ump_core_progress(void)
     int events = 0;
     ump_core.blocked_sends = 0;
     ump_core.stats.progress++;
+    ump_core.progress_depth++;
     for (int i = 0; i < ump_core.nxps; i++) {
         ump_xp_t *xp = ump_core.xps[i];
         int n = xp->ops->progress(xp);
@@ -253,6 +254,7 @@ int ump_core_progress(void)
         int n = ump_core.hooks[i].fn(ump_core.hooks[i].arg);
         if (n > 0) events += n;
     }
+    ump_core.progress_depth--;
     return events;
 }
 
