@@ -61,6 +61,34 @@ static inline int rank_of(ump_peer_t *p)
     return (int)(p - ump_core.peers);
 }
 
+/* The transport finished reading a standard send's buffer (am_send_zc). */
+static void zc_done(ump_xp_comp_t *comp, int status)
+{
+    struct ump_request *r = UMP_CONTAINER_OF(comp, struct ump_request, comp);
+    r->flags &= ~UMP_RF_RMA;
+    ump_core_mr_release(r);
+    ump_core_req_complete(r, status);
+}
+
+/* A standard eager send of a contiguous buffer from the buffer itself,
+ * registered (through the cache), with no copy: UMP_INPROGRESS when the
+ * transport completes r later (zc_done), else as am_send (UMP_OK: r's
+ * buffer is free again). */
+static int send_zc(ump_xp_t *xp, int peer, ump_op_t *op, struct ump_request *r)
+{
+    struct iovec iov = {.iov_base = r->buf, .iov_len = r->len};
+    if (xp->caps.mr_required && ump_core_mr_reg(xp, r, r->len) != UMP_OK)
+        return xp->ops->am_send(xp, peer, op->am_id, &op->h, op->hlen, &iov, 1);
+    r->comp = (ump_xp_comp_t){.count = 1, .status = UMP_OK, .cb = zc_done};
+    int rc = xp->ops->am_send_zc(xp, peer, op->am_id, &op->h, op->hlen, &iov, 1, r->mr, &r->comp);
+    if (rc == UMP_INPROGRESS) {
+        r->flags |= UMP_RF_RMA; /* zc_done finishes it, even if the peer dies */
+        return rc;
+    }
+    ump_core_mr_release(r);
+    return rc;
+}
+
 /* Tries to hand `op` to the peer's transport. OP_DONE when the op is
  * finished with (sent, or failed and its request completed with the error). */
 static int try_op(int peer, ump_peer_t *p, ump_op_t *op)
@@ -93,6 +121,9 @@ static int try_op(int peer, ump_peer_t *p, ump_op_t *op)
             iov.iov_base = key;
             iov.iov_len = ump_core_rts_key_make(xp, r, key);
             rc = xp->ops->am_send(xp, peer, op->am_id, &op->h, op->hlen, &iov, 1);
+        } else if (UMP_UNLIKELY(op->am_id == UMP_AM_EAGER && !r->dt && xp->ops->am_send_zc &&
+                                plen >= xp->caps.zc_min && plen)) {
+            rc = send_zc(xp, peer, op, r);
         } else if (UMP_LIKELY(!r->dt)) {
             iov.iov_base = r->buf;
             iov.iov_len = plen;
@@ -110,11 +141,12 @@ static int try_op(int peer, ump_peer_t *p, ump_op_t *op)
             ump_core.blocked_sends++;
             return OP_BLOCKED;
         }
-        if (rc != UMP_OK) {
+        if (rc != UMP_OK && rc != UMP_INPROGRESS) {
             ump_core_req_complete(r, rc);
             return OP_DONE;
         }
         p->credits -= cost;
+        if (rc == UMP_INPROGRESS) return OP_DONE; /* sent from r's buffer: zc_done completes r */
         /* A standard eager send is complete once its bytes are taken; the
          * synchronous one waits for SYNC_ACK, the rendezvous for CTS/FIN. */
         if (op->am_id == UMP_AM_EAGER)

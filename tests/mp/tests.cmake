@@ -191,6 +191,17 @@ if(UMP_HAVE_OFI)
     ump_mp_test(sizes.ofi.${prov}.write sizes 2 120 ARGS --max 4m ENV ${env} UMP_RNDV_SCHEME=write)
     ump_mp_test(sizes.ofi.${prov}.small sizes 2 120 ARGS --max 1m
                 ENV ${env} UMP_OFI_EAGER_LIMIT=256 UMP_OFI_SEG_SIZE=1k UMP_OFI_GET_MIN=4096)
+    # Eager payloads from the application's buffer itself (am_send_zc) from
+    # the first byte on, and never (every one copied into the pool); the
+    # first must log at close that it sent some that way.
+    ump_mp_test(sizes.ofi.${prov}.copy sizes 2 120 ARGS --max 1m ENV ${env} UMP_OFI_ZC_MIN=0)
+    add_test(NAME mp.sizes.ofi.${prov}.zc
+             COMMAND sh -c "out=$(\"$0\" -n 2 --timeout 120 --tag-output \"$1\" --max 1m 2>&1); \
+rc=$?; printf '%s\\n' \"$out\"; [ $rc = 0 ] || exit $rc; \
+printf '%s\\n' \"$out\" | grep -Eq ' [1-9][0-9]* from the caller.s buffer'"
+                     $<TARGET_FILE:umprun> $<TARGET_FILE:mp_sizes>)
+    set_tests_properties(mp.sizes.ofi.${prov}.zc PROPERTIES TIMEOUT 135 LABELS mp
+                         ENVIRONMENT "${env};UMP_OFI_ZC_MIN=1;UMP_LOG=debug")
     if(prov STREQUAL rxm)
       # rxm's own eager limit lowered by the user (ump's eager limit follows,
       # its 64k segments go by rxm's rendezvous), and rxm without direct

@@ -11,7 +11,9 @@
  * are posted from the receive pool and re-posted once the core's handler
  * returned; a send is copied into a buffer of the send pool (or injected,
  * with no buffer, when it is no larger than the provider's inject size)
- * and the buffer returns to the pool at its completion. Every AM carries
+ * and the buffer returns to the pool at its completion; from UMP_OFI_ZC_MIN
+ * bytes a standard send's payload goes from the caller's registered buffer
+ * itself (am_send_zc), behind its header in a pool buffer. Every AM carries
  * an 8-byte prefix naming the sender's rank and the AM id. The endpoint's
  * messages are ordered per peer (FI_ORDER_SAS), which the core needs.
  *
@@ -72,6 +74,7 @@ typedef struct ofi_buf {
     int peer;             /* send: destination */
     size_t len;           /* send: bytes to send (backlog) */
     char *data;
+    ump_xp_comp_t *comp; /* send: am_send_zc's caller, told at completion; else NULL */
 } ofi_buf_t;
 
 /* An RDMA read or write under way. */
@@ -130,6 +133,7 @@ typedef struct ofi_xp {
     int nrma;
     int rma_out;                                /* reads and writes under way */
     uint64_t nreads, nwrites, nsends, ninjects; /* for the debug log at close */
+    uint64_t nsends_zc;
     bool posted;
 } ofi_xp_t;
 
@@ -155,6 +159,10 @@ int ump_ofi_post_recv(ofi_xp_t *xp, ofi_buf_t *b);
 void ump_ofi_retry(ofi_xp_t *xp);
 int ump_ofi_am_send(ump_xp_t *xp, int peer, uint8_t am_id, const void *hdr, size_t hlen,
                     const struct iovec *iov, int iovcnt);
+/* The header goes from a pool buffer, the payload from the caller's
+ * memory (one fi_sendmsg): UMP_INPROGRESS until the send completes. */
+int ump_ofi_am_send_zc(ump_xp_t *xp, int peer, uint8_t am_id, const void *hdr, size_t hlen,
+                       const struct iovec *iov, int iovcnt, ump_xp_mr_t *mr, ump_xp_comp_t *comp);
 int ump_ofi_am_send_pack(ump_xp_t *xp, int peer, uint8_t am_id, const void *hdr, size_t hlen,
                          size_t len, void (*pack)(void *arg, void *dst, size_t len), void *arg);
 

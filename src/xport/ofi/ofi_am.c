@@ -188,6 +188,47 @@ int ump_ofi_am_send(ump_xp_t *xp_, int peer, uint8_t am_id, const void *hdr, siz
     return send_buf(xp, peer, b, total);
 }
 
+int ump_ofi_am_send_zc(ump_xp_t *xp_, int peer, uint8_t am_id, const void *hdr, size_t hlen,
+                       const struct iovec *iov, int iovcnt, ump_xp_mr_t *mr, ump_xp_comp_t *comp)
+{
+    ofi_xp_t *xp = (ofi_xp_t *)xp_;
+    size_t len = hlen + iov_bytes(iov, iovcnt);
+    if (UMP_UNLIKELY(len > xp->base.caps.max_am || peer < 0 || peer >= xp->size || iovcnt < 0 ||
+                     (iovcnt && !mr)))
+        return UMP_ERR_INVALID;
+    /* More pieces than one send takes: copied, as any AM. */
+    if ((size_t)iovcnt + 1 > xp->iov_limit)
+        return ump_ofi_am_send(xp_, peer, am_id, hdr, hlen, iov, iovcnt);
+    if (xp->backlog) return UMP_ERR_NO_RESOURCE;
+    ofi_buf_t *b = xp->tx_free;
+    if (!b) return UMP_ERR_NO_RESOURCE;
+    struct iovec v[iovcnt + 1];
+    void *desc[iovcnt + 1];
+    v[0].iov_base = b->data;
+    v[0].iov_len = (size_t)(put_prefix(xp, b->data, am_id, hdr, hlen) - b->data);
+    desc[0] = xp->tx_mr->desc;
+    for (int i = 0; i < iovcnt; i++) {
+        v[i + 1] = iov[i];
+        desc[i + 1] = ((ofi_mr_t *)mr)->desc;
+    }
+    struct fi_msg msg = {
+        .msg_iov = v,
+        .desc = desc,
+        .iov_count = (size_t)iovcnt + 1,
+        .addr = xp->addrs[peer],
+        .context = &b->op.ctx,
+    };
+    ssize_t ret = fi_sendmsg(xp->ep, &msg, FI_COMPLETION);
+    if (ret == -FI_EAGAIN) return UMP_ERR_NO_RESOURCE; /* nothing taken */
+    if (ret != 0) return ump_ofi_status("fi_sendmsg", ret);
+    xp->tx_free = b->next;
+    b->peer = peer;
+    b->comp = comp;
+    xp->nsends_zc++;
+    xp->tx_out++;
+    return UMP_INPROGRESS;
+}
+
 int ump_ofi_am_send_pack(ump_xp_t *xp_, int peer, uint8_t am_id, const void *hdr, size_t hlen,
                          size_t len, void (*pack)(void *arg, void *dst, size_t len), void *arg)
 {

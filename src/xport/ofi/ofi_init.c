@@ -56,6 +56,9 @@ UMP_CFG(ofi_cfg_seg, "UMP_OFI_SEG_SIZE", UMP_CFG_SIZE, "64k",
 UMP_CFG(ofi_cfg_rma, "UMP_OFI_RMA", UMP_CFG_BOOL, "on",
         "rendezvous over the ofi transport by RDMA read and write (off: the data are streamed in "
         "segments)");
+UMP_CFG(ofi_cfg_zc_min, "UMP_OFI_ZC_MIN", UMP_CFG_SIZE, "4k",
+        "smallest eager message the ofi transport sends from the application's buffer, with no "
+        "copy into its own (0: always copied)");
 UMP_CFG(ofi_cfg_get_min, "UMP_OFI_GET_MIN", UMP_CFG_SIZE, "0",
         "smallest rendezvous message the receiver reads with RDMA over the ofi transport");
 
@@ -278,6 +281,7 @@ int ump_ofi_open(const ump_xp_params_t *params, ump_xp_t **out)
         .put_max_iov = UMP_MIN(xp->iov_limit, xp->rma_iov_limit),
         .mr_required = true,
         .rkey_size = sizeof(ofi_rkey_t),
+        .zc_min = ofi_cfg_zc_min.v.sz ? ofi_cfg_zc_min.v.sz : SIZE_MAX,
     };
     xp->addrs = calloc((size_t)xp->size, sizeof(*xp->addrs));
     if (!xp->addrs) {
@@ -329,10 +333,11 @@ void ump_ofi_close(ump_xp_t *xp_)
 {
     ofi_xp_t *xp = (ofi_xp_t *)xp_;
     if (xp->info)
-        ump_debug("ofi: %llu AMs sent from the pool, %llu injected, %llu RDMA reads, %llu RDMA "
-                  "writes",
-                  (unsigned long long)xp->nsends, (unsigned long long)xp->ninjects,
-                  (unsigned long long)xp->nreads, (unsigned long long)xp->nwrites);
+        ump_debug("ofi: %llu AMs sent from the pool, %llu from the caller's buffer, %llu "
+                  "injected, %llu RDMA reads, %llu RDMA writes",
+                  (unsigned long long)xp->nsends, (unsigned long long)xp->nsends_zc,
+                  (unsigned long long)xp->ninjects, (unsigned long long)xp->nreads,
+                  (unsigned long long)xp->nwrites);
     close_fids(xp);
     if (xp->info) ump_ofi_lib.freeinfo(xp->info);
     free(xp->addrs);

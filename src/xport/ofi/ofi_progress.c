@@ -40,9 +40,12 @@ static void on_done(ofi_xp_t *xp, ofi_op_t *op, size_t len, int status)
         break;
     case OFI_OP_SEND: {
         ofi_buf_t *b = (ofi_buf_t *)op;
+        ump_xp_comp_t *comp = b->comp;
         xp->tx_out--;
+        b->comp = NULL;
         b->next = xp->tx_free;
         xp->tx_free = b;
+        if (comp) ump_xp_comp_done(comp, status == UMP_OK ? UMP_OK : UMP_ERR_PEER_DEAD);
         if (status != UMP_OK)
             xp->base.params.peer_failed(xp->base.params.arg, &xp->base, b->peer, UMP_ERR_PEER_DEAD);
         break;

@@ -16,6 +16,7 @@ const ump_xp_ops_t ump_xp_ofi_ops = {
     .reaches = ofi_reaches,
     .am_send = ump_ofi_am_send,
     .am_send_pack = ump_ofi_am_send_pack,
+    .am_send_zc = ump_ofi_am_send_zc,
     .mem_reg = ump_ofi_mem_reg,
     .mem_dereg = ump_ofi_mem_dereg,
     .get = ump_ofi_get,
