@@ -40,14 +40,16 @@ final class Scratch {
 
     /** This thread's scratch, at least n bytes long. */
     static Scratch of(long n) {
-        Scratch s = MINE.get();
-        if (s.bytes.capacity() < n) s.grow(n);
-        return s;
+        return sized(MINE, n);
     }
 
     /** This thread's second scratch, at least n bytes long. */
     static Scratch other(long n) {
-        Scratch s = OTHER.get();
+        return sized(OTHER, n);
+    }
+
+    private static Scratch sized(ThreadLocal<Scratch> which, long n) {
+        Scratch s = which.get();
         if (s.bytes.capacity() < n) s.grow(n);
         return s;
     }
@@ -80,11 +82,6 @@ final class Scratch {
         else if (a instanceof float[]) floats.put(0, (float[]) a, 0, n >> 2);
         else if (a instanceof short[]) shorts.put(0, (short[]) a, 0, n >> 1);
         else chars.put(0, (char[]) a, 0, n >> 1);
-    }
-
-    /** Copies n bytes out to the start of byte array a. */
-    void out(byte[] a, int n) {
-        bytes.get(0, a, 0, n);
     }
 
     /** Copies the first n bytes out to array a (one in() takes); n is whole elements of a. */
