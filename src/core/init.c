@@ -232,6 +232,9 @@ int ump_init(int *argc, char ***argv, int thread_level, int *provided)
                      (long long)ump_core.credits_init, xp->ops->name, need);
             ump_core.credits_init = (int64_t)need;
         }
+        /* Without am_send_zc no payload is large enough for it: one
+         * comparison then decides on the send path. */
+        if (!xp->ops->am_send_zc) xp->caps.zc_min = SIZE_MAX;
     }
     choose_transports();
     drop_unused_transports();

@@ -71,7 +71,7 @@ static UMP_INLINE_PATH bool send_inline(ump_peer_t *p, int dst, const void *buf,
 {
     if (!TAILQ_EMPTY(&p->match) || p->dead || len > p->xp->caps.eager_limit) return false;
     /* Sent from the buffer itself: needs a request the transport completes. */
-    if (UMP_UNLIKELY(len >= p->xp->caps.zc_min && p->xp->ops->am_send_zc && len)) return false;
+    if (UMP_UNLIKELY(len >= p->xp->caps.zc_min)) return false;
     int64_t cost = (int64_t)ump_core_cost(UMP_AM_EAGER, sizeof(ump_hdr_match_t), len);
     if (cost > p->credits) return false;
     ump_hdr_match_t h = {.tag = tag, .ctx = ctx, .len = len, .sreq = 0};
@@ -149,7 +149,6 @@ static UMP_INLINE_PATH int isend(const char *call, const void *buf, size_t count
     }
     ump_core.stats.msgs_sent++;
     ump_core.stats.bytes_sent += len;
-    credits_look(p, len);
     if (blocking && !sync &&
         (layout ? send_inline_dt(p, dst, data, count, layout, len, tag, ctx)
                 : send_inline(p, dst, data, len, tag, ctx))) {
@@ -157,6 +156,7 @@ static UMP_INLINE_PATH int isend(const char *call, const void *buf, size_t count
         *req = UMP_REQ_NULL;
         return UMP_OK;
     }
+    credits_look(p, len); /* here, off the inline path: that one had the credits */
     struct ump_request *r = ump_core_req_alloc(UMP_REQ_SEND);
     if (UMP_UNLIKELY(!r)) {
         ump_core_unlock();

@@ -121,8 +121,8 @@ static int try_op(int peer, ump_peer_t *p, ump_op_t *op)
             iov.iov_base = key;
             iov.iov_len = ump_core_rts_key_make(xp, r, key);
             rc = xp->ops->am_send(xp, peer, op->am_id, &op->h, op->hlen, &iov, 1);
-        } else if (UMP_UNLIKELY(op->am_id == UMP_AM_EAGER && !r->dt && xp->ops->am_send_zc &&
-                                plen >= xp->caps.zc_min && plen)) {
+        } else if (UMP_UNLIKELY(plen >= xp->caps.zc_min && op->am_id == UMP_AM_EAGER && !r->dt &&
+                                plen)) {
             rc = send_zc(xp, peer, op, r);
         } else if (UMP_LIKELY(!r->dt)) {
             iov.iov_base = r->buf;

@@ -74,8 +74,8 @@ typedef struct ump_xp_caps {
     bool mr_required;   /* get()/put() need both buffers registered with mem_reg():
                          * the local one's handle and the peer's packed key */
     size_t rkey_size;   /* largest packed remote key mem_reg() makes (bytes) */
-    size_t zc_min;      /* smallest eager payload the core sends by am_send_zc, when
-                         * the transport has it (smaller ones are copied) */
+    size_t zc_min;      /* smallest eager payload the core sends by am_send_zc (smaller
+                         * ones are copied); ignored without am_send_zc */
 } ump_xp_caps_t;
 
 /* Counters of a transport that keeps its own reliability (udp), added up
