@@ -360,6 +360,35 @@ foreach(prog inter inter_coll)
   endforeach()
 endforeach()
 
+# The conformance programs over the ofi transport on 3 ranks, over
+# tcp;ofi_rxm (named ofi_rxm, libfabric's own filter letting only tcp and
+# rxm load: a ctest environment cannot hold the semicolon) and libfabric's
+# shm; `.zc` sends every eager payload from the application's buffer
+# (UMP_OFI_ZC_MIN=1) instead of from 4 KiB on.
+if(UMP_HAVE_OFI)
+  foreach(prov rxm shm)
+    if(prov STREQUAL rxm)
+      set(env "UMP_TRANSPORTS=ofi;UMP_OFI_PROVIDER=ofi_rxm;FI_PROVIDER=tcp,ofi_rxm")
+    else()
+      set(env "UMP_TRANSPORTS=ofi;UMP_OFI_PROVIDER=shm")
+    endif()
+    foreach(prog p2p probe requests comm coll types stress)
+      foreach(zc "" ".zc")
+        if(zc AND NOT prog MATCHES "^(p2p|requests|stress)$")
+          continue()
+        endif()
+        set(name mpi.${prog}.n3.ofi.${prov}${zc})
+        set(tenv "${env}")
+        if(zc)
+          string(APPEND tenv ";UMP_OFI_ZC_MIN=1")
+        endif()
+        add_test(NAME ${name} COMMAND ${MPI_UMPRUN} -n 3 --timeout 180 $<TARGET_FILE:mpi_${prog}>)
+        set_tests_properties(${name} PROPERTIES TIMEOUT 240 LABELS mpi ENVIRONMENT "${tenv}")
+      endforeach()
+    endforeach()
+  endforeach()
+endif()
+
 # The conformance programs over ofiud (rel over libfabric datagrams), on 3
 # ranks, lossless and under the rel fault injection.
 if(UMP_HAVE_OFI)
