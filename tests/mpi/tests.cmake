@@ -360,52 +360,41 @@ foreach(prog inter inter_coll)
   endforeach()
 endforeach()
 
-# The conformance programs over the ofi transport on 3 ranks, over
-# tcp;ofi_rxm (named ofi_rxm, libfabric's own filter letting only tcp and
-# rxm load: a ctest environment cannot hold the semicolon) and libfabric's
-# shm; `.zc` sends every eager payload from the application's buffer
-# (UMP_OFI_ZC_MIN=1) instead of from 4 KiB on.
-if(UMP_HAVE_OFI)
-  foreach(prov rxm shm)
-    if(prov STREQUAL rxm)
-      set(env "UMP_TRANSPORTS=ofi;UMP_OFI_PROVIDER=ofi_rxm;FI_PROVIDER=tcp,ofi_rxm")
-    else()
-      set(env "UMP_TRANSPORTS=ofi;UMP_OFI_PROVIDER=shm")
-    endif()
-    foreach(prog p2p probe requests comm coll types stress)
-      foreach(zc "" ".zc")
-        if(zc AND NOT prog MATCHES "^(p2p|requests|stress)$")
-          continue()
-        endif()
-        set(name mpi.${prog}.n3.ofi.${prov}${zc})
-        set(tenv "${env}")
-        if(zc)
-          string(APPEND tenv ";UMP_OFI_ZC_MIN=1")
-        endif()
-        add_test(NAME ${name} COMMAND ${MPI_UMPRUN} -n 3 --timeout 180 $<TARGET_FILE:mpi_${prog}>)
-        set_tests_properties(${name} PROPERTIES TIMEOUT 240 LABELS mpi ENVIRONMENT "${tenv}")
-      endforeach()
-    endforeach()
-  endforeach()
-endif()
-
-# The conformance programs over ofiud (rel over libfabric datagrams), on 3
-# ranks, lossless and under the rel fault injection.
-if(UMP_HAVE_OFI)
+# mpi_n3_runs(<suffix> <env> <variant> <variant env> <programs>...): the
+# conformance programs on 3 ranks as mpi.<prog>.n3.<suffix> with <env>, and
+# for the <programs> named once more as mpi.<prog>.n3.<suffix>.<variant>
+# with <variant env> added.
+function(mpi_n3_runs suffix env variant venv)
   foreach(prog p2p probe requests comm coll types stress)
-    foreach(faults "" ".faults")
-      set(name mpi.${prog}.n3.ofiud${faults})
-      set(env "UMP_TRANSPORTS=ofiud;UMP_OFIUD_PROVIDER=udp")
-      if(faults)
-        if(NOT prog MATCHES "^(p2p|coll|stress)$")
+    foreach(v "" ".${variant}")
+      set(tenv "${env}")
+      if(v)
+        if(NOT prog IN_LIST ARGN)
           continue()
         endif()
-        string(APPEND env ";UMP_REL_DROP=0.05;UMP_REL_DUP=0.02;UMP_REL_REORDER=0.05;UMP_REL_CORRUPT=0.01")
+        set(tenv "${env};${venv}")
       endif()
+      set(name mpi.${prog}.n3.${suffix}${v})
       add_test(NAME ${name} COMMAND ${MPI_UMPRUN} -n 3 --timeout 180 $<TARGET_FILE:mpi_${prog}>)
-      set_tests_properties(${name} PROPERTIES TIMEOUT 240 LABELS mpi ENVIRONMENT "${env}")
+      set_tests_properties(${name} PROPERTIES TIMEOUT 240 LABELS mpi ENVIRONMENT "${tenv}")
     endforeach()
   endforeach()
+endfunction()
+
+if(UMP_HAVE_OFI)
+  # Over the ofi transport, on tcp;ofi_rxm (named ofi_rxm, libfabric's own
+  # filter letting only tcp and rxm load: a ctest environment cannot hold
+  # the semicolon) and libfabric's shm; `.zc` sends every eager payload
+  # from the application's buffer (UMP_OFI_ZC_MIN=1) instead of from 4 KiB on.
+  mpi_n3_runs(ofi.rxm "UMP_TRANSPORTS=ofi;UMP_OFI_PROVIDER=ofi_rxm;FI_PROVIDER=tcp,ofi_rxm"
+              zc "UMP_OFI_ZC_MIN=1" p2p requests stress)
+  mpi_n3_runs(ofi.shm "UMP_TRANSPORTS=ofi;UMP_OFI_PROVIDER=shm"
+              zc "UMP_OFI_ZC_MIN=1" p2p requests stress)
+  # Over ofiud (rel over libfabric datagrams), lossless and under the rel
+  # fault injection.
+  mpi_n3_runs(ofiud "UMP_TRANSPORTS=ofiud;UMP_OFIUD_PROVIDER=udp" faults
+              "UMP_REL_DROP=0.05;UMP_REL_DUP=0.02;UMP_REL_REORDER=0.05;UMP_REL_CORRUPT=0.01"
+              p2p coll stress)
 endif()
 
 # The names test (tests/mpi/names): a program naming every MPI 3.1 C
