@@ -264,6 +264,11 @@ err:
     return rc;
 }
 
+static void finalize_idle(void *arg)
+{
+    ump_core_progress();
+}
+
 static bool quiet(void *arg)
 {
     if (ump_core_sends_pending()) return false;
@@ -295,7 +300,11 @@ int ump_finalize(void)
     }
     /* Our queued messages must leave before the peers close their ends. */
     ump_core_wait_until(quiet, NULL);
-    int rc = ump_rt_fence(ump_core.rt);
+    /* Progress goes on while the others arrive: over a provider that
+     * acknowledges a send or serves a read only when its owner polls, a
+     * slower rank's last messages need ours. Once every rank is quiet and
+     * fenced, none needs another. */
+    int rc = ump_rt_fence_idle(ump_core.rt, finalize_idle, NULL);
     if (rc != UMP_OK) ump_warn("ump_finalize: final fence failed: %s", ump_strerror(rc));
     /* Cached registrations go before the transports that made them. */
     ump_mem_fini(ump_core.rank);

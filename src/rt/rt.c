@@ -209,12 +209,17 @@ int ump_rt_put(ump_rt_t *rt, const char *key, const void *val, size_t len)
     return UMP_OK;
 }
 
-int ump_rt_fence(ump_rt_t *rt)
+int ump_rt_fence_idle(ump_rt_t *rt, ump_rt_idle_fn idle, void *arg)
 {
 #ifdef UMP_HAVE_PMIX
-    if (rt->kind == UMP_RT_PMIX) return ump_rt_pmix_fence(rt);
+    if (rt->kind == UMP_RT_PMIX) return ump_rt_pmix_fence(rt, idle, arg);
 #endif
-    return rt->fd >= 0 ? ump_rt_umprun_fence(rt) : UMP_OK;
+    return rt->fd >= 0 ? ump_rt_umprun_fence(rt, idle, arg) : UMP_OK;
+}
+
+int ump_rt_fence(ump_rt_t *rt)
+{
+    return ump_rt_fence_idle(rt, NULL, NULL);
 }
 
 int ump_rt_get(ump_rt_t *rt, int rank, const char *key, void *val, size_t *len)

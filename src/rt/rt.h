@@ -81,6 +81,12 @@ int ump_rt_local_addr(const ump_rt_t *rt, char *buf, size_t len);
 int ump_rt_put(ump_rt_t *rt, const char *key, const void *val, size_t len);
 /* Pushes this rank's puts and blocks until every rank has fenced. */
 int ump_rt_fence(ump_rt_t *rt);
+/* The same, calling idle(arg) every millisecond or so while it waits (idle
+ * must not block): a caller whose peers may need its progress to finish
+ * (a provider that acknowledges or serves reads only when its owner polls)
+ * keeps serving them while the slower ranks arrive. */
+typedef void (*ump_rt_idle_fn)(void *arg);
+int ump_rt_fence_idle(ump_rt_t *rt, ump_rt_idle_fn idle, void *arg);
 /* Reads `key` as published by `rank`. *len is the buffer size on entry and
  * the value length on return. UMP_ERR_INVALID if absent, UMP_ERR_NO_RESOURCE
  * if the buffer is too small. */

@@ -60,7 +60,7 @@ struct ump_rt {
  * connects; the rest mirror the public calls. */
 int ump_rt_umprun_init(ump_rt_t *rt);
 void ump_rt_umprun_fini(ump_rt_t *rt);
-int ump_rt_umprun_fence(ump_rt_t *rt);
+int ump_rt_umprun_fence(ump_rt_t *rt, ump_rt_idle_fn idle, void *arg);
 /* Returns only when the launcher cannot be told. */
 void ump_rt_umprun_abort(ump_rt_t *rt, int code, const char *msg);
 
@@ -89,7 +89,7 @@ bool ump_rt_pmix_env(void);
 int ump_rt_pmix_init(ump_rt_t *rt);
 void ump_rt_pmix_fini(ump_rt_t *rt);
 int ump_rt_pmix_put(ump_rt_t *rt, const char *key, const void *val, size_t len);
-int ump_rt_pmix_fence(ump_rt_t *rt);
+int ump_rt_pmix_fence(ump_rt_t *rt, ump_rt_idle_fn idle, void *arg);
 /* Reads a peer's key; same contract as ump_rt_get. */
 int ump_rt_pmix_get(ump_rt_t *rt, int rank, const char *key, void *val, size_t *len);
 /* PMIx_Spawn of apps (rt.h's ump_rt_spawn; the programs were found). */

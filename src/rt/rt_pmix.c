@@ -38,9 +38,11 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <pmix.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/util.h"
@@ -301,7 +303,7 @@ static int init_exchange(ump_rt_t *rt, uint32_t my_node)
         ump_error("rt: PMIx_Put: %s", PMIx_Error_string(st));
         return UMP_ERR_BOOTSTRAP;
     }
-    if ((rc = ump_rt_pmix_fence(rt))) return rc;
+    if ((rc = ump_rt_pmix_fence(rt, NULL, NULL))) return rc;
 
     if (rt->info.rank != 0 && !given) {
         size_t len = UMP_RT_SECRET_LEN;
@@ -444,7 +446,20 @@ int ump_rt_pmix_put(ump_rt_t *rt, const char *key, const void *val, size_t len)
     return UMP_OK;
 }
 
-int ump_rt_pmix_fence(ump_rt_t *rt)
+/* The answer to a non-blocking fence, set from PMIx's own thread. */
+struct fence_wait {
+    _Atomic int done;
+    pmix_status_t st;
+};
+
+static void fence_done(pmix_status_t st, void *cbdata)
+{
+    struct fence_wait *w = cbdata;
+    w->st = st;
+    atomic_store_explicit(&w->done, 1, memory_order_release);
+}
+
+int ump_rt_pmix_fence(ump_rt_t *rt, ump_rt_idle_fn idle, void *arg)
 {
     struct ump_rt_pmix *px = rt->pmix;
     pmix_status_t st = PMIx_Commit();
@@ -454,7 +469,22 @@ int ump_rt_pmix_fence(ump_rt_t *rt)
     }
     pmix_info_t info;
     load_bool(&info, PMIX_COLLECT_DATA);
-    st = PMIx_Fence(&px->all, 1, &info, 1);
+    struct fence_wait w = {.st = PMIX_SUCCESS};
+    if (!idle) {
+        st = PMIx_Fence(&px->all, 1, &info, 1);
+    } else if ((st = PMIx_Fence_nb(&px->all, 1, &info, 1, fence_done, &w)) == PMIX_SUCCESS) {
+        /* The server answers on PMIx's thread; serve the caller's peers
+         * meanwhile. */
+        while (!atomic_load_explicit(&w.done, memory_order_acquire)) {
+            idle(arg);
+            struct timespec ts = {0, 1000000};
+            nanosleep(&ts, NULL);
+        }
+        st = w.st;
+    }
+#ifdef PMIX_OPERATION_SUCCEEDED
+    if (st == PMIX_OPERATION_SUCCEEDED) st = PMIX_SUCCESS; /* done at once, no callback */
+#endif
     PMIX_INFO_DESTRUCT(&info);
     if (st != PMIX_SUCCESS) {
         /* Servers answer a fence that lost a member in various ways

@@ -387,7 +387,7 @@ static int apply_fence(ump_rt_t *rt, ump_kvs_rd_t *rd)
     return fill_node_of(rt);
 }
 
-int ump_rt_umprun_fence(ump_rt_t *rt)
+int ump_rt_umprun_fence(ump_rt_t *rt, ump_rt_idle_fn idle, void *arg)
 {
     ump_kvs_buf_t b = {0};
     int rc;
@@ -408,8 +408,11 @@ int ump_rt_umprun_fence(ump_rt_t *rt)
     uint8_t type = 0;
     ump_kvs_rd_t rd;
     rc = send_all(rt->fd, b.p, b.len);
-    if (!rc) /* every rank must arrive: no timeout, but a closed socket wakes us */
-        rc = recv_frame(rt->fd, &b, -1, &type, &rd);
+    /* Every rank must arrive: no timeout, but a closed socket wakes us. */
+    if (!rc && idle)
+        while ((rc = wait_fd(rt->fd, POLLIN, 1)) == UMP_ERR_TIMEOUT)
+            idle(arg);
+    if (!rc) rc = recv_frame(rt->fd, &b, -1, &type, &rd);
     if (rc == UMP_ERR_BOOTSTRAP) {
         ump_error("rt: lost the connection to umprun during a fence (the launcher ended?)");
     } else if (!rc && type == UMP_KVS_FENCE_DONE) {
