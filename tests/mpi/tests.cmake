@@ -390,6 +390,9 @@ if(UMP_HAVE_OFI)
               zc "UMP_OFI_ZC_MIN=1" p2p requests stress)
   mpi_n3_runs(ofi.shm "UMP_TRANSPORTS=ofi;UMP_OFI_PROVIDER=shm"
               zc "UMP_OFI_ZC_MIN=1" p2p requests stress)
+  # Over libfabric's sockets provider and over udp;ofi_rxd, once each.
+  mpi_n3_runs(ofi.sockets "UMP_TRANSPORTS=ofi;UMP_OFI_PROVIDER=sockets" none "")
+  mpi_n3_runs(ofi.rxd "UMP_TRANSPORTS=ofi;UMP_OFI_PROVIDER=ofi_rxd;FI_PROVIDER=udp,ofi_rxd" none "")
   # Over ofiud (rel over libfabric datagrams), lossless and under the rel
   # fault injection.
   mpi_n3_runs(ofiud "UMP_TRANSPORTS=ofiud;UMP_OFIUD_PROVIDER=udp" faults
