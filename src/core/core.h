@@ -275,6 +275,7 @@ typedef struct ump_peer {
     ump_xp_t *xp;
     bool dead;
     bool on_pending_list;
+    bool credit_wait_off;     /* a wait for its CREDIT timed out; until the next one comes */
     int64_t credits;          /* eager bytes the receiver will still hold for us */
     size_t owed;              /* bytes of its messages we consumed, not yet returned */
     struct ump_op_list ctrl;  /* replies and DATA, which may overtake `match` */
@@ -323,9 +324,10 @@ typedef struct ump_core {
     bool block; /* wait by sleeping after the spin budget */
     bool oversubscribed;
     uint64_t spin_ns;
-    int epfd;           /* the transports' wait fds, for sleeping */
-    int blocked_sends;  /* sends refused by a transport since last progress */
-    int progress_depth; /* ump_core_progress() passes under way (under the lock) */
+    uint64_t credit_wait_ns; /* UMP_CREDIT_WAIT_US (p2p.c, credits_look) */
+    int epfd;                /* the transports' wait fds, for sleeping */
+    int blocked_sends;       /* sends refused by a transport since last progress */
+    int progress_depth;      /* ump_core_progress() passes under way (under the lock) */
     struct {
         ump_progress_fn_t fn;
         void *arg;

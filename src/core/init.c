@@ -26,6 +26,11 @@ UMP_CFG(cfg_credits, "UMP_CREDITS", UMP_CFG_SIZE, "512k",
         "eager bytes a sender may have unmatched at one receiver; past it messages go by "
         "rendezvous, so a flood of unmatched sends cannot fill the receiver's memory");
 
+UMP_CFG(cfg_credit_wait_us, "UMP_CREDIT_WAIT_US", UMP_CFG_INT, "200",
+        "microseconds a sender short of credits for a small eager message keeps progressing "
+        "for the receiver's CREDIT before it sends a rendezvous instead (0: one look only; "
+        "none when the node is oversubscribed)");
+
 static bool allowed(const ump_xp_ops_t *ops)
 {
     if (ops->process_local) return true;
@@ -155,6 +160,8 @@ static void setup_waiting(const ump_rt_info_t *info)
         break;
     }
     ump_core.spin_ns = (uint64_t)(cfg_spin_us.v.i > 0 ? cfg_spin_us.v.i : 0) * 1000;
+    ump_core.credit_wait_ns =
+        ump_core.oversubscribed ? 0 : (uint64_t)UMP_MAX(cfg_credit_wait_us.v.i, 0) * 1000;
     if (ump_core.oversubscribed && !cfg_spin_us.from_env)
         ump_core.spin_ns = 5000; /* others want this core: give it up quickly */
     ump_core.epfd = epoll_create1(EPOLL_CLOEXEC);

@@ -357,6 +357,7 @@ static void on_credit(int peer, const char *data, size_t len)
     memcpy(&h, data, sizeof(h));
     ump_peer_t *p = &ump_core.peers[peer];
     p->credits += (int64_t)h.bytes;
+    p->credit_wait_off = false;
     if (!TAILQ_EMPTY(&p->match) && !p->on_pending_list) {
         TAILQ_INSERT_TAIL(&ump_core.pending_peers, p, pending_link);
         p->on_pending_list = true;
