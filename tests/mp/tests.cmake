@@ -229,15 +229,19 @@ printf '%s\\n' \"$out\" | grep -Eq ' [1-9][0-9]* from the caller.s buffer'"
   endforeach()
   # The same programs over libfabric's sockets provider and over udp;ofi_rxd
   # (datagrams made reliable inside libfabric; named ofi_rxd with libfabric's
-  # filter, as rxm above), as they come: rendezvous by RDMA read. Over udp;ofi_rxd, many and storm are left out: under their
-  # load sends and reads stay outstanding in the provider while every rank
-  # polls (not yet found whether ump or the provider is at fault).
+  # filter, as rxm above), rendezvous by RDMA read. Over udp;ofi_rxd, storm
+  # (four ranks sending to each other) streams its rendezvous: with RDMA
+  # reads or writes among them, libfabric 1.17's rxd left operations
+  # outstanding while every rank polled, and once delivered a message ahead
+  # of an earlier one; many (10,000 requests) is left out: it stalls the
+  # same way in most runs, with RDMA off too (docs/ofi.md).
   foreach(prov sockets rxd)
     set(progs sizes:2 wildcards:4 order:2 many:2 self:2 truncate:2 ssend:2 probe:2 cancel:2
               flood:2 credits:2 finalize:2 storm:4 threads:2 alltoall:4)
     if(prov STREQUAL rxd)
       set(env UMP_TRANSPORTS=ofi UMP_OFI_PROVIDER=ofi_rxd FI_PROVIDER=udp,ofi_rxd)
       list(REMOVE_ITEM progs many:2 storm:4)
+      ump_mp_test(storm.ofi.rxd.stream storm 4 120 ENV ${env} UMP_OFI_RMA=off)
     else()
       set(env UMP_TRANSPORTS=ofi UMP_OFI_PROVIDER=sockets)
     endif()
