@@ -44,10 +44,13 @@ enum {
 };
 /* Small operations wait in a per-target batch until the next operation or
  * control message to that target, a synchronisation call, or a full batch
- * sends them as one message (win_batch.c). */
+ * sends them as one message (win_batch.c). Over tcp a message costs a
+ * system call of some microseconds, so up to 16 KiB of data an operation
+ * is worth the copy into the batch (64 puts of 4 KiB then a flush: 6
+ * messages, not 65). A batch's buffer grows to what it holds. */
 #define UMP_WIN_BATCH_OP_MAX                                                                       \
-    2048 /* largest operation message batched (1 KiB of data and its header) */
-#define UMP_WIN_BATCH_CAP 16384 /* a batch is sent before it grows past this */
+    (16384 + 256) /* largest operation message batched (16 KiB of data and its header) */
+#define UMP_WIN_BATCH_CAP 49152 /* a batch is sent before it grows past this */
 
 /* The largest message a target receives into its window's scratch
  * buffer: a full batch (its header, up to UMP_WIN_BATCH_CAP bytes and one
@@ -164,6 +167,7 @@ struct ump_mpi_win {
     struct ump_win_batch {
         char *buf;
         size_t len;
+        size_t cap;    /* bytes buf holds, its header included */
         int replies;   /* operations in it whose reply is awaited (gets) */
     } * batch;         /* per target, NULL until the first batched operation */
     int batch_replies; /* replies awaited of operations still in a batch:

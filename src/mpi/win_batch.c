@@ -17,9 +17,12 @@
 
 #include "mpi/win.h"
 
-/* Room for a batch: its own header, up to UMP_WIN_BATCH_CAP bytes of
- * operations, and one more operation of up to UMP_WIN_BATCH_OP_MAX. */
+/* Most a batch holds: its own header, up to UMP_WIN_BATCH_CAP bytes of
+ * operations, and one more operation of up to UMP_WIN_BATCH_OP_MAX. Its
+ * buffer starts at BATCH_MIN and doubles as operations come, so a target
+ * sent only small ones keeps a small buffer. */
 #define BATCH_BUF (sizeof(ump_win_hdr_t) + UMP_WIN_BATCH_CAP + UMP_WIN_BATCH_OP_MAX + 8)
+#define BATCH_MIN 4096
 
 void *ump_win_batch_room(MPI_Win w, int target, size_t len, int *rc)
 {
@@ -32,9 +35,19 @@ void *ump_win_batch_room(MPI_Win w, int target, size_t len, int *rc)
     size_t room = (len + 7) & ~(size_t)7;
     if (b->len && b->len + room > UMP_WIN_BATCH_CAP && (*rc = ump_win_batch_send(w, target)))
         return NULL;
-    if (!b->buf && !(b->buf = malloc(BATCH_BUF))) {
-        *rc = MPI_ERR_NO_MEM;
-        return NULL;
+    size_t need = sizeof(ump_win_hdr_t) + b->len + room;
+    if (!b->buf || need > b->cap) {
+        size_t cap = b->buf ? b->cap : BATCH_MIN;
+        while (cap < need)
+            cap *= 2;
+        if (cap > BATCH_BUF) cap = BATCH_BUF;
+        char *p = realloc(b->buf, cap);
+        if (!p) {
+            *rc = MPI_ERR_NO_MEM;
+            return NULL;
+        }
+        b->buf = p;
+        b->cap = cap;
     }
     return b->buf + sizeof(ump_win_hdr_t) + b->len;
 }
@@ -70,8 +83,10 @@ int ump_win_batch_send(MPI_Win w, int target)
     /* The buffer leaves the batch while it is being sent: the request
      * may run progress, which may start this target's next batch. */
     char *msg = b->buf;
+    size_t msg_cap = b->cap;
     b->buf = NULL;
     b->len = 0;
+    b->cap = 0;
     w->batch_replies -= b->replies;
     b->replies = 0;
     ump_req_t sr = UMP_REQ_NULL;
@@ -87,10 +102,12 @@ int ump_win_batch_send(MPI_Win w, int target)
     int done = 0;
     rc = ump_test(&sr, &done, UMP_STATUS_IGNORE);
     if (done) {
-        if (!b->buf)
+        if (!b->buf) {
             b->buf = msg;
-        else
+            b->cap = msg_cap;
+        } else {
             free(msg);
+        }
         return rc == UMP_OK ? MPI_SUCCESS : ump_mpi_class_of(rc);
     }
     int mrc = ump_win_pend_add(w, sr, msg, UMP_REQ_NULL);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * rma_batch.c - the message path's buffers, at the sizes where they
- * change (win.h): operations written straight into a batch (up to 2 KiB
- * of message: header, runs and data), copied into it, or sent alone; the
+ * change (win.h): operations written straight into a batch (up to 16 KiB
+ * of data and their header and runs), copied into it, or sent alone, with
+ * the batch's buffer grown on the way (from 4 KiB); the
  * target's scratch buffer (messages up to a full batch that arrive with
  * nothing queued are received there and applied at once), a larger
  * message, and a message that arrives while an earlier one holds the
@@ -26,10 +27,10 @@
 /* Message = 64-byte header + 16 bytes per run + data: a contiguous put
  * of D bytes is a message of D + 80 bytes. */
 #define HDR     80
-#define OP_MAX  2048                    /* largest message written into a batch */
-#define SCRATCH (64 + 16384 + 2048 + 8) /* largest message into the scratch */
-#define SPLIT   (64 * 1024)             /* a put this large sends its data apart */
-#define REGION  (SPLIT + 4096)          /* bytes of each origin's part of a window */
+#define OP_MAX  (16384 + 256)             /* largest message written into a batch */
+#define SCRATCH (64 + 49152 + OP_MAX + 8) /* largest message into the scratch */
+#define SPLIT   (64 * 1024)               /* a put this large sends its data apart */
+#define REGION  (SPLIT + 4096)            /* bytes of each origin's part of a window */
 
 static unsigned char pat(size_t i, int origin, int target, int seed)
 {
@@ -39,6 +40,8 @@ static unsigned char pat(size_t i, int origin, int target, int seed)
 
 static const size_t sizes[] = {4,
                                8,
+                               4096 - HDR - 64,
+                               4096,
                                OP_MAX - HDR - 8,
                                OP_MAX - HDR,
                                OP_MAX - HDR + 4,
