@@ -116,6 +116,8 @@ static void win_destroy(MPI_Win w)
     free(w->shm_offs);
     ump_win_batch_free(w);
     free(w->in_scratch);
+    for (int i = 0; i < w->njoin_spare; i++)
+        free(w->join_spare[i]);
     if (w->info) PMPI_Info_free(&w->info);
     ump_mpi_errh_unref(w->errh);
     w->magic = UMP_MPI_MAGIC_DEAD;

@@ -61,7 +61,15 @@ enum {
  * a window that is not dynamic sends its data as a message of their own,
  * from the origin's buffer (its layout) straight into the window: the
  * header's reply_tag is that message's tag. */
-enum { UMP_WIN_F_DATA = 1 };
+enum { UMP_WIN_F_DATA = 1, UMP_WIN_F_JOIN = 2 };
+/* A get of up to UMP_WIN_JOIN_MAX bytes that waits in a batch has its data
+ * come back in the batch's one reply (UMP_WIN_F_JOIN on the get; on the
+ * batch, whose reply_tag and tlen are then that reply's), while the
+ * batch's joined gets come to at most UMP_WIN_JOIN_CAP bytes; the origin
+ * unpacks each from there. Over tcp the reply of 64 small gets is then
+ * one message, not 64. */
+#define UMP_WIN_JOIN_MAX  16384
+#define UMP_WIN_JOIN_CAP  32768
 #define UMP_WIN_SPLIT_MIN (64 * 1024)
 /* A data message's tag, from the origin's reply tags (below 2^30) moved
  * above them: the target's own replies to that origin use tags of the
@@ -97,7 +105,21 @@ typedef struct {
     void *buf;
     ump_req_t greq;
     bool reply; /* a reply receive only ump_win_pend_wait completes */
+    bool spare; /* buf is a joined reply's buffer: kept for the next */
+    /* A batch's joined reply (buf): the gets it holds, unpacked from buf
+     * once it arrived. */
+    struct ump_win_join *join;
+    size_t njoin;
 } ump_win_pending_t;
+
+/* A get whose data come back in its batch's reply, at off. */
+typedef struct ump_win_join {
+    void *addr;
+    size_t count;
+    MPI_Datatype dt; /* a reference held until unpacked */
+    uint64_t off, len;
+    size_t at; /* where its header is in the batch's operations */
+} ump_win_join_t;
 
 /* An incoming message being received by the target. */
 typedef struct ump_win_in {
@@ -167,11 +189,14 @@ struct ump_mpi_win {
     struct ump_win_batch {
         char *buf;
         size_t len;
-        size_t cap;    /* bytes buf holds, its header included */
-        int replies;   /* operations in it whose reply is awaited (gets) */
-    } * batch;         /* per target, NULL until the first batched operation */
-    int batch_replies; /* replies awaited of operations still in a batch:
-                        * ump_win_pend_wait sends every batch first */
+        size_t cap;           /* bytes buf holds, its header included */
+        int replies;          /* operations in it whose reply is awaited (gets) */
+        ump_win_join_t *join; /* its joined gets */
+        size_t njoin, cjoin;
+        uint64_t join_len; /* bytes of their reply */
+    } * batch;             /* per target, NULL until the first batched operation */
+    int batch_replies;     /* replies awaited of operations still in a batch:
+                            * ump_win_pend_wait sends every batch first */
 
     /* target side */
     ump_win_in_t *in_head, *in_tail;
@@ -179,6 +204,11 @@ struct ump_mpi_win {
      * queued before it is received here and, complete at once, applied
      * at once (win_am.c); else it waits, holding this, at the queue's head. */
     char *in_scratch;
+    /* Buffers of UMP_WIN_JOIN_CAP bytes for joined replies, sent or
+     * received, kept for the next (a batch of gets each allocating and
+     * freeing 32 KiB made the C library grow and trim its heap each time). */
+    char *join_spare[4];
+    int njoin_spare;
     int lock_excl;   /* origin holding the exclusive lock, -1 when none */
     int lock_shared; /* holders of the shared lock */
     ump_win_waiter_t *waiters, *waiters_tail;
@@ -248,6 +278,12 @@ int ump_win_pend_add(MPI_Win w, ump_req_t req, void *buf, ump_req_t greq);
 /* Keeps the receive of a reply the origin waits for only at
  * ump_win_pend_wait (the progress hook leaves it alone). */
 int ump_win_pend_add_reply(MPI_Win w, ump_req_t req);
+/* A batch's joined reply being received into buf (freed after), its gets
+ * unpacked from there by ump_win_pend_wait; takes join (n entries). */
+int ump_win_pend_add_join(MPI_Win w, ump_req_t req, void *buf, ump_win_join_t *join, size_t n);
+/* A buffer of UMP_WIN_JOIN_CAP bytes for a joined reply (NULL when out of
+ * memory); a pending entry marked spare gives it back. */
+char *ump_win_join_buf(MPI_Win w);
 /* Waits until everything the window has in flight completed. */
 int ump_win_pend_wait(MPI_Win w);
 /* A fresh reply tag. */
@@ -269,14 +305,19 @@ int ump_win_ctrl(MPI_Win w, int target, int op, int lock_type, ump_win_reply_t r
  * anything; send_all: every target's. free: at the window's end. */
 int ump_win_batch_add(MPI_Win w, int target, const void *msg, size_t len);
 /* room: where an operation of up to len (<= UMP_WIN_BATCH_OP_MAX) bytes
- * is written into target's batch (sent first when it would not fit); NULL
- * with *rc an MPI class on failure. commit: adds the len bytes written
+ * is written into target's batch (sent first when it would not fit, or
+ * when a get's `join` bytes would not fit its reply; 0 for any other
+ * operation); NULL with *rc an MPI class on failure. commit: adds the len bytes written
  * there to the batch (nothing is added without it). */
-void *ump_win_batch_room(MPI_Win w, int target, size_t len, int *rc);
+void *ump_win_batch_room(MPI_Win w, int target, size_t len, uint64_t join, int *rc);
 void ump_win_batch_commit(MPI_Win w, int target, size_t len);
 int ump_win_batch_send(MPI_Win w, int target);
 int ump_win_batch_send_all(MPI_Win w);
 void ump_win_batch_free(MPI_Win w);
+/* Whether a get of len bytes may join target's batch, which holds room
+ * for it (ump_win_batch_room), and if so records it there. */
+bool ump_win_batch_join(MPI_Win w, int target, void *addr, size_t count, MPI_Datatype dt,
+                        uint64_t len);
 static inline bool ump_win_batch_held(MPI_Win w, int target)
 {
     return w->batch && w->batch[target].len;

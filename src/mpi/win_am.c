@@ -75,9 +75,32 @@ int ump_win_pend_add_reply(MPI_Win w, ump_req_t req)
     return pend_push(w, (ump_win_pending_t){.req = req, .reply = true});
 }
 
-static void pend_done(ump_win_pending_t *e, int err)
+int ump_win_pend_add_join(MPI_Win w, ump_req_t req, void *buf, ump_win_join_t *join, size_t n)
 {
-    free(e->buf);
+    return pend_push(
+        w, (ump_win_pending_t){
+               .req = req, .buf = buf, .reply = true, .spare = true, .join = join, .njoin = n});
+}
+
+char *ump_win_join_buf(MPI_Win w)
+{
+    if (w->njoin_spare) return w->join_spare[--w->njoin_spare];
+    return malloc(UMP_WIN_JOIN_CAP);
+}
+
+static void pend_done(MPI_Win w, ump_win_pending_t *e, int err)
+{
+    for (size_t i = 0; i < e->njoin; i++) {
+        ump_win_join_t *j = &e->join[i];
+        if (err == UMP_OK)
+            ump_dt_unpack(j->addr, j->count, j->dt, 0, (char *)e->buf + j->off, j->len);
+        ump_dt_unref(j->dt);
+    }
+    free(e->join);
+    if (e->spare && w->njoin_spare < (int)UMP_ARRAY_SIZE(w->join_spare))
+        w->join_spare[w->njoin_spare++] = e->buf;
+    else
+        free(e->buf);
     if (e->greq) ump_greq_complete(e->greq, err);
 }
 
@@ -103,7 +126,7 @@ static int pend_test(MPI_Win w)
         }
         ump_win_pending_t e = w->pend[i];
         w->pend[i] = w->pend[--w->npend];
-        pend_done(&e, rc);
+        pend_done(w, &e, rc);
         events++;
     }
     return events;
@@ -119,9 +142,12 @@ int ump_win_pend_wait(MPI_Win w)
     while (w->npend) {
         ump_win_pending_t e = w->pend[--w->npend];
         if (brc != MPI_SUCCESS) ump_cancel(&e.req);
-        int rc = ump_wait(&e.req, UMP_STATUS_IGNORE);
+        ump_status_t st = {0};
+        int rc = ump_wait(&e.req, &st);
         if (rc != UMP_OK && err == UMP_OK) err = rc;
-        pend_done(&e, rc);
+        /* A joined reply that never came has nothing to unpack. */
+        if (e.njoin && rc == UMP_OK && st.cancelled) rc = UMP_ERR_INVALID;
+        pend_done(w, &e, rc);
     }
     if (brc != MPI_SUCCESS) return brc;
     return err == UMP_OK ? MPI_SUCCESS : ump_mpi_class_of(err);
@@ -297,9 +323,32 @@ static void grant_waiters(MPI_Win w)
 
 static void apply(MPI_Win w, ump_win_in_t *in);
 
-/* A batch: its operations one after the other, as if each had come alone. */
-static void apply_batch(MPI_Win w, ump_win_in_t *in, const char *data, uint64_t len)
+/* A joined get (win.h): copies its bytes into the batch's reply at *at. */
+static void join_get(MPI_Win w, const ump_win_hdr_t *h, const ump_win_run_t *runs, char *reply,
+                     uint64_t rlen, uint64_t *at)
 {
+    uint64_t sum = 0;
+    for (uint64_t i = 0; i < h->nruns; i++)
+        sum += runs[i].len;
+    if (!reply || sum != h->tlen || h->tlen > rlen - *at)
+        ump_abort(MPI_ERR_INTERN, "one-sided: malformed RMA batch");
+    move_runs(w, h, runs, reply + *at, false);
+    *at += (h->tlen + 7) & ~(uint64_t)7;
+}
+
+/* A batch: its operations one after the other, as if each had come alone;
+ * its joined gets' data go back in one reply once all were applied. */
+static void apply_batch(MPI_Win w, ump_win_in_t *in, const ump_win_hdr_t *bh, const char *data,
+                        uint64_t len)
+{
+    char *reply = NULL;
+    uint64_t rlen = 0, at = 0;
+    if (bh->flags & UMP_WIN_F_JOIN) {
+        rlen = bh->tlen;
+        if (rlen > UMP_WIN_JOIN_CAP) ump_abort(MPI_ERR_INTERN, "one-sided: malformed RMA batch");
+        if (!(reply = ump_win_join_buf(w)))
+            ump_abort(MPI_ERR_NO_MEM, "one-sided: out of memory for a reply");
+    }
     uint64_t off = 0;
     while (off < len) {
         ump_win_hdr_t h;
@@ -310,9 +359,21 @@ static void apply_batch(MPI_Win w, ump_win_in_t *in, const char *data, uint64_t 
             h.datalen > left - h.nruns * sizeof(ump_win_run_t))
             ump_abort(MPI_ERR_INTERN, "one-sided: malformed RMA batch");
         size_t one = sizeof(h) + h.nruns * sizeof(ump_win_run_t) + h.datalen;
-        ump_win_in_t sub = {.buf = (char *)data + off, .len = one, .src = in->src};
-        apply(w, &sub);
+        if (h.op == UMP_WIN_GET && (h.flags & UMP_WIN_F_JOIN)) {
+            join_get(w, &h, (const ump_win_run_t *)(data + off + sizeof(h)), reply, rlen, &at);
+        } else {
+            ump_win_in_t sub = {.buf = (char *)data + off, .len = one, .src = in->src};
+            apply(w, &sub);
+        }
         off += (one + 7) & ~(uint64_t)7;
+    }
+    if (reply) {
+        if (at != rlen) ump_abort(MPI_ERR_INTERN, "one-sided: malformed RMA batch");
+        ump_req_t r;
+        if (ump_isend(reply, rlen, UMP_BYTE, in->src, bh->reply_tag, w->comm->ctx_p2p, &r) !=
+                UMP_OK ||
+            pend_push(w, (ump_win_pending_t){.req = r, .buf = reply, .spare = true}) != MPI_SUCCESS)
+            ump_abort(MPI_ERR_INTERN, "one-sided: cannot send a reply to an origin");
     }
 }
 
@@ -333,6 +394,8 @@ static void apply(MPI_Win w, ump_win_in_t *in)
         accumulate(w, h, runs, data);
         break;
     case UMP_WIN_GET:
+        if (h->flags & UMP_WIN_F_JOIN)
+            ump_abort(MPI_ERR_INTERN, "one-sided: malformed RMA message");
         if (h->nruns == 1 && w->flavor != MPI_WIN_FLAVOR_DYNAMIC) {
             /* One run: the reply leaves from the window itself. The origin
              * learns the get done only once every byte arrived, so no
@@ -393,7 +456,7 @@ static void apply(MPI_Win w, ump_win_in_t *in)
         w->completes++;
         break;
     case UMP_WIN_BATCH:
-        apply_batch(w, in, data, h->datalen);
+        apply_batch(w, in, h, data, h->datalen);
         break;
     default:
         ump_abort(MPI_ERR_INTERN, "one-sided: unknown RMA message");

@@ -292,7 +292,10 @@ static int rma(MPI_Win w, const rma_args_t *a)
      * if its runs merged enough. */
     bool batchable = !split && !a->request && !a->wait_reply;
     bool in_place = batchable && cap <= UMP_WIN_BATCH_OP_MAX;
-    char *msg = in_place ? ump_win_batch_room(w, a->target, cap, &rc) : malloc(cap);
+    /* A get whose data may join the batch's reply (win.h) starts a new
+     * batch when the reply would grow too large for them. */
+    uint64_t join = a->op == UMP_WIN_GET && tbytes <= UMP_WIN_JOIN_MAX ? tbytes : 0;
+    char *msg = in_place ? ump_win_batch_room(w, a->target, cap, join, &rc) : malloc(cap);
     if (!msg && in_place)
         return ump_win_error(w, rc, call, "cannot operate on rank %d's window", a->target);
     if (!msg) return ump_win_error(w, MPI_ERR_NO_MEM, call, "out of memory for %zu bytes", cap);
@@ -335,7 +338,13 @@ static int rma(MPI_Win w, const rma_args_t *a)
     if (in_place || (batchable && len <= UMP_WIN_BATCH_OP_MAX)) {
         ump_req_t rr = UMP_REQ_NULL;
         int urc = UMP_OK;
-        if (fetches) {
+        bool joined = in_place && join &&
+                      ump_win_batch_join(w, a->target, a->raddr, (size_t)a->rcount, a->rdt, tbytes);
+        if (joined) {
+            h->flags |= UMP_WIN_F_JOIN; /* its data come in the batch's reply */
+            w->batch[a->target].replies++;
+            w->batch_replies++;
+        } else if (fetches) {
             h->reply_tag = ump_win_tag(w);
             urc = ump_irecv(a->raddr, (size_t)a->rcount, a->rdt, tw, h->reply_tag, ctx, &rr);
         }

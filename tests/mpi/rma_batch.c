@@ -17,7 +17,9 @@
  *    through the thresholds: accumulates of one origin to one place land
  *    in the order issued, so the last one that covers a byte wins;
  *  - thousands of small puts and gets in one epoch (many full batches),
- *    checked at a flush.
+ *    checked at a flush;
+ *  - gets whose data come back in their batch's one reply, around its
+ *    limits, into a derived datatype too.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -239,6 +241,88 @@ static void test_many_batches(void)
     free(got);
 }
 
+/* Gets whose data come back in their batch's one reply (win.h: up to
+ * 16 KiB each, 32 KiB a reply): sizes around both limits in a row, so
+ * replies fill and new batches start; a get into a vector of ints at the
+ * origin (unpacked from the reply), whose datatype is freed before the
+ * flush; and a get alone in its batch (it replies on its own). Every
+ * origin reads every target's window, which its owner filled. */
+#define JOIN_MAX 16384
+static void test_joined_gets(void)
+{
+    static const size_t sizes[] = {1,
+                                   8,
+                                   100,
+                                   4096,
+                                   JOIN_MAX - 1,
+                                   JOIN_MAX,
+                                   JOIN_MAX,
+                                   JOIN_MAX + 1,
+                                   3,
+                                   2 * JOIN_MAX,
+                                   7,
+                                   JOIN_MAX,
+                                   9,
+                                   JOIN_MAX - 8,
+                                   16};
+    enum { NS = sizeof(sizes) / sizeof(sizes[0]), WS = 256 * 1024, VN = 64, VB = 3, VS = 5 };
+    unsigned char *base = malloc(WS), *got = calloc(1, WS);
+    for (size_t i = 0; i < WS; i++)
+        base[i] = pat(i, mt_rank, 0, 55);
+    int *vec = calloc(VN * VS, sizeof(int));
+    MPI_Win win;
+    CALL(MPI_Win_create(base, WS, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    CALL(MPI_Win_lock_all(0, win));
+    for (int t = 0; t < mt_size; t++) {
+        /* Gets of every size from distinct places, then a vector. */
+        size_t at = (size_t)mt_rank * 64, to = 0, where[NS];
+        for (size_t k = 0; k < NS; k++) {
+            where[k] = to;
+            CALL(MPI_Get(got + to, (int)sizes[k], MPI_BYTE, t, (MPI_Aint)(at + to), (int)sizes[k],
+                         MPI_BYTE, win));
+            to += sizes[k] + 8;
+        }
+        MPI_Datatype v;
+        CALL(MPI_Type_vector(VN, VB, VS, MPI_INT, &v));
+        CALL(MPI_Type_commit(&v));
+        memset(vec, 0xff, VN * VS * sizeof(int));
+        CALL(MPI_Get(vec, 1, v, t, (MPI_Aint)to, VN * VB * 4, MPI_BYTE, win));
+        CALL(MPI_Type_free(&v));
+        CALL(MPI_Win_flush(t, win));
+        for (size_t k = 0; k < NS; k++) {
+            size_t bad = sizes[k];
+            for (size_t i = 0; i < sizes[k] && bad == sizes[k]; i++)
+                if (got[where[k] + i] != pat(at + where[k] + i, t, 0, 55)) bad = i;
+            CHECK(bad == sizes[k], "get %zu (%zu bytes) from rank %d: byte %zu wrong", k, sizes[k],
+                  t, bad);
+        }
+        const unsigned char *vb = (const unsigned char *)vec;
+        size_t n = 0, bad = SIZE_MAX;
+        for (int b = 0; b < VN; b++)
+            for (size_t i = 0; i < VB * sizeof(int); i++, n++)
+                if (bad == SIZE_MAX &&
+                    vb[(size_t)b * VS * sizeof(int) + i] != pat(to + n, t, 0, 55))
+                    bad = n;
+        for (int b = 0; b < VN; b++) /* the gaps of the vector untouched */
+            for (size_t i = VB * sizeof(int); i < VS * sizeof(int); i++)
+                if (bad == SIZE_MAX && vb[(size_t)b * VS * sizeof(int) + i] != 0xff) bad = 1u << 30;
+        CHECK(bad == SIZE_MAX, "vector get from rank %d: byte %zu wrong", t, bad);
+        /* A get alone in its batch. */
+        memset(got, 0, 256);
+        CALL(MPI_Get(got, 200, MPI_BYTE, t, 5, 200, MPI_BYTE, win));
+        CALL(MPI_Win_flush(t, win));
+        bad = 200;
+        for (size_t i = 0; i < 200 && bad == 200; i++)
+            if (got[i] != pat(5 + i, t, 0, 55)) bad = i;
+        CHECK(bad == 200, "lone get from rank %d: byte %zu wrong", t, bad);
+    }
+    CALL(MPI_Win_unlock_all(win));
+    CALL(MPI_Win_free(&win));
+    free(base);
+    free(got);
+    free(vec);
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv, "rma_batch");
@@ -247,5 +331,6 @@ int main(int argc, char **argv)
     test_sizes(true);
     test_replace_order();
     test_many_batches();
+    test_joined_gets();
     return mt_done();
 }
