@@ -327,13 +327,15 @@ static void apply(MPI_Win w, ump_win_in_t *in);
 static void join_get(MPI_Win w, const ump_win_hdr_t *h, const ump_win_run_t *runs, char *reply,
                      uint64_t rlen, uint64_t *at)
 {
-    uint64_t sum = 0;
-    for (uint64_t i = 0; i < h->nruns; i++)
+    uint64_t sum = 0, room = (h->tlen + 7) & ~(uint64_t)7;
+    for (uint64_t i = 0; i < h->nruns && sum <= h->tlen; i++)
         sum += runs[i].len;
-    if (!reply || sum != h->tlen || h->tlen > rlen - *at)
+    /* (*at never passes rlen, which the caller checked against the
+     * buffer's size.) */
+    if (!reply || sum != h->tlen || room < h->tlen || room > rlen - *at)
         ump_abort(MPI_ERR_INTERN, "one-sided: malformed RMA batch");
     move_runs(w, h, runs, reply + *at, false);
-    *at += (h->tlen + 7) & ~(uint64_t)7;
+    *at += room;
 }
 
 /* A batch: its operations one after the other, as if each had come alone;
