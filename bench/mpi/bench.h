@@ -6,7 +6,12 @@
  *
  * Common options: --quick (shorter points, fewer sizes), --time S (seconds
  * per point, default 0.2, 0.05 with --quick), --min/--max BYTES, --csv FILE.
- * Every row is  bench,variant,ranks,bytes,time_us,MBps  (1 MB = 10^6 B).
+ * Every row is  bench,variant,ranks,bytes,time_us,MBps,hop0_ns,hop1_ns
+ * (1 MB = 10^6 B). In a two-rank job on one node, hop0_ns and hop1_ns are
+ * the cache-line hop between the two ranks' cores (hop.h) measured just
+ * before and just after the point, so bench/compare can tell the placement
+ * the point ran in; empty when not measured (more ranks, other nodes, or a
+ * machine too busy to say).
  */
 #ifndef BENCH_H
 #define BENCH_H
@@ -14,11 +19,16 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <mpi.h>
+
+#include "hop.h"
 
 struct bopt {
     int quick;
@@ -27,6 +37,8 @@ struct bopt {
     const char *csv;
     int rank, size;
     FILE *out;
+    struct hop_line *hop; /* shared by ranks 0 and 1 of a two-rank job */
+    double hop_ns[2];     /* before and after the last point; < 0 unknown */
 };
 
 static struct bopt B;
@@ -45,6 +57,56 @@ static inline void b_die(const char *what)
     fprintf(stderr, "bench: rank %d: %s\n", B.rank, what);
     MPI_Abort(MPI_COMM_WORLD, 1);
     exit(1);
+}
+
+/* Maps a line shared by the two ranks of a two-rank job when both are on
+ * one node (rank 0 creates it, rank 1 opens it by the name it is sent);
+ * leaves B.hop NULL otherwise. */
+static inline void b_hop_setup(void)
+{
+    B.hop_ns[0] = B.hop_ns[1] = -1;
+    if (B.size != 2) return;
+    char name[64] = "";
+    int ok = 1, all = 0, fd = -1;
+    if (B.rank == 0) {
+        snprintf(name, sizeof name, "/bench-hop-%ld-%ld", (long)getpid(), (long)time(NULL));
+        fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+        ok = fd >= 0 && ftruncate(fd, sizeof(struct hop_line)) == 0;
+    }
+    MPI_Bcast(name, sizeof name, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (B.rank == 1) {
+        fd = shm_open(name, O_RDWR, 0);
+        ok = fd >= 0;
+    }
+    void *p = MAP_FAILED;
+    if (ok) p = mmap(NULL, sizeof(struct hop_line), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (fd >= 0) close(fd);
+    ok = p != MAP_FAILED;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (B.rank == 0 && fd >= 0) shm_unlink(name);
+    if (all) {
+        B.hop = p;
+        return;
+    }
+    if (p != MAP_FAILED) munmap(p, sizeof(struct hop_line));
+}
+
+/* The hop between the two ranks' cores now, in ns (rank 0's answer; -1
+ * when unknown). Both ranks call it. */
+static inline double b_hop(void)
+{
+    if (!B.hop) return -1;
+    /* Rank 1 is past the last probe's stop when it reaches the first
+     * barrier, and announces itself only after the second. */
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (B.rank == 0) atomic_store_explicit(&B.hop->v, 0, memory_order_relaxed);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (B.rank == 1) {
+        hop_follow(B.hop);
+        return -1;
+    }
+    /* 4000 round trips: 0.5 ms near, 2 ms far; at most 20 ms. */
+    return hop_lead(B.hop, 4000, 0.02);
 }
 
 /* Parses the common options; leaves unknown ones to the caller via *extra. */
@@ -79,8 +141,9 @@ static inline void b_init(int *argc, char ***argv, size_t dmin, size_t dmax,
     if (B.rank == 0 && B.csv) {
         B.out = fopen(B.csv, "w");
         if (!B.out) b_die("cannot open the CSV file");
-        fprintf(B.out, "bench,variant,ranks,bytes,time_us,MBps\n");
+        fprintf(B.out, "bench,variant,ranks,bytes,time_us,MBps,hop0_ns,hop1_ns\n");
     }
+    b_hop_setup();
     if (B.rank == 0)
         printf("%-14s %-12s %6s %10s %12s %12s\n", "bench", "variant", "ranks", "bytes", "time_us",
                "MB/s");
@@ -94,12 +157,18 @@ static inline void b_row(const char *bench, const char *variant, int ranks, size
     double us = sec * 1e6, mbps = sec > 0 ? moved / sec / 1e6 : 0;
     printf("%-14s %-12s %6d %10zu %12.3f %12.1f\n", bench, variant, ranks, bytes, us, mbps);
     fflush(stdout);
-    if (B.out) fprintf(B.out, "%s,%s,%d,%zu,%.4f,%.2f\n", bench, variant, ranks, bytes, us, mbps);
+    if (!B.out) return;
+    fprintf(B.out, "%s,%s,%d,%zu,%.4f,%.2f,", bench, variant, ranks, bytes, us, mbps);
+    for (int i = 0; i < 2; i++) {
+        if (B.hop_ns[i] >= 0) fprintf(B.out, "%.1f", B.hop_ns[i]);
+        fputc(i ? '\n' : ',', B.out);
+    }
 }
 
 static inline void b_end(void)
 {
     if (B.out) fclose(B.out);
+    if (B.hop) munmap(B.hop, sizeof(struct hop_line));
     MPI_Finalize();
 }
 
@@ -107,13 +176,15 @@ static inline void b_end(void)
  * Times fn(ctx, n), which runs n iterations of one collective pattern on
  * every rank of comm. Warm-up, then a calibration decided by rank 0 (so all
  * ranks run the same count), then the timed run of >= B.time seconds.
- * Returns seconds per iteration (the slowest rank's).
+ * Returns seconds per iteration (the slowest rank's). In a two-rank job the
+ * cache-line hop between the ranks is measured before and after (B.hop_ns).
  */
 typedef void (*b_loop_fn)(void *ctx, long n);
 
 static inline double b_time(MPI_Comm comm, b_loop_fn fn, void *ctx)
 {
     long n = 1;
+    B.hop_ns[0] = b_hop();
     fn(ctx, 2); /* warm-up */
     for (;;) {
         MPI_Barrier(comm);
@@ -135,6 +206,7 @@ static inline double b_time(MPI_Comm comm, b_loop_fn fn, void *ctx)
     fn(ctx, n);
     double dt = MPI_Wtime() - t0, mx;
     MPI_Allreduce(&dt, &mx, 1, MPI_DOUBLE, MPI_MAX, comm);
+    B.hop_ns[1] = b_hop();
     return mx / (double)n;
 }
 

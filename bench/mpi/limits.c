@@ -28,10 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-struct line {
-    _Alignas(64) _Atomic uint64_t v;
-    char pad[56];
-};
+#include "hop.h"
 
 static int pin(int cpu)
 {
@@ -41,33 +38,9 @@ static int pin(int cpu)
     return sched_setaffinity(0, sizeof(set), &set);
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* Waits for the counter to reach `want`; gives up after a few seconds so a
- * descheduled peer on a busy machine cannot hang the probe. */
-static int await(struct line *l, uint64_t want)
-{
-    double t0 = 0;
-    for (unsigned long spins = 0; atomic_load_explicit(&l->v, memory_order_acquire) != want;
-         spins++) {
-        if ((spins & 0xfffff) == 0xfffff) {
-            if (t0 == 0)
-                t0 = now();
-            else if (now() - t0 > 5)
-                return -1;
-        }
-    }
-    return 0;
-}
-
 static double cacheline(int a, int b, long n)
 {
-    struct line *l =
+    struct hop_line *l =
         mmap(NULL, sizeof(*l), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (l == MAP_FAILED) return -1;
     atomic_store(&l->v, 0);
@@ -75,28 +48,15 @@ static double cacheline(int a, int b, long n)
     if (pid < 0) return -1;
     if (pid == 0) {
         pin(b);
-        atomic_store(&l->v, 1); /* ready */
-        for (long i = 0; i < n; i++) {
-            if (await(l, 2 * (uint64_t)i + 2) != 0) _exit(1);
-            atomic_store_explicit(&l->v, 2 * (uint64_t)i + 3, memory_order_release);
-        }
-        _exit(0);
+        _exit(hop_follow(l) ? 1 : 0);
     }
     pin(a);
-    int bad = await(l, 1);
-    uint64_t base = 1;
-    double t0 = 0;
-    for (long i = 0; i < n && !bad; i++) {
-        if (i == n / 10) t0 = now(), base = (uint64_t)i; /* the first tenth warms up */
-        atomic_store_explicit(&l->v, 2 * (uint64_t)i + 2, memory_order_release);
-        bad = await(l, 2 * (uint64_t)i + 3);
-    }
-    double dt = now() - t0;
+    double ns = hop_lead(l, n, 60);
     int st = 0;
     waitpid(pid, &st, 0);
     munmap(l, sizeof(*l));
-    if (bad || !WIFEXITED(st) || WEXITSTATUS(st) != 0) return -1;
-    return dt / (double)(n - (long)base) / 2 * 1e9;
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) return -1;
+    return ns;
 }
 
 /* GB/s of copying n bytes, best of a few rounds lasting ~t seconds. */
@@ -109,11 +69,11 @@ static double copy_bw(size_t n, double t)
     double best = 0;
     for (int r = 0; r < 5; r++) {
         long it = 0;
-        double t0 = now(), dt;
+        double t0 = hop_now(), dt;
         do {
             memcpy(d, s, n);
             it++;
-            dt = now() - t0;
+            dt = hop_now() - t0;
         } while (dt < t / 5);
         double bw = (double)n * (double)it / dt / 1e9;
         if (bw > best) best = bw;
@@ -143,14 +103,14 @@ static double cma_bw(size_t n, double t)
     double best = 0;
     for (int r = 0; r < 5; r++) {
         long it = 0;
-        double t0 = now(), dt;
+        double t0 = hop_now(), dt;
         do {
             if (process_vm_readv(pid, &li, 1, &ri, 1, 0) != (ssize_t)n) {
                 best = -1;
                 goto out;
             }
             it++;
-            dt = now() - t0;
+            dt = hop_now() - t0;
         } while (dt < t / 5);
         double bw = (double)n * (double)it / dt / 1e9;
         if (bw > best) best = bw;
