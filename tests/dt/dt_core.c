@@ -292,7 +292,7 @@ static size_t counts_for(size_t elem, size_t *out, size_t max)
     const size_t thr[] = {
         env_size("UMP_SHM_EAGER_LIMIT", 8 << 10), env_size("UMP_TCP_EAGER_LIMIT", 64 << 10),
         env_size("UMP_SHM_SEG_SIZE", 32 << 10),   env_size("UMP_TCP_SEG_SIZE", 256 << 10),
-        env_size("UMP_CREDITS", 512 << 10),
+        env_size("UMP_CREDITS", 2 << 20),
     };
     size_t n = 0;
     out[n++] = 0;

@@ -12,7 +12,7 @@ int main(int argc, char **argv)
     mp_init("credits", &argc, &argv);
     int me = ump_rank(), peer = me ^ 1;
     if (peer >= ump_size()) MP_FAIL("needs an even number of ranks");
-    enum { N = 400, LEN = 6000 }; /* 2.4 MB: far over the default 512 KiB window */
+    enum { N = 800, LEN = 6000 }; /* 4.8 MB: over twice the default 2 MiB window */
     unsigned char *s = mp_malloc((size_t)N * LEN), *r = mp_malloc((size_t)N * LEN);
     ump_req_t sr[N], rr[N];
     for (int i = 0; i < N; i++) {
