@@ -29,11 +29,11 @@ UMP_CFG(cfg_credits, "UMP_CREDITS", UMP_CFG_SIZE, "2m",
 
 /* Unset, the credits a receiver gives each peer: a window of 64 sends of
  * 16 KiB (1 MiB and its headers) fits in CREDITS_PEER, so it goes eagerly
- * instead of half by rendezvous (over tcp;ofi_rxm, 64 sends of 16 KiB both
- * ways: 0.96-1.03 GB/s with 512 KiB, 1.12-1.23 with 2 MiB; over tcp, far
- * placement, 64 KiB both ways 1.44-1.58 -> 1.92-2.11 GB/s). What a receiver may be asked
- * to hold stays within CREDITS_ALL until the peers' share falls to
- * CREDITS_MIN. */
+ * instead of about a quarter by rendezvous (over tcp;ofi_rxm, 64 sends of
+ * 16 KiB both ways: 0.96-1.03 GB/s with 512 KiB, 1.12-1.23 with 2 MiB; over
+ * tcp, far placement, 64 KiB both ways 1.44-1.58 -> 1.92-2.11 GB/s). What a
+ * receiver may be asked to hold stays within CREDITS_ALL until the peers'
+ * share falls to CREDITS_MIN. */
 #define CREDITS_PEER ((int64_t)2 << 20)
 #define CREDITS_ALL  ((int64_t)32 << 20)
 #define CREDITS_MIN  ((int64_t)512 << 10)
