@@ -43,8 +43,17 @@
  * keeps the faster; after UMP_RNDV_LEARN messages without them, the one
  * scheme it timed, or streaming when it timed neither (never drained).
  * Each class is timed again after UMP_RNDV_RETIME messages, so a machine
- * whose speeds change (a VM moved between cores) is followed. UMP_STATS
- * prints the timings.
+ * whose speeds change (a VM moved between cores) is followed. The figures
+ * hold for the pattern they were timed in: a class trained by one
+ * collective (a broadcast, where the ranks read buffers no one writes)
+ * can keep a scheme that costs several times more in the next (a reduce
+ * whose root computes between the reads). So once a class is timed, the
+ * kept scheme's messages that run alone are watched, timed like a block's,
+ * and when their moving average is above UMP_RNDV_DRIFT (2) times the
+ * figure that chose the scheme after UMP_RNDV_WATCH of them (doubled at
+ * each such retiming, so two alternating patterns cannot keep the class
+ * learning), the class is timed again at once. UMP_STATS prints the
+ * timings.
  *
  * Registration: every buffer the core hands to a transport that needs
  * registered memory goes through ump_core_mr_reg (one place to put a
@@ -68,6 +77,11 @@ UMP_CFG(core_cfg_rndv_spread, "UMP_RNDV_REG_SPREAD", UMP_CFG_SIZE, "4",
         "a non-contiguous buffer is registered as one region for RDMA when its span is at most "
         "this many times its data bytes (optimistic group registration); sparser buffers are "
         "streamed over transports that need registered memory (0: never)");
+UMP_CFG(core_cfg_rndv_drift, "UMP_RNDV_DRIFT", UMP_CFG_DOUBLE, "2",
+        "where the core times reading against streaming (shm), a size class is timed again "
+        "when the scheme it kept costs, on average over messages that run alone, more than "
+        "this many times the figure it was kept for (the pattern changed); 0: only every 1024 "
+        "messages");
 UMP_CFG(core_cfg_rndv_max_ops, "UMP_RNDV_MAX_OPS", UMP_CFG_SIZE, "256",
         "most get() or put() operations one non-contiguous rendezvous may take (runs divided "
         "by the transport's iovec limit); larger layouts are streamed");
@@ -114,6 +128,7 @@ int ump_core_rndv_choose(ump_xp_t *xp, const struct ump_request *r, bool sender_
 #define UMP_RNDV_LEARN  128  /* messages a class may take to time its blocks */
 #define UMP_RNDV_RETIME 1024 /* messages after which a class is timed again */
 #define UMP_RNDV_CLASS0 13   /* the first class: up to 16 KiB */
+#define UMP_RNDV_WATCH  8    /* kept-scheme messages watched before drift counts */
 
 /* r->timed: every measured receive has T_ON; one timed in a block also
  * T_SAMPLE and the block's number (T_GEN bits). */
@@ -136,6 +151,33 @@ static ump_rndv_class_t *rndv_times(int ci)
     return &ump_core.rndv_times[ci / UMP_RNDV_CLASSES].cls[ci % UMP_RNDV_CLASSES];
 }
 
+/* Forget the class's timings (completions of its blocks under way are
+ * then stale: gen); how often it was retimed for drift is kept. */
+static void rndv_retime(ump_rndv_class_t *c)
+{
+    *c = (ump_rndv_class_t){.msgs = 1, .gen = c->gen + 1, .drifts = c->drifts};
+}
+
+/* A watched message of the kept scheme s ended: average its cost, and
+ * time the class again when the average has drifted well above the figure
+ * the scheme was kept for. */
+static void rndv_watched(ump_rndv_class_t *c, int s, bool done, size_t bytes)
+{
+    c->watching = false;
+    if (!done || !bytes || ump_core.rndv_begun != c->w_begun)
+        return; /* it failed, or another measured receive overlapped it */
+    float x = (float)(ump_time_ns() - c->w_t0) / (float)bytes;
+    c->watch = c->watched ? c->watch + (x - c->watch) / 4 : x;
+    if (c->watched < UINT16_MAX) c->watched++;
+    unsigned need = (unsigned)UMP_RNDV_WATCH << (c->drifts < 7 ? c->drifts : 7);
+    double drift = core_cfg_rndv_drift.v.d;
+    if (drift <= 0 || c->watched < need || !(c->watch > drift * c->best[s])) return;
+    ump_debug("rendezvous %s: %.3f ns/byte over the last messages, timed %.3f: timed again",
+              s ? "stream" : "read", (double)c->watch, (double)c->best[s]);
+    if (c->drifts < UINT8_MAX) c->drifts++;
+    rndv_retime(c);
+}
+
 enum { RNDV_INDICES = UMP_RNDV_CLASSES * UMP_RNDV_XPS };
 _Static_assert(RNDV_INDICES <= 128, "a class index fits r->timed's 7 bits");
 
@@ -144,7 +186,7 @@ bool ump_core_rndv_measure(ump_xp_t *xp, struct ump_request *r, size_t take)
     int ci = rndv_class(xp, take);
     if (ci < 0) return false;
     ump_rndv_class_t *c = rndv_times(ci);
-    if (++c->msgs >= UMP_RNDV_RETIME) *c = (ump_rndv_class_t){.msgs = 1, .gen = c->gen + 1};
+    if (++c->msgs >= UMP_RNDV_RETIME) rndv_retime(c);
     unsigned flags = T_ON;
     int s;
     if (c->left || c->pending) {
@@ -177,6 +219,13 @@ bool ump_core_rndv_measure(ump_xp_t *xp, struct ump_request *r, size_t take)
         c->gen++;
     } else if (c->best[0] && c->best[1]) {
         s = c->best[1] < c->best[0];
+        if (!c->watching && ump_core.rndv_begun == ump_core.rndv_ended) {
+            /* Alone: watched (rndv_watched). */
+            c->watching = true;
+            c->w_begun = ump_core.rndv_begun + 1;
+            c->w_t0 = ump_time_ns();
+            flags |= T_SAMPLE;
+        }
     } else if (c->best[0] || c->best[1]) {
         s = !c->best[0]; /* the one timed so far, until the other is */
     } else {
@@ -195,8 +244,13 @@ void ump_core_rndv_timed(struct ump_request *r, bool done)
     ump_core.rndv_ended++;
     if (!(v & T_SAMPLE)) return;
     ump_rndv_class_t *c = rndv_times((int)((v >> 1) & 0x7f));
-    if (((v >> T_GEN_SHIFT) & T_GEN) != (c->gen & T_GEN) || !c->pending)
+    if (((v >> T_GEN_SHIFT) & T_GEN) != (c->gen & T_GEN))
         return; /* of a block before the class was timed again */
+    if (c->watching && !c->left && !c->pending) {
+        rndv_watched(c, (int)(v & T_SCHEME), done, r->expected);
+        return;
+    }
+    if (!c->pending) return;
     c->pending--;
     if (!done) c->spoiled = true; /* a failed transfer: the block times nothing */
     c->bytes += r->expected;
@@ -275,9 +329,10 @@ void ump_core_rndv_stats_print(void)
             fprintf(stderr,
                     "ump stats rank %d core %s rendezvous from %zu bytes: read %.3f ns/byte "
                     "(%u blocks timed of %u), stream %.3f ns/byte (%u of %u), %u messages since "
-                    "timed\n",
+                    "timed, %u watched alone at %.3f ns/byte, timed again %u times for drift\n",
                     ump_core.rank, ump_core.xps[i]->ops->name, lo, (double)c->best[0], c->got[0],
-                    c->tries[0], (double)c->best[1], c->got[1], c->tries[1], c->msgs);
+                    c->tries[0], (double)c->best[1], c->got[1], c->tries[1], c->msgs, c->watched,
+                    (double)c->watch, c->drifts);
         }
     }
 }
