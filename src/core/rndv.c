@@ -50,10 +50,11 @@
  * whose root computes between the reads). So once a class is timed, the
  * kept scheme's messages that run alone are watched, timed like a block's,
  * and when their moving average is above UMP_RNDV_DRIFT (2) times the
- * figure that chose the scheme after UMP_RNDV_WATCH of them (doubled at
- * each such retiming, so two alternating patterns cannot keep the class
- * learning), the class is timed again at once. UMP_STATS prints the
- * timings.
+ * figure that chose the scheme, and above the other scheme's figure, after
+ * UMP_RNDV_WATCH of them (doubled at each such retiming, so two
+ * alternating patterns cannot keep the class learning), the average
+ * becomes the kept scheme's figure and the other scheme is timed again at
+ * once. UMP_STATS prints the timings.
  *
  * Registration: every buffer the core hands to a transport that needs
  * registered memory goes through ump_core_mr_reg (one place to put a
@@ -128,7 +129,7 @@ int ump_core_rndv_choose(ump_xp_t *xp, const struct ump_request *r, bool sender_
 #define UMP_RNDV_LEARN  128  /* messages a class may take to time its blocks */
 #define UMP_RNDV_RETIME 1024 /* messages after which a class is timed again */
 #define UMP_RNDV_CLASS0 13   /* the first class: up to 16 KiB */
-#define UMP_RNDV_WATCH  8    /* kept-scheme messages watched before drift counts */
+#define UMP_RNDV_WATCH  4    /* kept-scheme messages watched before drift counts */
 
 /* r->timed: every measured receive has T_ON; one timed in a block also
  * T_SAMPLE and the block's number (T_GEN bits). */
@@ -160,7 +161,8 @@ static void rndv_retime(ump_rndv_class_t *c)
 
 /* A watched message of the kept scheme s ended: average its cost, and
  * time the class again when the average has drifted well above the figure
- * the scheme was kept for. */
+ * the scheme was kept for and above the other scheme's: the average is
+ * then the kept scheme's figure, and only the other is timed again. */
 static void rndv_watched(ump_rndv_class_t *c, int s, bool done, size_t bytes)
 {
     c->watching = false;
@@ -171,11 +173,18 @@ static void rndv_watched(ump_rndv_class_t *c, int s, bool done, size_t bytes)
     if (c->watched < UINT16_MAX) c->watched++;
     unsigned need = (unsigned)UMP_RNDV_WATCH << (c->drifts < 7 ? c->drifts : 7);
     double drift = core_cfg_rndv_drift.v.d;
-    if (drift <= 0 || c->watched < need || !(c->watch > drift * c->best[s])) return;
-    ump_debug("rendezvous %s: %.3f ns/byte over the last messages, timed %.3f: timed again",
-              s ? "stream" : "read", (double)c->watch, (double)c->best[s]);
+    if (drift <= 0 || c->watched < need || !(c->watch > drift * c->best[s]) ||
+        !(c->watch > c->best[!s]))
+        return;
+    ump_debug("rendezvous %s: %.3f ns/byte over the last messages, timed %.3f (%s %.3f): %s "
+              "timed again",
+              s ? "stream" : "read", (double)c->watch, (double)c->best[s], s ? "read" : "stream",
+              (double)c->best[!s], s ? "read" : "stream");
+    float now = c->watch;
     if (c->drifts < UINT8_MAX) c->drifts++;
     rndv_retime(c);
+    c->best[s] = now;
+    c->got[s] = c->tries[s] = UMP_RNDV_BLOCKS;
 }
 
 enum { RNDV_INDICES = UMP_RNDV_CLASSES * UMP_RNDV_XPS };

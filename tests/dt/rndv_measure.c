@@ -12,11 +12,11 @@
  *                          arrive whole (run with UMP_RNDV_DRIFT=0, so
  *                          a loaded machine cannot retime a class early)
  *   rndv_measure drift     as shipped: a timed class whose kept scheme
- *                          then costs far more than the figure it was kept
- *                          for (the test lowers the figure, as if it had
- *                          been timed in a cheaper pattern) is timed again
- *                          after 8 messages watched alone, the next time
- *                          after 16
+ *                          then costs far more than both figures (the test
+ *                          lowers them, as if they had been timed in a
+ *                          cheaper pattern) times the other scheme again
+ *                          after 4 messages watched alone, the next time
+ *                          after 8
  *   rndv_measure stream    a transport or setting that does not measure
  *                          (UMP_SHM_CMA_MIN set to 0, or UMP_SHM_CMA=0):
  *                          every message is streamed
@@ -142,20 +142,24 @@ static void window(size_t size, int n)
     free(req);
 }
 
-/* Rank 1: the class of `size` has kept a scheme; lower the figure that
- * scheme was kept for a thousandfold, so the messages watched from now on
- * cost far more than it. Returns the kept scheme (0 read, 1 stream). */
-static int lower_figure(size_t size)
+/* Rank 1: the class of `size` has kept a scheme; lower both figures a
+ * thousandfold, as if they had been timed in a far cheaper pattern, so the
+ * messages watched from now on cost more than either. Returns the kept
+ * scheme (0 read, 1 stream). */
+static int lower_figures(size_t size)
 {
     ump_rndv_class_t *c = (ump_rndv_class_t *)times_of(size);
     CHECK(c->best[0] > 0 && c->best[1] > 0, "%zu bytes: the class is not timed (%g, %g)", size,
           (double)c->best[0], (double)c->best[1]);
     int kept = c->best[1] < c->best[0];
-    c->best[kept] /= 1000;
+    c->best[0] /= 1000;
+    c->best[1] /= 1000;
     return kept;
 }
 
-/* One size class trained, its kept scheme made to drift, and retimed. */
+/* One size class trained, its kept scheme made to drift: after 4 watched
+ * messages the other scheme is timed again (2 blocks of 6), the kept
+ * one's figure is what the watched messages cost. */
 static void drift(void)
 {
     size_t size = 524301; /* a class of its own */
@@ -165,34 +169,36 @@ static void drift(void)
     if (me == 1) {
         CHECK(r == 12 && s == 12, "%zu bytes: while timing, %llu read and %llu streamed", size,
               (unsigned long long)r, (unsigned long long)s);
-        kept = lower_figure(size);
+        kept = lower_figures(size);
     }
-    /* 8 watched, the class timed again (12 + 12), and 8 of its choice. */
-    one_by_one(size, 8 + 24 + 8, &r, &s);
+    one_by_one(size, 4 + 12, &r, &s);
     if (me == 1) {
         const ump_rndv_class_t *c = times_of(size);
-        CHECK(c->drifts == 1 && c->got[0] == 2 && c->got[1] == 2 && c->msgs == 33,
+        CHECK(c->drifts == 1 && c->got[0] == 2 && c->got[1] == 2 && c->msgs == 13,
               "%zu bytes: timed again %u times for drift (expected 1), blocks timed %u and %u, "
-              "%u messages since; expected 2 and 2, 33",
+              "%u messages since; expected 2 and 2, 13",
               size, c->drifts, c->got[0], c->got[1], c->msgs);
-        int now = c->best[1] < c->best[0];
-        uint64_t want_r = (kept ? 0 : 8) + 12 + (now ? 0 : 8);
-        CHECK(r == want_r && s == 40 - want_r,
-              "%zu bytes: %llu read and %llu streamed around the retiming; expected %llu read",
-              size, (unsigned long long)r, (unsigned long long)s, (unsigned long long)want_r);
-        printf("rndv_measure drift: %zu bytes kept %s, timed again, then %s (%.3f, %.3f "
-               "ns/byte), %u watched at %.3f\n",
-               size, kept ? "stream" : "read", now ? "stream" : "read", (double)c->best[0],
-               (double)c->best[1], c->watched, (double)c->watch);
-        kept = lower_figure(size);
+        uint64_t want_r = kept ? 12 : 4;
+        CHECK(r == want_r && s == 16 - want_r,
+              "%zu bytes: %llu read and %llu streamed around the retiming (kept %s); expected "
+              "%llu read",
+              size, (unsigned long long)r, (unsigned long long)s, kept ? "stream" : "read",
+              (unsigned long long)want_r);
+        CHECK(c->best[kept] > 0 && c->best[!kept] > 0, "%zu bytes: figures %g and %g", size,
+              (double)c->best[0], (double)c->best[1]);
+        printf("rndv_measure drift: %zu bytes kept %s, drifted to %.3f ns/byte, %s timed again "
+               "at %.3f\n",
+               size, kept ? "stream" : "read", (double)c->best[kept], kept ? "read" : "stream",
+               (double)c->best[!kept]);
+        kept = lower_figures(size);
     }
-    /* The second retiming waits for 16 watched: 15 leave the class alone
-     * (8 of them were watched already), the 16th retimes it. */
+    /* The second retiming waits for 8 watched: 7 leave the class alone,
+     * the 8th retimes it. */
     one_by_one(size, 7, &r, &s);
     if (me == 1) {
         const ump_rndv_class_t *c = times_of(size);
-        CHECK(c->drifts == 1 && c->watched == 15,
-              "%zu bytes: after 15 watched, timed again %u times, %u watched; expected 1, 15", size,
+        CHECK(c->drifts == 1 && c->watched == 7,
+              "%zu bytes: after 7 watched, timed again %u times, %u watched; expected 1, 7", size,
               c->drifts, c->watched);
         CHECK(r == (kept ? 0 : 7) && s == (kept ? 7 : 0), "%zu bytes: %llu read, %llu streamed",
               size, (unsigned long long)r, (unsigned long long)s);
@@ -200,8 +206,8 @@ static void drift(void)
     one_by_one(size, 1, &r, &s);
     if (me == 1) {
         const ump_rndv_class_t *c = times_of(size);
-        CHECK(c->drifts == 2 && c->got[0] == 0 && c->got[1] == 0 && c->watched == 0,
-              "%zu bytes: after 16 watched, timed again %u times (expected 2), blocks %u, %u", size,
+        CHECK(c->drifts == 2 && c->got[kept] == 2 && c->got[!kept] == 0 && c->watched == 0,
+              "%zu bytes: after 8 watched, timed again %u times (expected 2), blocks %u, %u", size,
               c->drifts, c->got[0], c->got[1]);
     }
 }
