@@ -49,12 +49,15 @@
  * can keep a scheme that costs several times more in the next (a reduce
  * whose root computes between the reads). So once a class is timed, the
  * kept scheme's messages that run alone are watched, timed like a block's,
- * and when their moving average is above UMP_RNDV_DRIFT (2) times the
+ * and when their moving average is above UMP_RNDV_DRIFT times the
  * figure that chose the scheme, and above the other scheme's figure, after
  * UMP_RNDV_WATCH of them (doubled at each such retiming, so two
  * alternating patterns cannot keep the class learning), the average
  * becomes the kept scheme's figure and the other scheme is timed again at
- * once. UMP_STATS prints the timings.
+ * once. Off by default (UMP_RNDV_DRIFT 0): on a VM one slow message in a
+ * ping-pong (the vCPU descheduled) lifts the average past the figure, and
+ * the retimings this caused cost more in a latency run than they saved
+ * (docs/design.md). UMP_STATS prints the timings.
  *
  * Registration: every buffer the core hands to a transport that needs
  * registered memory goes through ump_core_mr_reg (one place to put a
@@ -78,11 +81,12 @@ UMP_CFG(core_cfg_rndv_spread, "UMP_RNDV_REG_SPREAD", UMP_CFG_SIZE, "4",
         "a non-contiguous buffer is registered as one region for RDMA when its span is at most "
         "this many times its data bytes (optimistic group registration); sparser buffers are "
         "streamed over transports that need registered memory (0: never)");
-UMP_CFG(core_cfg_rndv_drift, "UMP_RNDV_DRIFT", UMP_CFG_DOUBLE, "2",
+UMP_CFG(core_cfg_rndv_drift, "UMP_RNDV_DRIFT", UMP_CFG_DOUBLE, "0",
         "where the core times reading against streaming (shm), a size class is timed again "
         "when the scheme it kept costs, on average over messages that run alone, more than "
-        "this many times the figure it was kept for (the pattern changed); 0: only every 1024 "
-        "messages");
+        "this many times the figure it was kept for and more than the other scheme's figure "
+        "(the pattern changed; 2 suits programs that switch between collectives of one size); "
+        "0: only every 1024 messages");
 UMP_CFG(core_cfg_rndv_max_ops, "UMP_RNDV_MAX_OPS", UMP_CFG_SIZE, "256",
         "most get() or put() operations one non-contiguous rendezvous may take (runs divided "
         "by the transport's iovec limit); larger layouts are streamed");
