@@ -185,8 +185,9 @@ typedef struct {
     uint64_t busy;     /* ns its timed messages took, each alone (no overlap) */
     uint64_t bytes;    /* bytes of its timed messages in place */
     float best[2];     /* fastest block, ns per byte (0: none yet) */
-    /* Once both are timed, messages of the kept scheme that run alone are
-     * watched: their ns per byte, averaged, against the timed figure. */
+    /* With UMP_RNDV_DRIFT set, once both are timed, messages of the kept
+     * scheme that run alone are watched: their ns per byte, averaged,
+     * against the timed figure. */
     bool watching;    /* one of them is under way */
     uint8_t drifts;   /* times the class was timed again for drift */
     uint16_t watched; /* watched since the class was timed */

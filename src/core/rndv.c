@@ -176,8 +176,7 @@ static void rndv_watched(ump_rndv_class_t *c, int s, bool done, size_t bytes)
     c->watch = c->watched ? c->watch + (x - c->watch) / 4 : x;
     if (c->watched < UINT16_MAX) c->watched++;
     unsigned need = (unsigned)UMP_RNDV_WATCH << (c->drifts < 7 ? c->drifts : 7);
-    double drift = core_cfg_rndv_drift.v.d;
-    if (drift <= 0 || c->watched < need || !(c->watch > drift * c->best[s]) ||
+    if (c->watched < need || !(c->watch > core_cfg_rndv_drift.v.d * c->best[s]) ||
         !(c->watch > c->best[!s]))
         return;
     ump_debug("rendezvous %s: %.3f ns/byte over the last messages, timed %.3f (%s %.3f): %s "
@@ -232,8 +231,9 @@ bool ump_core_rndv_measure(ump_xp_t *xp, struct ump_request *r, size_t take)
         c->gen++;
     } else if (c->best[0] && c->best[1]) {
         s = c->best[1] < c->best[0];
-        if (!c->watching && ump_core.rndv_begun == ump_core.rndv_ended) {
-            /* Alone: watched (rndv_watched). */
+        if (core_cfg_rndv_drift.v.d > 0 && !c->watching &&
+            ump_core.rndv_begun == ump_core.rndv_ended) {
+            /* Alone, and drift is looked for: watched (rndv_watched). */
             c->watching = true;
             c->w_begun = ump_core.rndv_begun + 1;
             c->w_t0 = ump_time_ns();
