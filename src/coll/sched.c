@@ -191,10 +191,20 @@ static ump_sched_buf_t cache[CACHE_SLOTS];
 static size_t cache_bytes;
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* Page-aligned from a page on: a peer reading into (or from) a buffer at
+ * the same offset in its page as its own runs at full speed, where a few
+ * bytes' difference can cost the single copy 5x (UMP_SHM_CMA_SKEW). */
+static void *scratch_alloc(size_t bytes)
+{
+    void *p = NULL;
+    if (bytes < 4096) return malloc(bytes);
+    return posix_memalign(&p, 4096, bytes) == 0 ? p : NULL;
+}
+
 static void *scratch_get(size_t bytes, size_t *cap)
 {
     *cap = bytes ? bytes : 1;
-    if (bytes < CACHE_MIN) return malloc(*cap);
+    if (bytes < CACHE_MIN) return scratch_alloc(*cap);
     pthread_mutex_lock(&cache_lock);
     int best = -1;
     for (int i = 0; i < CACHE_SLOTS; i++)
@@ -208,7 +218,7 @@ static void *scratch_get(size_t bytes, size_t *cap)
         cache[best].p = NULL;
     }
     pthread_mutex_unlock(&cache_lock);
-    return p ? p : malloc(*cap);
+    return p ? p : scratch_alloc(*cap);
 }
 
 static void scratch_put(void *p, size_t cap)

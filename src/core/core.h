@@ -186,14 +186,14 @@ typedef struct {
     uint64_t bytes;    /* bytes of its timed messages in place */
     float best[2];     /* fastest block, ns per byte (0: none yet) */
     /* With UMP_RNDV_DRIFT set, once both are timed, messages of the kept
-     * scheme that run alone are watched: their ns per byte, averaged,
-     * against the timed figure. */
+     * scheme that run alone are watched, in windows: the least ns per
+     * byte of a window against the timed figure. */
     bool watching;    /* one of them is under way */
     uint8_t drifts;   /* times the class was timed again for drift */
-    uint16_t watched; /* watched since the class was timed */
+    uint16_t watched; /* watched in the current window */
     uint32_t w_begun; /* ump_core.rndv_begun when it began */
     uint64_t w_t0;    /* ns clock when it began */
-    float watch;      /* moving average, ns per byte */
+    float watch;      /* the least of them, ns per byte */
 } ump_rndv_class_t;
 typedef struct {
     ump_rndv_class_t cls[UMP_RNDV_CLASSES];

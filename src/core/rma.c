@@ -90,6 +90,12 @@ int ump_core_rget(ump_xp_t *xp, int src, struct ump_request *r, const ump_hdr_rt
      * streamed (layouts: dtx.c decides); where the transport has no
      * threshold but asks for measurement, the timings decide. */
     bool contig = !ext && !r->dt;
+    if (contig && !xp->caps.mr_required && ump_core_rndv_forced() == UMP_RNDV_AUTO) {
+        /* A distance at which the transport's reads crawl: streamed, and
+         * left out of the timings (it says nothing of other messages). */
+        size_t skew = ((uintptr_t)r->buf - (uintptr_t)h->addr) & 4095;
+        if (skew && skew < xp->caps.get_skew) return UMP_ERR_UNSUPPORTED;
+    }
     if (contig && xp->caps.get_measure && !xp->caps.mr_required &&
         ump_core_rndv_forced() == UMP_RNDV_AUTO) {
         if (!ump_core_rndv_measure(xp, r, take)) return UMP_ERR_UNSUPPORTED;

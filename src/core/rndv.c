@@ -43,21 +43,18 @@
  * keeps the faster; after UMP_RNDV_LEARN messages without them, the one
  * scheme it timed, or streaming when it timed neither (never drained).
  * Each class is timed again after UMP_RNDV_RETIME messages, so a machine
- * whose speeds change (a VM moved between cores) is followed. The figures
- * hold for the pattern they were timed in: a class trained by one
- * collective (a broadcast, where the ranks read buffers no one writes)
- * can keep a scheme that costs several times more in the next (a reduce
- * whose root computes between the reads). So once a class is timed, the
- * kept scheme's messages that run alone are watched, timed like a block's,
- * and when their moving average is above UMP_RNDV_DRIFT times the
- * figure that chose the scheme, and above the other scheme's figure, after
- * UMP_RNDV_WATCH of them (doubled at each such retiming, so two
- * alternating patterns cannot keep the class learning), the average
- * becomes the kept scheme's figure and the other scheme is timed again at
- * once. Off by default (UMP_RNDV_DRIFT 0): on a VM one slow message in a
- * ping-pong (the vCPU descheduled) lifts the average past the figure, and
- * the retimings this caused cost more in a latency run than they saved
- * (docs/design.md). UMP_STATS prints the timings.
+ * whose speeds change (a VM moved between cores) is followed. With
+ * UMP_RNDV_DRIFT set (off by default), once a class is timed, the kept
+ * scheme's messages that run alone are watched, timed like a block's, in
+ * windows of UMP_RNDV_WATCH (doubled at each retiming, so two alternating
+ * patterns cannot keep the class learning); when the least cost in a
+ * window is above UMP_RNDV_DRIFT times the figure that chose the scheme,
+ * it becomes the kept scheme's figure and the other scheme is timed again
+ * at once (a program whose pattern changed). It was built for reads that
+ * crawled in one collective and not in another; the cause was the
+ * distance between the buffers (caps.get_skew, rma.c), and with that
+ * handled it no longer paid (docs/design.md).
+ * UMP_STATS prints the timings.
  *
  * Registration: every buffer the core hands to a transport that needs
  * registered memory goes through ump_core_mr_reg (one place to put a
@@ -83,9 +80,8 @@ UMP_CFG(core_cfg_rndv_spread, "UMP_RNDV_REG_SPREAD", UMP_CFG_SIZE, "4",
         "streamed over transports that need registered memory (0: never)");
 UMP_CFG(core_cfg_rndv_drift, "UMP_RNDV_DRIFT", UMP_CFG_DOUBLE, "0",
         "where the core times reading against streaming (shm), a size class is timed again "
-        "when the scheme it kept costs, on average over messages that run alone, more than "
-        "this many times the figure it was kept for and more than the other scheme's figure "
-        "(the pattern changed; 2 suits programs that switch between collectives of one size); "
+        "when the scheme it kept costs, at least over a window of messages that run alone, "
+        "more than this many times the figure it was kept for (the pattern changed); "
         "0: only every 1024 messages");
 UMP_CFG(core_cfg_rndv_max_ops, "UMP_RNDV_MAX_OPS", UMP_CFG_SIZE, "256",
         "most get() or put() operations one non-contiguous rendezvous may take (runs divided "
@@ -163,26 +159,32 @@ static void rndv_retime(ump_rndv_class_t *c)
     *c = (ump_rndv_class_t){.msgs = 1, .gen = c->gen + 1, .drifts = c->drifts};
 }
 
-/* A watched message of the kept scheme s ended: average its cost, and
- * time the class again when the average has drifted well above the figure
- * the scheme was kept for and above the other scheme's: the average is
- * then the kept scheme's figure, and only the other is timed again. */
+/* A watched message of the kept scheme s ended. The watched are taken in
+ * windows of `need`; the least per-byte cost of a window is what the
+ * scheme costs now (one slow message, its process descheduled, cannot
+ * move it). When a full window's least is well above the figure the
+ * scheme was kept for and above the other scheme's, it becomes the kept
+ * scheme's figure and only the other is timed again; otherwise the next
+ * window begins. */
 static void rndv_watched(ump_rndv_class_t *c, int s, bool done, size_t bytes)
 {
     c->watching = false;
     if (!done || !bytes || ump_core.rndv_begun != c->w_begun)
         return; /* it failed, or another measured receive overlapped it */
     float x = (float)(ump_time_ns() - c->w_t0) / (float)bytes;
-    c->watch = c->watched ? c->watch + (x - c->watch) / 4 : x;
-    if (c->watched < UINT16_MAX) c->watched++;
+    c->watch = c->watched && c->watch < x ? c->watch : x;
+    c->watched++;
     unsigned need = (unsigned)UMP_RNDV_WATCH << (c->drifts < 7 ? c->drifts : 7);
-    if (c->watched < need || !(c->watch > core_cfg_rndv_drift.v.d * c->best[s]) ||
-        !(c->watch > c->best[!s]))
+    if (c->watched < need) return;
+    if (!(c->watch > core_cfg_rndv_drift.v.d * c->best[s]) || !(c->watch > c->best[!s])) {
+        c->watched = 0; /* no drift: a new window */
         return;
-    ump_debug("rendezvous %s: %.3f ns/byte over the last messages, timed %.3f (%s %.3f): %s "
-              "timed again",
-              s ? "stream" : "read", (double)c->watch, (double)c->best[s], s ? "read" : "stream",
-              (double)c->best[!s], s ? "read" : "stream");
+    }
+    ump_debug(
+        "rendezvous %s: at least %.3f ns/byte over the last messages, timed %.3f (%s %.3f): %s "
+        "timed again",
+        s ? "stream" : "read", (double)c->watch, (double)c->best[s], s ? "read" : "stream",
+        (double)c->best[!s], s ? "read" : "stream");
     float now = c->watch;
     if (c->drifts < UINT8_MAX) c->drifts++;
     rndv_retime(c);
@@ -339,13 +341,14 @@ void ump_core_rndv_stats_print(void)
             const ump_rndv_class_t *c = &ump_core.rndv_times[i].cls[k];
             if (!c->tries[0] && !c->tries[1]) continue;
             size_t lo = k ? (size_t)1 << (UMP_RNDV_CLASS0 + k) : 0;
-            fprintf(stderr,
-                    "ump stats rank %d core %s rendezvous from %zu bytes: read %.3f ns/byte "
-                    "(%u blocks timed of %u), stream %.3f ns/byte (%u of %u), %u messages since "
-                    "timed, %u watched alone at %.3f ns/byte, timed again %u times for drift\n",
-                    ump_core.rank, ump_core.xps[i]->ops->name, lo, (double)c->best[0], c->got[0],
-                    c->tries[0], (double)c->best[1], c->got[1], c->tries[1], c->msgs, c->watched,
-                    (double)c->watch, c->drifts);
+            fprintf(
+                stderr,
+                "ump stats rank %d core %s rendezvous from %zu bytes: read %.3f ns/byte "
+                "(%u blocks timed of %u), stream %.3f ns/byte (%u of %u), %u messages since "
+                "timed, %u watched alone at least %.3f ns/byte, timed again %u times for drift\n",
+                ump_core.rank, ump_core.xps[i]->ops->name, lo, (double)c->best[0], c->got[0],
+                c->tries[0], (double)c->best[1], c->got[1], c->tries[1], c->msgs, c->watched,
+                (double)c->watch, c->drifts);
         }
     }
 }

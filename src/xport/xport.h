@@ -67,6 +67,10 @@ typedef struct ump_xp_caps {
     bool get_measure;         /* whether get() beats streaming depends on the machine: the
                                * core times both on contiguous messages above eager_limit
                                * and keeps the faster per size (get_min still rules layouts) */
+    size_t get_skew;          /* a get() whose destination lies 1 to get_skew - 1 bytes past
+                               * its source, modulo 4 KiB, runs several times slower than
+                               * others (the kernel's copy on some CPUs): the core streams
+                               * such contiguous messages; 0: no such penalty */
     /* Remote memory access (see get() and put() below). */
     bool rma_put;       /* put() works */
     size_t get_max_iov; /* most entries per side of one get(); SIZE_MAX: any */

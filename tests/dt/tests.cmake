@@ -70,8 +70,9 @@ target_include_directories(dt_rndv PRIVATE ${CMAKE_SOURCE_DIR}/include)
 target_compile_options(dt_rndv PRIVATE ${UMP_WARNINGS})
 set_target_properties(dt_rndv PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/dt)
 # The measured choice between reading and streaming (tests/dt/rndv_measure.c):
-# shm as shipped, with retiming for drift set on (UMP_RNDV_DRIFT=2), and with
-# the single copy set off by either setting.
+# shm as shipped, with retiming for drift set on (UMP_RNDV_DRIFT=2), reads
+# at every distance between the buffers' page offsets (UMP_SHM_CMA_SKEW as
+# shipped and 0), and with the single copy set off by either setting.
 add_executable(rndv_measure ${CMAKE_CURRENT_LIST_DIR}/rndv_measure.c)
 target_link_libraries(rndv_measure PRIVATE ump_static)
 target_include_directories(rndv_measure PRIVATE ${CMAKE_SOURCE_DIR}/include)
@@ -87,6 +88,8 @@ endfunction()
 ump_rndv_measure(shm measure)
 ump_rndv_measure(shm.drift drift -x UMP_RNDV_DRIFT=2)
 ump_rndv_measure(shm.cma_min0 stream -x UMP_SHM_CMA_MIN=0)
+ump_rndv_measure(shm.skew skew -x UMP_SHM_CMA_MIN=16k)
+ump_rndv_measure(shm.skew0 skew -x UMP_SHM_CMA_MIN=16k -x UMP_SHM_CMA_SKEW=0)
 ump_rndv_measure(shm.nocma stream -x UMP_SHM_CMA=0)
 
 # ump_dt_rndv(<name> <expect> [ENV...]): expect as dt_rndv --expect.
