@@ -13,25 +13,27 @@ UMP_CFG(ump_coll_allgather_long, "UMP_COLL_ALLGATHER_LONG", UMP_CFG_SIZE, "256k"
         "allgathers of at least this many bytes in total use the ring (if not oversubscribed)");
 
 void ump_alg_allgather_ring(ump_sched_t *s, ump_cgrp_t g, char *buf, const size_t *offs,
-                            const size_t *lens)
+                            const size_t *lens, const void *mine)
 {
     int n = g.n, me = g.me;
     int right = g.w[(me + 1) % n], left = g.w[(me - 1 + n) % n];
     for (int k = 0; k < n - 1; k++) {
         int sb = (me - k + n) % n, rb = (me - k - 1 + n) % n;
-        ump_sched_send(s, right, buf + offs[sb], lens[sb]);
+        ump_sched_send(s, right, k == 0 && mine ? mine : buf + offs[sb], lens[sb]);
         ump_sched_recv(s, left, buf + offs[rb], lens[rb]);
+        if (k == 0 && mine) ump_sched_copy(s, buf + offs[me], mine, lens[me]);
         ump_sched_round(s);
     }
 }
 
-void ump_alg_allgather_recdbl(ump_sched_t *s, ump_cgrp_t g, char *buf, size_t b)
+void ump_alg_allgather_recdbl(ump_sched_t *s, ump_cgrp_t g, char *buf, size_t b, const void *own)
 {
     for (int mask = 1; mask < g.n; mask <<= 1) {
         int pn = g.me ^ mask;
         size_t mine = (size_t)(g.me & ~(mask - 1)), theirs = (size_t)(pn & ~(mask - 1));
-        ump_sched_send(s, g.w[pn], buf + mine * b, (size_t)mask * b);
+        ump_sched_send(s, g.w[pn], mask == 1 && own ? own : buf + mine * b, (size_t)mask * b);
         ump_sched_recv(s, g.w[pn], buf + theirs * b, (size_t)mask * b);
+        if (mask == 1 && own) ump_sched_copy(s, buf + (size_t)g.me * b, own, b);
         ump_sched_round(s);
     }
 }
@@ -92,11 +94,15 @@ int ump_coll_allgatherv(const void *sbuf, size_t scount, ump_dt_t sdt, void *rbu
     char *buf = rcontig ? rbuf : ump_sched_tmp(&s, total);
     if (!buf) goto out;
     char *own = buf + offs[me];
+    /* A contiguous block of ours is sent from the user's buffer, and
+     * copied into place while it goes (ring and recursive doubling): the
+     * peers then read lines no core has just written. */
+    const void *mine = NULL;
     if (!inplace) {
         if (!ump_coll_dt_contig(sdt) || !rcontig)
             ump_coll_pack(own, sbuf, (size_t)scount, sdt);
         else
-            memcpy(own, sbuf, lens[me]);
+            mine = sbuf;
     } else if (!rcontig) {
         size_t o = (size_t)(displs ? (size_t)displs[me] : (size_t)(me)*rcount) * rdt->extent;
         ump_coll_pack(own, (char *)rbuf + o, (size_t)(rcounts ? (size_t)rcounts[me] : rcount), rdt);
@@ -112,13 +118,17 @@ int ump_coll_allgatherv(const void *sbuf, size_t scount, ump_dt_t sdt, void *rbu
     }
     if (!uniform) algo = 3;
     if (algo == 1 && !pow2) algo = 2;
+    if (mine && (algo == 2 || n == 1)) {
+        memcpy(own, mine, lens[me]);
+        mine = NULL;
+    }
     ump_cgrp_t g = ump_cgrp_comm(comm);
     if (algo == 1)
-        ump_alg_allgather_recdbl(&s, g, buf, lens[0]);
+        ump_alg_allgather_recdbl(&s, g, buf, lens[0], mine);
     else if (algo == 2)
         ump_alg_allgather_bruck(&s, g, buf, lens[0]);
     else
-        ump_alg_allgather_ring(&s, g, buf, offs, lens);
+        ump_alg_allgather_ring(&s, g, buf, offs, lens, mine);
     if (!rcontig) {
         for (int i = 0; i < n; i++) {
             size_t o = (size_t)(displs ? (size_t)displs[i] : (size_t)(i)*rcount) * rdt->extent;

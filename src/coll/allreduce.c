@@ -20,7 +20,8 @@ UMP_CFG(ump_coll_allreduce_ring, "UMP_COLL_ALLREDUCE_RING", UMP_CFG_SIZE, "1m",
         "allreduces of at least this many bytes on more than 2 ranks use the ring "
         "(commutative ops, not oversubscribed)");
 
-void ump_alg_allreduce_recdbl(ump_sched_t *s, ump_cgrp_t g, void *acc, size_t count, size_t esz)
+void ump_alg_allreduce_recdbl(ump_sched_t *s, ump_cgrp_t g, void *acc, size_t count, size_t esz,
+                              const void *src)
 {
     ump_rab_t r;
     ump_rab_init(&r, g, count, esz);
@@ -31,7 +32,7 @@ void ump_alg_allreduce_recdbl(ump_sched_t *s, ump_cgrp_t g, void *acc, size_t co
     if (r.nr >= 0) {
         for (int mask = 1; mask < r.p2; mask <<= 1) {
             int pn = r.nr ^ mask, peer = ump_rab_real(&r, pn);
-            ump_sched_send(s, peer, acc, bytes);
+            ump_sched_send(s, peer, mask == 1 && src && r.p2 == g.n ? src : acc, bytes);
             ump_sched_recv(s, peer, tmp, bytes);
             if (pn < r.nr)
                 ump_sched_red(s, tmp, acc, count);
@@ -43,7 +44,8 @@ void ump_alg_allreduce_recdbl(ump_sched_t *s, ump_cgrp_t g, void *acc, size_t co
     ump_rab_unfold(s, &r, acc);
 }
 
-void ump_alg_allreduce_rab(ump_sched_t *s, ump_cgrp_t g, void *acc, size_t count, size_t esz)
+void ump_alg_allreduce_rab(ump_sched_t *s, ump_cgrp_t g, void *acc, size_t count, size_t esz,
+                           const void *src)
 {
     ump_rab_t r;
     ump_rab_init(&r, g, count, esz);
@@ -51,7 +53,7 @@ void ump_alg_allreduce_rab(ump_sched_t *s, ump_cgrp_t g, void *acc, size_t count
     if (!tmp) return;
     ump_rab_fold(s, &r, acc, tmp);
     if (r.nr >= 0) {
-        ump_rab_reduce_scatter(s, &r, acc, tmp);
+        ump_rab_reduce_scatter(s, &r, acc, tmp, r.p2 == g.n ? src : NULL);
         for (int j = r.k - 1; j >= 0; j--) {
             int pn = r.nr ^ (1 << j), peer = ump_rab_real(&r, pn);
             size_t mlo, mhi, plo, phi;
@@ -94,7 +96,7 @@ void ump_alg_allreduce_ring(ump_sched_t *s, ump_cgrp_t g, void *acc, size_t coun
 }
 
 static void allreduce_flat(ump_sched_t *s, ump_cgrp_t g, void *acc, size_t count, size_t esz,
-                           bool oversub, int algo)
+                           bool oversub, int algo, const void *src)
 {
     size_t bytes = count * esz;
     if (algo == 0) {
@@ -113,14 +115,14 @@ static void allreduce_flat(ump_sched_t *s, ump_cgrp_t g, void *acc, size_t count
         ump_alg_allreduce_ring(s, g, acc, count, esz);
         break;
     case 3:
-        ump_alg_allreduce_rab(s, g, acc, count, esz);
+        ump_alg_allreduce_rab(s, g, acc, count, esz, src);
         break;
     case 4:
         ump_alg_reduce_binomial(s, g, acc, acc, count, esz, 0);
         ump_alg_bcast_auto(s, g, acc, bytes, 0, oversub);
         break;
     default:
-        ump_alg_allreduce_recdbl(s, g, acc, count, esz);
+        ump_alg_allreduce_recdbl(s, g, acc, count, esz, src);
         break;
     }
 }
@@ -128,7 +130,7 @@ static void allreduce_flat(ump_sched_t *s, ump_cgrp_t g, void *acc, size_t count
 void ump_alg_allreduce_auto(ump_sched_t *s, ump_cgrp_t g, void *acc, size_t count, size_t esz,
                             bool oversub)
 {
-    allreduce_flat(s, g, acc, count, esz, oversub, 0);
+    allreduce_flat(s, g, acc, count, esz, oversub, 0, NULL);
 }
 
 int ump_coll_allreduce(const void *sbuf, void *rbuf, size_t count, ump_dt_t dt, ump_redop_t op,
@@ -164,11 +166,12 @@ int ump_coll_allreduce(const void *sbuf, void *rbuf, size_t count, ump_dt_t dt, 
         ump_alg_reduce_binomial(&s, loc, acc, acc, n, esz, 0);
         if (st->local_me == 0) {
             ump_cgrp_t lead = {.w = st->leaders, .n = st->nnodes, .me = st->my_node};
-            allreduce_flat(&s, lead, acc, n, esz, false, 0);
+            allreduce_flat(&s, lead, acc, n, esz, false, 0, NULL);
         }
         ump_alg_bcast_auto(&s, loc, acc, bytes, 0, st->oversub);
     } else {
-        allreduce_flat(&s, ump_cgrp_comm(comm), acc, n, esz, st->oversub, algo == 5 ? 0 : algo);
+        allreduce_flat(&s, ump_cgrp_comm(comm), acc, n, esz, st->oversub, algo == 5 ? 0 : algo,
+                       contig && sbuf != UMP_IN_PLACE ? sbuf : NULL);
     }
     if (!contig) {
         ump_sched_round(&s);

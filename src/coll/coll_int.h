@@ -58,18 +58,23 @@ void ump_alg_reduce_rab(ump_sched_t *s, ump_cgrp_t g, void *acc, void *res, size
                         size_t esz, int root);
 
 /* allreduce.c: acc holds the contribution and receives the result. */
-void ump_alg_allreduce_recdbl(ump_sched_t *s, ump_cgrp_t g, void *acc, size_t count, size_t esz);
+/* src, when not NULL, holds acc's contents (contiguous, not in place):
+ * the first round sends from it (see ump_rab_reduce_scatter). */
+void ump_alg_allreduce_recdbl(ump_sched_t *s, ump_cgrp_t g, void *acc, size_t count, size_t esz,
+                              const void *src);
 void ump_alg_allreduce_ring(ump_sched_t *s, ump_cgrp_t g, void *acc, size_t count, size_t esz);
-void ump_alg_allreduce_rab(ump_sched_t *s, ump_cgrp_t g, void *acc, size_t count, size_t esz);
+void ump_alg_allreduce_rab(ump_sched_t *s, ump_cgrp_t g, void *acc, size_t count, size_t esz,
+                           const void *src);
 void ump_alg_allreduce_auto(ump_sched_t *s, ump_cgrp_t g, void *acc, size_t count, size_t esz,
                             bool oversub);
 
 /* allgather.c: buf holds n blocks at offs[i] of lens[i] bytes; this rank's
- * block is in place. */
+ * block is in place, or (mine not NULL, n > 1) at mine: then the first
+ * round sends it from there and copies it into place while the peers read. */
 void ump_alg_allgather_ring(ump_sched_t *s, ump_cgrp_t g, char *buf, const size_t *offs,
-                            const size_t *lens);
+                            const size_t *lens, const void *mine);
 /* Uniform blocks of b bytes laid out back to back. */
-void ump_alg_allgather_recdbl(ump_sched_t *s, ump_cgrp_t g, char *buf, size_t b);
+void ump_alg_allgather_recdbl(ump_sched_t *s, ump_cgrp_t g, char *buf, size_t b, const void *mine);
 void ump_alg_allgather_bruck(ump_sched_t *s, ump_cgrp_t g, char *buf, size_t b);
 
 /* gather.c / scatter.c: uniform blocks of b bytes, packed, in rank order. */

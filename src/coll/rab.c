@@ -68,7 +68,8 @@ void ump_rab_unfold(ump_sched_t *s, const ump_rab_t *r, void *acc)
     ump_sched_round(s);
 }
 
-void ump_rab_reduce_scatter(ump_sched_t *s, const ump_rab_t *r, void *acc, void *tmp)
+void ump_rab_reduce_scatter(ump_sched_t *s, const ump_rab_t *r, void *acc, void *tmp,
+                            const void *src)
 {
     char *a = acc, *t = tmp;
     for (int j = 0; j < r->k; j++) {
@@ -77,7 +78,7 @@ void ump_rab_reduce_scatter(ump_sched_t *s, const ump_rab_t *r, void *acc, void 
         ump_rab_window(r, r->nr, j + 1, &klo, &khi); /* the half I keep */
         ump_rab_window(r, pn, j + 1, &slo, &shi);    /* the half the partner keeps */
         int peer = ump_rab_real(r, pn);
-        ump_sched_send(s, peer, a + slo, shi - slo);
+        ump_sched_send(s, peer, (j == 0 && src ? (const char *)src : a) + slo, shi - slo);
         ump_sched_recv(s, peer, t + klo, khi - klo);
         size_t cnt = (khi - klo) / r->esz;
         if (pn > r->nr)

@@ -27,7 +27,10 @@ void ump_rab_fold(ump_sched_t *s, const ump_rab_t *r, void *acc, void *tmp);
 /* The reverse: the even rank hands the result to the odd one. */
 void ump_rab_unfold(ump_sched_t *s, const ump_rab_t *r, void *acc);
 /* Recursive halving: afterwards new rank nr holds the reduced block
- * window(nr, k) in acc. */
-void ump_rab_reduce_scatter(ump_sched_t *s, const ump_rab_t *r, void *acc, void *tmp);
+ * window(nr, k) in acc. src, when not NULL, holds what acc holds (the
+ * user's contribution, nothing folded in): the first round sends from it,
+ * lines no core has just written, which a peer reads faster. */
+void ump_rab_reduce_scatter(ump_sched_t *s, const ump_rab_t *r, void *acc, void *tmp,
+                            const void *src);
 
 #endif /* UMP_COLL_RAB_H */

@@ -110,7 +110,7 @@ void ump_alg_reduce_rab(ump_sched_t *s, ump_cgrp_t g, void *acc, void *res, size
     if (!tmp) return;
     ump_rab_fold(s, &r, acc, tmp);
     if (r.nr >= 0) {
-        ump_rab_reduce_scatter(s, &r, acc, tmp);
+        ump_rab_reduce_scatter(s, &r, acc, tmp, NULL);
         /* Binomial gather of the blocks to new rank 0 (rank 0). */
         for (int j = r.k - 1; j >= 0; j--) {
             int mask = 1 << j;
