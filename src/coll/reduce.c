@@ -22,8 +22,12 @@ UMP_CFG_ENUM_(ump_coll_reduce_algo, "UMP_COLL_REDUCE_ALGO", "auto",
 UMP_CFG(ump_coll_reduce_long, "UMP_COLL_REDUCE_LONG", UMP_CFG_SIZE, "8m",
         "reductions of at least this many bytes use Rabenseifner's algorithm");
 
-void ump_alg_reduce_binomial(ump_sched_t *s, ump_cgrp_t g, void *acc, void *res, size_t count,
-                             size_t esz, int root)
+/* first, when not NULL, is this rank's contribution, not yet in acc: the
+ * first child's data are received straight into acc and first is folded
+ * in there (no copy of it into acc, no scratch for that receive). Only
+ * for a rank with a child (a leaf sends acc). */
+static void reduce_binomial(ump_sched_t *s, ump_cgrp_t g, void *acc, void *res, size_t count,
+                            size_t esz, int root, const void *first)
 {
     int n = g.n;
     /* Commutative ops may root the tree anywhere; others need rank order. */
@@ -37,9 +41,16 @@ void ump_alg_reduce_binomial(ump_sched_t *s, ump_cgrp_t g, void *acc, void *res,
             break;
         }
         if (vr + mask < n) {
-            if (!tmp) tmp = ump_sched_tmp(s, count * esz);
-            ump_sched_recv(s, g.w[(vr + mask + base) % n], tmp, count * esz);
-            ump_sched_redr(s, tmp, acc, count);
+            if (first) {
+                /* acc = first (op) child, in rank order. */
+                ump_sched_recv(s, g.w[(vr + mask + base) % n], acc, count * esz);
+                ump_sched_red(s, first, acc, count);
+                first = NULL;
+            } else {
+                if (!tmp) tmp = ump_sched_tmp(s, count * esz);
+                ump_sched_recv(s, g.w[(vr + mask + base) % n], tmp, count * esz);
+                ump_sched_redr(s, tmp, acc, count);
+            }
             ump_sched_round(s);
         }
     }
@@ -51,6 +62,12 @@ void ump_alg_reduce_binomial(ump_sched_t *s, ump_cgrp_t g, void *acc, void *res,
         ump_sched_recv(s, g.w[base], res, count * esz);
     }
     ump_sched_round(s);
+}
+
+void ump_alg_reduce_binomial(ump_sched_t *s, ump_cgrp_t g, void *acc, void *res, size_t count,
+                             size_t esz, int root)
+{
+    reduce_binomial(s, g, acc, res, count, esz, root, NULL);
 }
 
 /* The binomial tree cut into segments: a node receives segment k from its
@@ -162,7 +179,7 @@ static bool tree_leaf(ump_cgrp_t g, int base)
 }
 
 static void reduce_flat(ump_sched_t *s, ump_cgrp_t g, void *acc, void *res, size_t count,
-                        size_t esz, int root, int algo)
+                        size_t esz, int root, int algo, const void *first)
 {
     algo = reduce_choose(g, count, esz, algo);
     if (algo == 2)
@@ -170,7 +187,7 @@ static void reduce_flat(ump_sched_t *s, ump_cgrp_t g, void *acc, void *res, size
     else if (algo == 4)
         ump_alg_reduce_pipe(s, g, acc, res, count, esz, root, ump_coll_segsize.v.sz);
     else
-        ump_alg_reduce_binomial(s, g, acc, res, count, esz, root);
+        reduce_binomial(s, g, acc, res, count, esz, root, first);
 }
 
 int ump_coll_reduce(const void *sbuf, void *rbuf, size_t count, ump_dt_t dt, ump_redop_t op,
@@ -196,16 +213,30 @@ int ump_coll_reduce(const void *sbuf, void *rbuf, size_t count, ump_dt_t dt, ump
     int algo = ump_coll_reduce_algo.v.e;
     if (algo == 0 && s.red.commutative && st && ump_coll_use_hier(st, comm->size)) algo = 3;
     int flat = algo == 3 ? 0 : reduce_choose(ump_cgrp_comm(comm), n, esz, algo);
+    bool leaf = tree_leaf(ump_cgrp_comm(comm), s.red.commutative ? root : 0);
+    /* In the plain tree a rank with a child receives the first child's
+     * data straight into acc and folds its own in there (reduce_binomial):
+     * no copy of its contribution, and the peer's data land in a buffer
+     * the reduction then reads once. */
+    const void *first = NULL;
+    bool defer = st && contig && algo != 3 && flat == 1 && !leaf && comm->size > 1;
     if (is_root && contig) {
         acc = res = rbuf;
-        if (sbuf != UMP_IN_PLACE) ump_coll_pack(acc, sbuf, n, dt);
-    } else if (contig && algo != 3 && (flat == 1 || flat == 4) &&
-               tree_leaf(ump_cgrp_comm(comm), s.red.commutative ? root : 0)) {
+        if (sbuf != UMP_IN_PLACE) {
+            if (defer)
+                first = sbuf;
+            else
+                ump_coll_pack(acc, sbuf, n, dt);
+        }
+    } else if (contig && algo != 3 && (flat == 1 || flat == 4) && leaf) {
         /* A leaf of the tree only sends: its own buffer will do. */
         acc = res = (void *)mine;
     } else {
         acc = ump_sched_tmp(&s, bytes);
-        if (acc) ump_coll_pack(acc, mine, n, dt);
+        if (acc && defer)
+            first = mine;
+        else if (acc)
+            ump_coll_pack(acc, mine, n, dt);
         res = acc;
     }
     if (s.err || !st) goto out;
@@ -218,7 +249,7 @@ int ump_coll_reduce(const void *sbuf, void *rbuf, size_t count, ump_dt_t dt, ump
             for (int i = 0; i < st->nlocal; i++)
                 if (st->local[i] == rw) lroot = i;
         ump_cgrp_t loc = {.w = st->local, .n = st->nlocal, .me = st->local_me};
-        reduce_flat(&s, loc, acc, acc, n, esz, lroot, 0);
+        reduce_flat(&s, loc, acc, acc, n, esz, lroot, 0, NULL);
         if (st->local_me == lroot) {
             int *lw = ump_sched_tmp(&s, sizeof(int) * (size_t)st->nnodes);
             if (!lw) goto out;
@@ -226,10 +257,10 @@ int ump_coll_reduce(const void *sbuf, void *rbuf, size_t count, ump_dt_t dt, ump
                 lw[i] = st->leaders[i];
             lw[rnode] = rw;
             ump_cgrp_t lead = {.w = lw, .n = st->nnodes, .me = st->my_node};
-            reduce_flat(&s, lead, acc, acc, n, esz, rnode, 0);
+            reduce_flat(&s, lead, acc, acc, n, esz, rnode, 0, NULL);
         }
     } else {
-        reduce_flat(&s, ump_cgrp_comm(comm), acc, res, n, esz, root, algo == 3 ? 0 : algo);
+        reduce_flat(&s, ump_cgrp_comm(comm), acc, res, n, esz, root, algo == 3 ? 0 : algo, first);
     }
     if (is_root && !contig) {
         ump_sched_round(&s);
