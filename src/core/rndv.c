@@ -48,13 +48,13 @@
  * scheme's messages that run alone are watched, timed like a block's, in
  * windows of UMP_RNDV_WATCH (doubled at each retiming, so two alternating
  * patterns cannot keep the class learning); when the least cost in a
- * window is above UMP_RNDV_DRIFT times the figure that chose the scheme,
- * it becomes the kept scheme's figure and the other scheme is timed again
- * at once (a program whose pattern changed). It was built for reads that
- * crawled in one collective and not in another; the cause was the
- * distance between the buffers (caps.get_skew, rma.c), and with that
- * handled it no longer paid (docs/design.md).
- * UMP_STATS prints the timings.
+ * window is above UMP_RNDV_DRIFT times the figure that chose the scheme
+ * and above the other scheme's figure, it becomes the kept scheme's
+ * figure and the other scheme is timed again at once (a program whose
+ * pattern changed). It was built for reads that crawled in one collective
+ * and not in another; the cause was the distance between the buffers
+ * (caps.get_skew, rma.c), and with that handled it no longer paid
+ * (docs/design.md). UMP_STATS prints the timings.
  *
  * Registration: every buffer the core hands to a transport that needs
  * registered memory goes through ump_core_mr_reg (one place to put a
@@ -81,7 +81,8 @@ UMP_CFG(core_cfg_rndv_spread, "UMP_RNDV_REG_SPREAD", UMP_CFG_SIZE, "4",
 UMP_CFG(core_cfg_rndv_drift, "UMP_RNDV_DRIFT", UMP_CFG_DOUBLE, "0",
         "where the core times reading against streaming (shm), a size class is timed again "
         "when the scheme it kept costs, at least over a window of messages that run alone, "
-        "more than this many times the figure it was kept for (the pattern changed); "
+        "more than this many times the figure it was kept for and more than the other scheme's "
+        "figure (the pattern changed); "
         "0: only every 1024 messages");
 UMP_CFG(core_cfg_rndv_max_ops, "UMP_RNDV_MAX_OPS", UMP_CFG_SIZE, "256",
         "most get() or put() operations one non-contiguous rendezvous may take (runs divided "
