@@ -48,6 +48,7 @@ static void build_sizes(size_t max)
     const size_t shm_cma = mp_env_size("UMP_SHM_CMA_MIN", 256 << 10);
     const size_t tcp_eager = mp_env_size("UMP_TCP_EAGER_LIMIT", 64 << 10);
     const size_t tcp_seg = mp_env_size("UMP_TCP_SEG_SIZE", 256 << 10);
+    const size_t tcp_get = mp_env_size("UMP_TCP_GET_MIN", 512 << 10);
     const size_t ud_eager = mp_env_size("UMP_OFIUD_EAGER_LIMIT", 64 << 10);
     const size_t ud_seg = mp_env_size("UMP_OFIUD_SEG_SIZE", 0);
     /* ofi: 64k over tcp;ofi_rxm unless set; rxm's own eager limit
@@ -56,8 +57,8 @@ static void build_sizes(size_t max)
     const size_t ofi_eager = mp_env_size("UMP_OFI_EAGER_LIMIT", 64 << 10);
     const size_t rxm_eager = mp_env_size("FI_OFI_RXM_EAGER_LIMIT", 0);
     const size_t rxm_ump = rxm_eager > 1032 ? rxm_eager - 1032 : 0; /* ump's eager limit then */
-    const size_t limits[] = {shm_eager, shm_cma,   tcp_eager, ud_eager,
-                             ofi_eager, rxm_eager, rxm_ump};
+    const size_t limits[] = {shm_eager, shm_cma,   tcp_eager, tcp_get,
+                             ud_eager,  ofi_eager, rxm_eager, rxm_ump};
     const size_t segs[] = {shm_seg, tcp_seg, ud_seg};
     /* Datagram transports (udp, ofiud) with a given datagram size: messages
      * that fill one, two and three datagrams exactly and just miss or pass

@@ -169,6 +169,12 @@ ump_mp_test(sizes.shm.tight sizes 2 90 ARGS --max 4m
 ump_mp_test(sizes.tcp.tight sizes 2 90 ARGS --max 4m
             ENV UMP_TRANSPORTS=tcp UMP_TCP_SNDBUF=4k UMP_TCP_RCVBUF=4k UMP_TCP_QUEUE_MAX=8k
                 UMP_CREDITS=1)
+# tcp rendezvous: every one read with a get (the peer sends from its
+# buffer, the reply read into ours) from 1 KiB on, or every one streamed.
+ump_mp_test(sizes.tcp.get sizes 2 90 ARGS --max 4m
+            ENV UMP_TRANSPORTS=tcp UMP_TCP_EAGER_LIMIT=1k UMP_TCP_GET_MIN=1k)
+ump_mp_test(sizes.tcp.stream sizes 2 90 ARGS --max 4m
+            ENV UMP_TRANSPORTS=tcp UMP_RNDV_SCHEME=stream)
 
 # The libfabric transport over two providers: tcp;ofi_rxm and shm. A ctest
 # environment list cannot hold the semicolon of "tcp;ofi_rxm", so that one is

@@ -133,10 +133,10 @@ static void open_rank(rank_ctx_t *c)
     ump_xp_params_t p = {c->rt, on_am, on_failed, c};
     CHECK(ump_xp_tcp_ops.open(&p, &c->xp) == UMP_OK);
     CHECK(strcmp(c->xp->ops->name, "tcp") == 0);
-    CHECK(c->xp->caps.reliable && c->xp->caps.ordered && !c->xp->caps.rma_get);
-    CHECK(c->xp->ops->get == NULL);
+    CHECK(c->xp->caps.reliable && c->xp->caps.ordered && c->xp->caps.rma_get);
+    CHECK(c->xp->ops->get != NULL && !c->xp->caps.mr_required);
     CHECK(c->xp->caps.max_am >= c->xp->caps.seg_size + 64);
-    CHECK(c->xp->caps.get_min == SIZE_MAX);
+    CHECK(c->xp->caps.get_min == (getenv("UMP_TCP_GET_MIN") ? c->xp->caps.get_min : 512 << 10));
     CHECK(ump_rt_fence(c->rt) == UMP_OK);
     CHECK(c->xp->ops->wireup(c->xp) == UMP_OK);
     c->buf = malloc(c->xp->caps.max_am);
@@ -657,6 +657,96 @@ static void test_two_ranks_reply(void **state)
     assert_int_equal(run_job("reply"), 0);
 }
 
+/* --- get ------------------------------------------------------------------ */
+
+static void get_done(ump_xp_comp_t *comp, int status)
+{
+    CHECK(status == UMP_OK);
+}
+
+static void idle_progress(void *arg)
+{
+    progress(arg);
+}
+
+/* Starts a get, after progress while the queue's bound refuses it. */
+static void get_start(rank_ctx_t *c, int peer, const struct iovec *lv, int nl, const ump_riov_t *rv,
+                      int nr, ump_xp_comp_t *comp)
+{
+    comp->count++;
+    int rc;
+    time_t t0 = time(NULL);
+    while ((rc = c->xp->ops->get(c->xp, peer, lv, nl, NULL, rv, nr, NULL, comp)) ==
+           UMP_ERR_NO_RESOURCE) {
+        progress(c);
+        CHECK(time(NULL) - t0 < 40);
+    }
+    CHECK(rc == UMP_INPROGRESS);
+}
+
+/*
+ * Each rank reads the other's pattern buffer with get() while the other
+ * does the same: several gets outstanding at once (replies matched by id),
+ * one large read into three uneven pieces, one made of 64 pieces of the
+ * peer's memory gathered into one buffer, and a one-byte read; every byte
+ * checked. In "pressure" mode (4 KiB socket buffers) the replies queue as
+ * references and arrive in many reads.
+ */
+static void gets(rank_ctx_t *c, int peer)
+{
+    const size_t big = (4u << 20) + 13;
+    uint8_t *src = malloc(big), *dst = malloc(big + 64);
+    CHECK(src && dst);
+    for (size_t i = 0; i < big; i++)
+        src[i] = pat(c->rank, peer, 9, i);
+    uint64_t mine = (uint64_t)(uintptr_t)src, theirs = 0;
+    size_t l = sizeof(theirs);
+    CHECK(ump_rt_put(c->rt, "test.getbuf", &mine, sizeof(mine)) == UMP_OK);
+    CHECK(ump_rt_fence(c->rt) == UMP_OK);
+    CHECK(ump_rt_get(c->rt, peer, "test.getbuf", &theirs, &l) == UMP_OK && l == sizeof(theirs));
+
+    for (int round = 0; round < 3; round++) {
+        memset(dst, 0xee, big + 64);
+        ump_xp_comp_t comp = {.count = 0, .status = UMP_OK, .cb = get_done};
+        /* big, into three pieces */
+        struct iovec lv[3] = {{dst, 1000}, {dst + 1000, big - 3000}, {dst + big - 2000, 2000}};
+        ump_riov_t rv = {theirs, big};
+        get_start(c, peer, lv, 3, &rv, 1, &comp);
+        /* 64 pieces of 7 bytes, every 1000th byte on, into one buffer */
+        uint8_t small[64 * 7];
+        ump_riov_t rv64[64];
+        for (int k = 0; k < 64; k++)
+            rv64[k] = (ump_riov_t){theirs + 1000u * (unsigned)k + (unsigned)round, 7};
+        struct iovec sv = {small, sizeof(small)};
+        get_start(c, peer, &sv, 1, rv64, 64, &comp);
+        /* one byte */
+        uint8_t one = 0;
+        struct iovec ov = {&one, 1};
+        ump_riov_t orv = {theirs + big - 1, 1};
+        get_start(c, peer, &ov, 1, &orv, 1, &comp);
+        time_t t0 = time(NULL);
+        while (comp.count) {
+            progress(c);
+            CHECK(time(NULL) - t0 < 40);
+        }
+        for (size_t i = 0; i < big; i++)
+            if (dst[i] != pat(peer, c->rank, 9, i)) c->bad++;
+        for (size_t i = big; i < big + 64; i++)
+            if (dst[i] != 0xee) c->bad++;
+        for (int k = 0; k < 64; k++)
+            for (int j = 0; j < 7; j++)
+                if (small[k * 7 + j] !=
+                    pat(peer, c->rank, 9, 1000u * (unsigned)k + (unsigned)round + (unsigned)j))
+                    c->bad++;
+        if (one != pat(peer, c->rank, 9, big - 1)) c->bad++;
+        CHECK(c->bad == 0);
+    }
+    /* The peer may still be reading ours: serve it until both are done. */
+    CHECK(ump_rt_fence_idle(c->rt, idle_progress, c) == UMP_OK);
+    free(dst);
+    free(src);
+}
+
 /* One rank of the job. */
 static int rank_main(const char *mode)
 {
@@ -706,6 +796,7 @@ static int rank_main(const char *mode)
     }
     stream(&c, peer, strcmp(mode, "pressure") == 0 ? 150 : 400);
     check_sockets(&c, peer, reply);
+    gets(&c, peer);
 
     /* The final fence, then rank 1 closes; rank 0 sees BYE + EOF and must
      * not report it, but sending to rank 1 now fails. */

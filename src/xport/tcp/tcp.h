@@ -6,6 +6,8 @@
  *   tcp_frame.c   the wire format: frame headers, the receive parser, the
  *                 per-connection send queue
  *   tcp_conn.c    connections: lazy connect, handshake, accept, teardown
+ *   tcp_get.c     get(): the peer sends the bytes asked for straight from
+ *                 its memory and they are read straight into ours
  *   tcp_xport.c   the ops table: am_send, progress, arm, flush, ...
  *
  * Channel rule: a rank sends all its AMs for peer p on ONE connection,
@@ -37,6 +39,16 @@
  * u8 am_id, u8 flags, u16 zero) then the AM's bytes, padded with zeros to a
  * multiple of 8 so that every frame, and so every AM handed to the handler,
  * starts 8-byte aligned in the receive buffer.
+ *
+ * Two frame kinds belong to the transport itself (flags, never handed to
+ * the core): a get request (GETREQ: ump_tcp_getreq_t, then its n pieces
+ * of the serving side's memory as ump_riov_t) and its reply (GETREP:
+ * ump_tcp_getrep_t, and then, outside the frame's length, the `len` bytes
+ * asked for and their padding to 8). The reply's bytes leave the serving
+ * process from its own memory (the send queue keeps a reference, no copy)
+ * and the asking side reads them from the socket into the get's local
+ * buffers (no copy out of a receive buffer): a rendezvous over TCP costs
+ * the kernel's two copies and no more.
  */
 #ifndef UMP_XPORT_TCP_H
 #define UMP_XPORT_TCP_H
@@ -56,12 +68,15 @@
 /* --- wire format --------------------------------------------------------- */
 
 #define UMP_TCP_MAGIC       0x544d5055u /* "UMPT" little-endian */
-#define UMP_TCP_VERSION     4           /* 4: the acceptor may send AMs back */
+#define UMP_TCP_VERSION     5           /* 5: get requests and replies */
 #define UMP_TCP_FRAME_HDR   8
 #define UMP_TCP_FRAME_ALIGN 8
 #define UMP_TCP_FLAG_BYE    0x01 /* sender closes cleanly; no AM bytes */
-#define UMP_TCP_MAX_IOV     64   /* caps.max_iov */
-#define UMP_TCP_EPOLL_EVERY 8    /* progress calls per epoll_wait while a connection is hot */
+#define UMP_TCP_FLAG_GETREQ 0x02 /* a get request (tcp_get.c), not an AM */
+#define UMP_TCP_FLAG_GETREP 0x04 /* a get's reply; its data follow the frame */
+#define UMP_TCP_FLAGS       (UMP_TCP_FLAG_BYE | UMP_TCP_FLAG_GETREQ | UMP_TCP_FLAG_GETREP)
+#define UMP_TCP_MAX_IOV     64 /* caps.max_iov */
+#define UMP_TCP_EPOLL_EVERY 8  /* progress calls per epoll_wait while a connection is hot */
 
 #define UMP_TCP_AUTH_LABEL "ump-tcp"
 #define UMP_TCP_PROOF_LEN  UMP_AUTH_MAC_LEN
@@ -101,6 +116,24 @@ int ump_tcp_hello_check(const ump_tcp_hello_t *h, const uint8_t job[8], int size
 ump_auth_ctx_t ump_tcp_auth_ctx(const uint8_t *secret, const uint8_t *nonce_c,
                                 const uint8_t *nonce_a, const uint8_t jfrom[8], int from,
                                 const uint8_t jto[8], int to, uint8_t extra[24]);
+
+/* A get request's fixed part (little-endian on the wire). */
+typedef struct ump_tcp_getreq {
+    uint64_t id;  /* the asking side's name for the get */
+    uint64_t len; /* bytes asked for: the sum of the pieces */
+    uint32_t n;   /* pieces (ump_riov_t) that follow, 1..UMP_TCP_MAX_IOV */
+    uint32_t zero;
+} ump_tcp_getreq_t;
+_Static_assert(sizeof(ump_tcp_getreq_t) == 24, "get request is 24 bytes");
+
+/* A get reply's header; `len` data bytes follow it (0 when refused). */
+typedef struct ump_tcp_getrep {
+    uint64_t id;
+    uint64_t len;
+    int32_t status; /* UMP_OK, or why the serving side refused */
+    uint32_t zero;
+} ump_tcp_getrep_t;
+_Static_assert(sizeof(ump_tcp_getrep_t) == 24, "get reply header is 24 bytes");
 
 /* Padding that follows `len` AM bytes on the wire. */
 static inline size_t ump_tcp_pad(size_t len)
@@ -146,18 +179,41 @@ static inline size_t ump_tcp_rx_pending(const ump_tcp_rx_t *rx)
 }
 
 /* --- send queue ----------------------------------------------------------
- * Bytes taken by am_send that the socket did not accept yet, in order. */
+ * Bytes taken by am_send that the socket did not accept yet, in order;
+ * among them references to memory that is sent from where it lies (a get
+ * reply's data), each placed at a position of the byte stream. */
+typedef struct ump_tcp_ref {
+    struct ump_tcp_ref *next;
+    uint64_t pos; /* sent once the queue's bytes before it (sent counts) are out */
+    size_t left;  /* bytes of iov[i..] not yet sent, from iov[i] + off */
+    int n, i;
+    size_t off;
+    struct iovec iov[];
+} ump_tcp_ref_t;
+
 typedef struct ump_tcp_txq {
     uint8_t *buf;
     size_t cap, head, tail;
+    uint64_t pushed, sent;        /* bytes ever queued and ever written from buf */
+    ump_tcp_ref_t *refs, **rtail; /* in stream order */
+    size_t ref_bytes;             /* referenced bytes not yet sent */
 } ump_tcp_txq_t;
 
 void ump_tcp_txq_init(ump_tcp_txq_t *q);
 void ump_tcp_txq_fini(ump_tcp_txq_t *q);
+/* Everything still to be written, copied or referenced. */
 static inline size_t ump_tcp_txq_len(const ump_tcp_txq_t *q)
+{
+    return q->tail - q->head + q->ref_bytes;
+}
+/* The copied bytes only (what the queue's bound counts). */
+static inline size_t ump_tcp_txq_bytes(const ump_tcp_txq_t *q)
 {
     return q->tail - q->head;
 }
+/* Queues a reference to the n buffers of iov, from byte `skip` of them on,
+ * at the current end of the stream. UMP_OK or NO_MEMORY. */
+int ump_tcp_txq_push_ref(ump_tcp_txq_t *q, const struct iovec *iov, int n, size_t skip);
 /* Appends the bytes of iov[] from byte `skip` on. UMP_OK or NO_MEMORY. */
 int ump_tcp_txq_push(ump_tcp_txq_t *q, const struct iovec *iov, int n, size_t skip);
 /* Appends n bytes of room to the queue and returns it for the caller to
@@ -170,8 +226,17 @@ uint8_t *ump_tcp_txq_reserve(ump_tcp_txq_t *q, size_t n);
  * `fd` < 0 queues without sending (connection not open yet).
  */
 int ump_tcp_tx_send(ump_tcp_txq_t *q, int fd, const struct iovec *iov, int n, size_t total);
+/*
+ * Sends a frame whose entries [ref, ref + nref) of iov are sent by
+ * reference: like ump_tcp_tx_send, but what the socket does not take of
+ * those entries is queued as a reference, not copied. Their memory must
+ * stay unchanged until the queue has written them.
+ */
+int ump_tcp_tx_send_ref(ump_tcp_txq_t *q, int fd, const struct iovec *iov, int n, size_t total,
+                        int ref, int nref);
 /* Writes queued bytes until the queue is empty or the socket is full.
- * Returns bytes written (>= 0) or UMP_ERR_PEER_DEAD. */
+ * Returns bytes written (>= 0) or UMP_ERR_PEER_DEAD (UMP_ERR_INVALID when
+ * a referenced buffer is not readable memory). */
 ssize_t ump_tcp_tx_drain(ump_tcp_txq_t *q, int fd);
 
 /* --- connections and the transport --------------------------------------- */
@@ -202,7 +267,24 @@ typedef struct ump_tcp_conn {
     char addr[80];   /* "ip:port" of the other end, for log lines */
     ump_tcp_rx_t rx;
     ump_tcp_txq_t txq;
+    /* A get reply whose data are being read from the socket straight into
+     * the get's buffers (tcp_get.c): dleft data bytes, then dpad padding. */
+    struct ump_tcp_get *dget;
+    size_t dleft, dpad;
 } ump_tcp_conn_t;
+
+/* A get this process asked for (tcp_get.c). */
+typedef struct ump_tcp_get {
+    LIST_ENTRY(ump_tcp_get) link;
+    uint64_t id;
+    int peer;
+    bool failed; /* the peer died: completed from progress */
+    size_t len;  /* bytes asked for */
+    size_t done; /* bytes placed */
+    ump_xp_comp_t *comp;
+    int n;
+    struct iovec iov[]; /* where the bytes go */
+} ump_tcp_get_t;
 
 typedef struct ump_tcp_peer {
     ump_tcp_conn_t *out; /* the connection this rank sends on (may be `in`) */
@@ -237,6 +319,9 @@ typedef struct ump_tcp_xp {
      * (accepted ones with a bad proof, made ones with a bad challenge). */
     unsigned long auth_refused;
     size_t queue_max, sndbuf, rcvbuf;
+    LIST_HEAD(, ump_tcp_get) gets; /* asked for, reply not complete */
+    uint64_t next_get;
+    int ngets_failed; /* gets with failed set */
 } ump_tcp_xp_t;
 
 /* tcp_iface.c */
@@ -266,6 +351,33 @@ void ump_tcp_conn_close(ump_tcp_xp_t *xp, ump_tcp_conn_t *c);
  * schedules the peer_failed call unless it left cleanly. */
 void ump_tcp_peer_fail(ump_tcp_xp_t *xp, int peer, bool clean);
 void ump_tcp_free_zombies(ump_tcp_xp_t *xp);
+
+/* tcp_xport.c */
+/* The connection AMs to `peer` go on (the channel rule), made on first use. */
+int ump_tcp_send_conn(ump_tcp_xp_t *xp, int peer, ump_tcp_conn_t **out);
+/* Sends one frame (an AM when flags is 0): am_send's contract. */
+int ump_tcp_send_frame(ump_tcp_xp_t *xp, int peer, uint8_t am_id, uint8_t flags, const void *hdr,
+                       size_t hlen, const struct iovec *iov, int iovcnt);
+
+/* tcp_get.c */
+int ump_tcp_get(ump_xp_t *xp, int peer, const struct iovec *local, int nlocal, ump_xp_mr_t *lmr,
+                const ump_riov_t *remote, int nremote, const void *rkey, ump_xp_comp_t *comp);
+/* A GETREQ frame arrived on c: queues its reply. <0: the frame is malformed. */
+int ump_tcp_get_serve(ump_tcp_xp_t *xp, ump_tcp_conn_t *c, const void *data, size_t len);
+/* A GETREP header arrived on c: takes its data (from the receive buffer as
+ * far as they are there); c->dget set while more must come from the socket.
+ * <0: malformed or unknown. */
+int ump_tcp_get_reply(ump_tcp_xp_t *xp, ump_tcp_conn_t *c, const void *data, size_t len);
+/* Reads c->dget's data from the socket: 1 when it progressed, 2 when it
+ * progressed and emptied the socket, 0 when the socket had nothing, <0
+ * (errno set) when the connection failed. */
+int ump_tcp_get_read(ump_tcp_xp_t *xp, ump_tcp_conn_t *c);
+/* The peer died: its gets fail (completed by ump_tcp_get_fail_report). */
+void ump_tcp_get_peer_failed(ump_tcp_xp_t *xp, int peer);
+/* From progress: completes the failed gets; returns how many. */
+int ump_tcp_get_fail_report(ump_tcp_xp_t *xp);
+/* At close: frees every get (their owners are gone). */
+void ump_tcp_get_fini(ump_tcp_xp_t *xp);
 
 extern const ump_xp_ops_t ump_xp_tcp_ops;
 

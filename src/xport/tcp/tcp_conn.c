@@ -122,6 +122,7 @@ void ump_tcp_peer_fail(ump_tcp_xp_t *xp, int peer, bool clean)
     p->out = p->in = NULL;
     if (p->dead) return;
     p->dead = true;
+    ump_tcp_get_peer_failed(xp, peer);
     if (clean) {
         p->gone = true;
         ump_debug("tcp: rank %d closed its connections", peer);
@@ -445,6 +446,17 @@ static int conn_read(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
 {
     int n = 0;
     for (int i = 0; i < READS_PER_EVENT && c->state != UMP_TCP_CLOSED; i++) {
+        if (c->dget) { /* a get reply's data: straight into the get's buffers */
+            int g = ump_tcp_get_read(xp, c);
+            if (g < 0) {
+                conn_lost(xp, c, errno);
+                return n;
+            }
+            if (!g) break;
+            n++;
+            if (g == 2 && c->dget) break; /* the socket is empty */
+            continue;
+        }
         size_t room;
         uint8_t *p = ump_tcp_rx_space(&c->rx, &room);
         if (!p) {
@@ -480,6 +492,18 @@ static int conn_read(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
         while ((k = ump_tcp_rx_next(&c->rx, &am_id, &flags, &data, &len)) == 1) {
             if (flags & UMP_TCP_FLAG_BYE) {
                 c->bye = true;
+                continue;
+            }
+            if (flags & (UMP_TCP_FLAG_GETREQ | UMP_TCP_FLAG_GETREP)) {
+                int g = (flags & UMP_TCP_FLAG_GETREQ) ? ump_tcp_get_serve(xp, c, data, len)
+                                                      : ump_tcp_get_reply(xp, c, data, len);
+                if (g < 0) {
+                    k = g;
+                    break;
+                }
+                n++;
+                if (c->state == UMP_TCP_CLOSED) return n;
+                if (c->dget) break; /* the rest of its data: from the socket */
                 continue;
             }
             xp->base.params.am_handler(xp->base.params.arg, &xp->base, c->peer, am_id, data, len);

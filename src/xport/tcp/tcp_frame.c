@@ -147,7 +147,7 @@ int ump_tcp_rx_next(ump_tcp_rx_t *rx, uint8_t *am_id, uint8_t *flags, const void
     uint32_t l;
     memcpy(&l, h, 4);
     l = le32toh(l);
-    if (l > rx->max_frame || h[6] || h[7] || (h[5] & ~UMP_TCP_FLAG_BYE)) return UMP_ERR_PROTOCOL;
+    if (l > rx->max_frame || h[6] || h[7] || (h[5] & ~UMP_TCP_FLAGS)) return UMP_ERR_PROTOCOL;
     size_t whole = UMP_TCP_FRAME_HDR + l + ump_tcp_pad(l);
     if (have < whole) return 0;
     *am_id = h[4];
@@ -163,12 +163,38 @@ int ump_tcp_rx_next(ump_tcp_rx_t *rx, uint8_t *am_id, uint8_t *flags, const void
 void ump_tcp_txq_init(ump_tcp_txq_t *q)
 {
     memset(q, 0, sizeof(*q));
+    q->rtail = &q->refs;
 }
 
 void ump_tcp_txq_fini(ump_tcp_txq_t *q)
 {
     free(q->buf);
+    while (q->refs) {
+        ump_tcp_ref_t *r = q->refs;
+        q->refs = r->next;
+        free(r);
+    }
     memset(q, 0, sizeof(*q));
+    q->rtail = &q->refs;
+}
+
+int ump_tcp_txq_push_ref(ump_tcp_txq_t *q, const struct iovec *iov, int n, size_t skip)
+{
+    ump_tcp_ref_t *r = malloc(sizeof(*r) + (size_t)n * sizeof(r->iov[0]));
+    if (!r) return UMP_ERR_NO_MEMORY;
+    *r = (ump_tcp_ref_t){.pos = q->pushed, .n = n};
+    for (int k = 0; k < n; k++) {
+        r->iov[k] = iov[k];
+        r->left += iov[k].iov_len;
+    }
+    r->left -= skip;
+    while (r->i < n && skip >= r->iov[r->i].iov_len)
+        skip -= r->iov[r->i++].iov_len;
+    r->off = skip;
+    *q->rtail = r;
+    q->rtail = &r->next;
+    q->ref_bytes += r->left;
+    return UMP_OK;
 }
 
 int ump_tcp_txq_push(ump_tcp_txq_t *q, const struct iovec *iov, int n, size_t skip)
@@ -205,6 +231,7 @@ int ump_tcp_txq_push(ump_tcp_txq_t *q, const struct iovec *iov, int n, size_t sk
         q->tail += l - skip;
         skip = 0;
     }
+    q->pushed += add;
     return UMP_OK;
 }
 
@@ -229,6 +256,7 @@ uint8_t *ump_tcp_txq_reserve(ump_tcp_txq_t *q, size_t n)
     }
     uint8_t *p = q->buf + q->tail;
     q->tail += n;
+    q->pushed += n;
     return p;
 }
 
@@ -248,11 +276,93 @@ int ump_tcp_tx_send(ump_tcp_txq_t *q, int fd, const struct iovec *iov, int n, si
     return ump_tcp_txq_push(q, iov, n, sent);
 }
 
+int ump_tcp_tx_send_ref(ump_tcp_txq_t *q, int fd, const struct iovec *iov, int n, size_t total,
+                        int ref, int nref)
+{
+    size_t sent = 0;
+    if (fd >= 0 && ump_tcp_txq_len(q) == 0) {
+        struct msghdr msg = {.msg_iov = (struct iovec *)iov, .msg_iovlen = (size_t)n};
+        ssize_t r;
+        do
+            r = sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+        while (r < 0 && errno == EINTR);
+        if (r < 0 && errno == EFAULT) return UMP_ERR_INVALID;
+        if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK) return UMP_ERR_PEER_DEAD;
+        if (r > 0) sent = (size_t)r;
+        if (sent == total) return UMP_OK;
+    }
+    /* The copied entries before the referenced ones, the references, then
+     * the copied rest; each part skips what the socket took of it. */
+    size_t before = 0, mid = 0;
+    for (int k = 0; k < ref; k++)
+        before += iov[k].iov_len;
+    for (int k = ref; k < ref + nref; k++)
+        mid += iov[k].iov_len;
+    int rc = UMP_OK;
+    if (sent < before) rc = ump_tcp_txq_push(q, iov, ref, sent);
+    if (!rc && sent < before + mid)
+        rc = ump_tcp_txq_push_ref(q, iov + ref, nref, sent > before ? sent - before : 0);
+    if (!rc)
+        rc = ump_tcp_txq_push(q, iov + ref + nref, n - ref - nref,
+                              sent > before + mid ? sent - before - mid : 0);
+    return rc;
+}
+
+/* Writes what the socket takes of reference r: 1 when all of it is out,
+ * 0 when the socket is full, <0 on failure. */
+static int ref_drain(ump_tcp_txq_t *q, ump_tcp_ref_t *r, int fd)
+{
+    while (r->left) {
+        struct iovec v[UMP_TCP_MAX_IOV];
+        int k = 0;
+        for (int j = r->i; j < r->n && k < (int)UMP_ARRAY_SIZE(v); j++, k++) {
+            size_t o = j == r->i ? r->off : 0;
+            v[k] = (struct iovec){(char *)r->iov[j].iov_base + o, r->iov[j].iov_len - o};
+        }
+        struct msghdr msg = {.msg_iov = v, .msg_iovlen = (size_t)k};
+        ssize_t w = sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
+            return errno == EFAULT ? UMP_ERR_INVALID : UMP_ERR_PEER_DEAD;
+        }
+        size_t t = (size_t)w;
+        r->left -= t;
+        q->ref_bytes -= t;
+        while (t) {
+            size_t room = r->iov[r->i].iov_len - r->off;
+            if (t < room) {
+                r->off += t;
+                break;
+            }
+            t -= room;
+            r->i++;
+            r->off = 0;
+        }
+    }
+    return 1;
+}
+
 ssize_t ump_tcp_tx_drain(ump_tcp_txq_t *q, int fd)
 {
     ssize_t done = 0;
-    while (q->head < q->tail) {
-        ssize_t r = send(fd, q->buf + q->head, q->tail - q->head, MSG_NOSIGNAL | MSG_DONTWAIT);
+    for (;;) {
+        ump_tcp_ref_t *ref = q->refs;
+        if (ref && q->sent == ref->pos) {
+            size_t before = ref->left;
+            int r = ref_drain(q, ref, fd);
+            done += (ssize_t)(before - ref->left);
+            if (r < 0) return r;
+            if (!r) break;
+            q->refs = ref->next;
+            if (!q->refs) q->rtail = &q->refs;
+            free(ref);
+            continue;
+        }
+        size_t avail = q->tail - q->head;
+        if (ref && avail > ref->pos - q->sent) avail = (size_t)(ref->pos - q->sent);
+        if (!avail) break;
+        ssize_t r = send(fd, q->buf + q->head, avail, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (r < 0) {
             if (errno == EINTR) /* interrupted before writing: try again */
                 continue;
@@ -260,6 +370,7 @@ ssize_t ump_tcp_tx_drain(ump_tcp_txq_t *q, int fd)
             return UMP_ERR_PEER_DEAD;
         }
         q->head += (size_t)r;
+        q->sent += (uint64_t)r;
         done += r;
     }
     if (q->head == q->tail) {

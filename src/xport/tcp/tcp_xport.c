@@ -23,6 +23,10 @@ UMP_CFG(ump_tcp_sndbuf, "UMP_TCP_SNDBUF", UMP_CFG_SIZE, "0",
         "SO_SNDBUF of TCP connections (0: kernel default, autotuned)");
 UMP_CFG(ump_tcp_rcvbuf, "UMP_TCP_RCVBUF", UMP_CFG_SIZE, "0",
         "SO_RCVBUF of TCP connections (0: kernel default, autotuned)");
+UMP_CFG(ump_tcp_get_min, "UMP_TCP_GET_MIN", UMP_CFG_SIZE, "512k",
+        "smallest contiguous rendezvous over TCP that the receiver reads with a get (the sender "
+        "writes it from its buffer, the receiver reads it into its own: no copy of ump's on "
+        "either side); smaller ones are streamed in DATA segments");
 UMP_CFG(ump_tcp_queue_max, "UMP_TCP_QUEUE_MAX", UMP_CFG_SIZE, "4m",
         "bytes queued to one peer before am_send pushes back (one AM is always taken)");
 
@@ -51,6 +55,7 @@ static int tcp_open(const ump_xp_params_t *params, ump_xp_t **out)
     xp->rcvbuf = ump_tcp_rcvbuf.v.sz;
     LIST_INIT(&xp->conns);
     LIST_INIT(&xp->zombies);
+    LIST_INIT(&xp->gets);
     xp->lfd = xp->epfd = -1;
 
     size_t seg = ump_tcp_seg_size.v.sz ? ump_tcp_seg_size.v.sz : 256 * 1024;
@@ -59,12 +64,13 @@ static int tcp_open(const ump_xp_params_t *params, ump_xp_t **out)
         .reliable = true,
         .ordered = true,
         .am_cost = UMP_XP_AM_SYSCALL,
-        .rma_get = false,
+        .rma_get = true,
         .max_am = UMP_MAX(seg, eager) + AM_HDR_ROOM,
         .max_iov = UMP_TCP_MAX_IOV,
         .eager_limit = eager,
         .seg_size = seg,
-        .get_min = SIZE_MAX,
+        .get_min = ump_tcp_get_min.v.sz,
+        .get_max_iov = UMP_TCP_MAX_IOV,
     };
 
     xp->peers = calloc((size_t)xp->size, sizeof(*xp->peers));
@@ -142,7 +148,7 @@ static int tcp_add_peer(ump_xp_t *base, int peer)
  * and kept (tcp.h, channel rule): the peer's own connection to us when it
  * is open by then, so that one socket carries both ways and each side's
  * TCP acknowledgements ride on its replies; else a new one. */
-static int send_conn(ump_tcp_xp_t *xp, int peer, ump_tcp_conn_t **out)
+int ump_tcp_send_conn(ump_tcp_xp_t *xp, int peer, ump_tcp_conn_t **out)
 {
     ump_tcp_peer_t *p = &xp->peers[peer];
     if (UMP_LIKELY(p->out != NULL)) {
@@ -162,10 +168,10 @@ static int send_conn(ump_tcp_xp_t *xp, int peer, ump_tcp_conn_t **out)
     return UMP_OK;
 }
 
-static int tcp_am_send(ump_xp_t *base, int peer, uint8_t am_id, const void *hdr, size_t hlen,
-                       const struct iovec *iov, int iovcnt)
+int ump_tcp_send_frame(ump_tcp_xp_t *xp, int peer, uint8_t am_id, uint8_t flags, const void *hdr,
+                       size_t hlen, const struct iovec *iov, int iovcnt)
 {
-    ump_tcp_xp_t *xp = (ump_tcp_xp_t *)base;
+    ump_xp_t *base = &xp->base;
     if (peer < 0 || peer >= xp->npeers || iovcnt < 0 || iovcnt > UMP_TCP_MAX_IOV)
         return UMP_ERR_INVALID;
     ump_tcp_peer_t *p = &xp->peers[peer];
@@ -175,16 +181,16 @@ static int tcp_am_send(ump_xp_t *base, int peer, uint8_t am_id, const void *hdr,
         len += iov[i].iov_len;
     if (len > base->caps.max_am) return UMP_ERR_INVALID;
     ump_tcp_conn_t *c;
-    int rc = send_conn(xp, peer, &c);
+    int rc = ump_tcp_send_conn(xp, peer, &c);
     if (rc) return rc;
     struct iovec v[UMP_TCP_MAX_IOV + 3];
     uint8_t fh[UMP_TCP_FRAME_HDR];
     size_t total;
-    int n = ump_tcp_frame_iov(fh, am_id, 0, hdr, hlen, iov, iovcnt, v, &total);
+    int n = ump_tcp_frame_iov(fh, am_id, flags, hdr, hlen, iov, iovcnt, v, &total);
     /* Back-pressure bound; an AM is always taken when only the proof (of
      * the handshake) is queued, so a bound smaller than one AM cannot stall
      * a peer. */
-    size_t queued = ump_tcp_txq_len(&c->txq);
+    size_t queued = ump_tcp_txq_bytes(&c->txq);
     if (queued > UMP_TCP_PROOF_LEN && queued + total > xp->queue_max) return UMP_ERR_NO_RESOURCE;
     rc = ump_tcp_tx_send(&c->txq, c->state == UMP_TCP_OPEN ? c->fd : -1, v, n, total);
     if (rc == UMP_ERR_PEER_DEAD) {
@@ -195,6 +201,12 @@ static int tcp_am_send(ump_xp_t *base, int peer, uint8_t am_id, const void *hdr,
     if (rc) return rc;
     ump_tcp_conn_rearm(xp, c);
     return UMP_OK;
+}
+
+static int tcp_am_send(ump_xp_t *base, int peer, uint8_t am_id, const void *hdr, size_t hlen,
+                       const struct iovec *iov, int iovcnt)
+{
+    return ump_tcp_send_frame((ump_tcp_xp_t *)base, peer, am_id, 0, hdr, hlen, iov, iovcnt);
 }
 
 /* Packs the payload straight into the connection's send queue, then
@@ -208,14 +220,14 @@ static int tcp_am_send_pack(ump_xp_t *base, int peer, uint8_t am_id, const void 
     if (p->dead) return UMP_ERR_PEER_DEAD;
     if (hlen + len > base->caps.max_am) return UMP_ERR_INVALID;
     ump_tcp_conn_t *c;
-    int rc = send_conn(xp, peer, &c);
+    int rc = ump_tcp_send_conn(xp, peer, &c);
     if (rc) return rc;
     uint8_t fh[UMP_TCP_FRAME_HDR];
     struct iovec v[4]; /* frame header, hdr, payload, padding */
     size_t total;
     struct iovec body = {NULL, len};
     ump_tcp_frame_iov(fh, am_id, 0, hdr, hlen, &body, 1, v, &total);
-    size_t queued = ump_tcp_txq_len(&c->txq);
+    size_t queued = ump_tcp_txq_bytes(&c->txq);
     if (queued > UMP_TCP_PROOF_LEN && queued + total > xp->queue_max) return UMP_ERR_NO_RESOURCE;
     uint8_t *dst = ump_tcp_txq_reserve(&c->txq, total);
     if (!dst) return UMP_ERR_NO_MEMORY;
@@ -267,6 +279,7 @@ static int tcp_progress(ump_xp_t *base)
 after:
     /* Failures are reported here, never from inside am_send. */
     if (xp->nparked) ump_tcp_conn_unpark(xp);
+    if (xp->ngets_failed) n += ump_tcp_get_fail_report(xp);
     for (int p = 0; xp->nreport && p < xp->npeers; p++) {
         if (!xp->peers[p].report) continue;
         xp->peers[p].report = false;
@@ -282,7 +295,7 @@ after:
 static int tcp_arm(ump_xp_t *base)
 {
     ump_tcp_xp_t *xp = (ump_tcp_xp_t *)base;
-    if (xp->nreport) return UMP_ERR_BUSY;
+    if (xp->nreport || xp->ngets_failed) return UMP_ERR_BUSY;
     /* Level-triggered: peeking consumes nothing. Complete frames never
      * stay in a receive buffer (each read delivers them), so "ready fd"
      * is the only pending input there is. */
@@ -351,6 +364,7 @@ static void tcp_close(ump_xp_t *base)
         ump_tcp_conn_close(xp, c);
     }
     ump_tcp_free_zombies(xp);
+    ump_tcp_get_fini(xp);
     close(xp->lfd);
     close(xp->epfd);
     free(xp->peers);
@@ -366,7 +380,7 @@ const ump_xp_ops_t ump_xp_tcp_ops = {
     .add_peer = tcp_add_peer,
     .am_send = tcp_am_send,
     .am_send_pack = tcp_am_send_pack,
-    .get = NULL,
+    .get = ump_tcp_get,
     .progress = tcp_progress,
     .arm = tcp_arm,
     .wait_fd = tcp_wait_fd,
