@@ -293,6 +293,62 @@ static void test_self_pressure(void **state)
     close_rank(&c);
 }
 
+/* --- get ------------------------------------------------------------------ */
+
+static int got_status = 1;
+static void note_status(ump_xp_comp_t *comp, int status)
+{
+    got_status = status;
+}
+
+/* get() of this process's own memory over its loopback connection, then
+ * a request naming memory the serving side does not have (address 16):
+ * the server logs it and drops the connection, the get fails with
+ * PEER_DEAD from progress, the peer is reported once; nothing crashes. */
+static void test_self_get(void **state)
+{
+    rank_ctx_t c;
+    open_rank(&c);
+    size_t n = 300000 + 5;
+    uint8_t *src = malloc(n), *dst = malloc(n);
+    assert_non_null(src);
+    assert_non_null(dst);
+    for (size_t i = 0; i < n; i++)
+        src[i] = pat(0, 0, 3, i);
+    memset(dst, 0, n);
+    ump_xp_comp_t comp = {.count = 1, .status = UMP_OK, .cb = note_status};
+    struct iovec lv = {dst, n};
+    ump_riov_t rv[2] = {{(uintptr_t)src, 1000}, {(uintptr_t)src + 1000, n - 1000}};
+    assert_int_equal(c.xp->ops->get(c.xp, 0, &lv, 1, NULL, rv, 2, NULL, &comp), UMP_INPROGRESS);
+    for (int k = 0; k < 5000 && comp.count; k++)
+        progress(&c);
+    assert_int_equal(comp.count, 0);
+    assert_int_equal(got_status, UMP_OK);
+    assert_memory_equal(src, dst, n);
+    /* Unequal sides, too many pieces: refused at once. */
+    ump_riov_t one = {(uintptr_t)src, n - 1};
+    assert_int_equal(c.xp->ops->get(c.xp, 0, &lv, 1, NULL, &one, 1, NULL, &comp), UMP_ERR_INVALID);
+    assert_int_equal(c.xp->ops->get(c.xp, 0, &lv, 1, NULL, rv, UMP_TCP_MAX_IOV + 1, NULL, &comp),
+                     UMP_ERR_INVALID);
+
+    got_status = 1;
+    comp = (ump_xp_comp_t){.count = 1, .status = UMP_OK, .cb = note_status};
+    ump_riov_t bad = {16, 4096};
+    struct iovec bv = {dst, 4096};
+    assert_int_equal(c.xp->ops->get(c.xp, 0, &bv, 1, NULL, &bad, 1, NULL, &comp), UMP_INPROGRESS);
+    for (int k = 0; k < 5000 && (comp.count || !c.failed[0]); k++) {
+        progress(&c);
+        usleep(100);
+    }
+    assert_int_equal(comp.count, 0);
+    assert_int_equal(got_status, UMP_ERR_PEER_DEAD);
+    assert_int_equal(c.failed[0], 1);
+    assert_int_equal(c.xp->ops->get(c.xp, 0, &lv, 1, NULL, rv, 2, NULL, &comp), UMP_ERR_PEER_DEAD);
+    free(src);
+    free(dst);
+    close_rank(&c);
+}
+
 /* Connects a raw socket to `addr` and writes `len` bytes. */
 static int raw_connect(const char *addr, const void *bytes, size_t len)
 {
@@ -830,11 +886,12 @@ int main(int argc, char **argv)
     /* The in-process cases are singleton jobs, whatever started us. */
     unsetenv("UMP_JOB_KVS");
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_self_stream),        cmocka_unit_test(test_self_pressure),
-        cmocka_unit_test(test_handshake),          cmocka_unit_test(test_fake_acceptor),
-        cmocka_unit_test(test_connect_refused),    cmocka_unit_test(test_sleep),
-        cmocka_unit_test(test_bad_args),           cmocka_unit_test(test_two_ranks),
-        cmocka_unit_test(test_two_ranks_pressure), cmocka_unit_test(test_two_ranks_reply),
+        cmocka_unit_test(test_self_stream),     cmocka_unit_test(test_self_pressure),
+        cmocka_unit_test(test_handshake),       cmocka_unit_test(test_fake_acceptor),
+        cmocka_unit_test(test_connect_refused), cmocka_unit_test(test_sleep),
+        cmocka_unit_test(test_bad_args),        cmocka_unit_test(test_self_get),
+        cmocka_unit_test(test_two_ranks),       cmocka_unit_test(test_two_ranks_pressure),
+        cmocka_unit_test(test_two_ranks_reply),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -497,9 +497,9 @@ static int conn_read(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
             if (flags & (UMP_TCP_FLAG_GETREQ | UMP_TCP_FLAG_GETREP)) {
                 int g = (flags & UMP_TCP_FLAG_GETREQ) ? ump_tcp_get_serve(xp, c, data, len)
                                                       : ump_tcp_get_reply(xp, c, data, len);
-                if (g < 0) {
-                    k = g;
-                    break;
+                if (g < 0) { /* logged there */
+                    ump_tcp_peer_fail(xp, c->peer, false);
+                    return n;
                 }
                 n++;
                 if (c->state == UMP_TCP_CLOSED) return n;

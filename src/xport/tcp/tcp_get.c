@@ -74,7 +74,10 @@ static int serve_reply(ump_tcp_xp_t *xp, ump_tcp_conn_t *c, uint64_t id, const u
 {
     ump_tcp_conn_t *out;
     int rc = ump_tcp_send_conn(xp, c->peer, &out);
-    if (rc) return rc;
+    if (rc) {
+        ump_error("tcp: cannot answer a get of rank %d: %s", c->peer, ump_strerror(rc));
+        return rc;
+    }
     ump_tcp_getrep_t h = {.id = htole64(id),
                           .len = htole64(status ? 0 : len),
                           .status = (int32_t)htole32((uint32_t)status)};
@@ -102,30 +105,39 @@ static int serve_reply(ump_tcp_xp_t *xp, ump_tcp_conn_t *c, uint64_t id, const u
         ump_tcp_peer_fail(xp, c->peer, false);
         return UMP_OK; /* reported from progress */
     }
-    if (rc) return rc;
+    if (rc) {
+        ump_error("tcp: cannot answer a get of rank %d: %s", c->peer, ump_strerror(rc));
+        return rc;
+    }
     ump_tcp_conn_rearm(xp, out);
     return UMP_OK;
+}
+
+static int bad_request(ump_tcp_conn_t *c)
+{
+    ump_error("tcp: malformed get request from rank %d (%s)", c->peer, c->addr);
+    return UMP_ERR_PROTOCOL;
 }
 
 int ump_tcp_get_serve(ump_tcp_xp_t *xp, ump_tcp_conn_t *c, const void *data, size_t len)
 {
     ump_tcp_getreq_t q;
-    if (len < sizeof(q)) return UMP_ERR_PROTOCOL;
+    if (len < sizeof(q)) return bad_request(c);
     memcpy(&q, data, sizeof(q));
     uint64_t id = le64toh(q.id), want = le64toh(q.len);
     uint32_t n = le32toh(q.n);
     if (q.zero || n < 1 || n > UMP_TCP_MAX_IOV || len != sizeof(q) + n * sizeof(ump_riov_t))
-        return UMP_ERR_PROTOCOL;
+        return bad_request(c);
     ump_riov_t rv[UMP_TCP_MAX_IOV];
     memcpy(rv, (const char *)data + sizeof(q), n * sizeof(rv[0]));
     uint64_t sum = 0;
     for (uint32_t i = 0; i < n; i++) {
         rv[i].addr = le64toh(rv[i].addr);
         rv[i].len = le64toh(rv[i].len);
-        if (rv[i].len > SIZE_MAX - sum) return UMP_ERR_PROTOCOL;
+        if (rv[i].len > SIZE_MAX - sum) return bad_request(c);
         sum += rv[i].len;
     }
-    if (sum != want) return UMP_ERR_PROTOCOL;
+    if (sum != want) return bad_request(c);
     return serve_reply(xp, c, id, rv, (int)n, (size_t)want, UMP_OK);
 }
 
