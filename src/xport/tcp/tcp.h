@@ -126,12 +126,13 @@ typedef struct ump_tcp_getreq {
 } ump_tcp_getreq_t;
 _Static_assert(sizeof(ump_tcp_getreq_t) == 24, "get request is 24 bytes");
 
-/* A get reply's header; `len` data bytes follow it (0 when refused). */
+/* A get reply's header; `len` data bytes follow it, all that was asked
+ * for. A request that cannot be served gets no reply: the serving side
+ * drops the connection instead (tcp_get.c). */
 typedef struct ump_tcp_getrep {
     uint64_t id;
     uint64_t len;
-    int32_t status; /* UMP_OK, or why the serving side refused */
-    uint32_t zero;
+    uint64_t zero;
 } ump_tcp_getrep_t;
 _Static_assert(sizeof(ump_tcp_getrep_t) == 24, "get reply header is 24 bytes");
 
@@ -221,19 +222,22 @@ int ump_tcp_txq_push(ump_tcp_txq_t *q, const struct iovec *iov, int n, size_t sk
 uint8_t *ump_tcp_txq_reserve(ump_tcp_txq_t *q, size_t n);
 /*
  * Sends a frame on fd: when the queue is empty, one sendmsg() and the
- * unsent rest is queued; otherwise all of it is queued behind. UMP_OK,
- * UMP_ERR_NO_MEMORY, or UMP_ERR_PEER_DEAD (the socket failed; errno kept).
+ * unsent rest is queued; otherwise all of it is queued behind. Entries
+ * [ref, ref + nref) of iov are sent by reference: what the socket does not
+ * take of them is queued as a reference, not copied, and their memory must
+ * stay unchanged until the queue has written them; the other entries are
+ * copied. UMP_OK, UMP_ERR_NO_MEMORY, UMP_ERR_INVALID (an entry is not
+ * readable memory) or UMP_ERR_PEER_DEAD (the socket failed; errno kept).
  * `fd` < 0 queues without sending (connection not open yet).
- */
-int ump_tcp_tx_send(ump_tcp_txq_t *q, int fd, const struct iovec *iov, int n, size_t total);
-/*
- * Sends a frame whose entries [ref, ref + nref) of iov are sent by
- * reference: like ump_tcp_tx_send, but what the socket does not take of
- * those entries is queued as a reference, not copied. Their memory must
- * stay unchanged until the queue has written them.
  */
 int ump_tcp_tx_send_ref(ump_tcp_txq_t *q, int fd, const struct iovec *iov, int n, size_t total,
                         int ref, int nref);
+/* ump_tcp_tx_send_ref with every entry copied. */
+static inline int ump_tcp_tx_send(ump_tcp_txq_t *q, int fd, const struct iovec *iov, int n,
+                                  size_t total)
+{
+    return ump_tcp_tx_send_ref(q, fd, iov, n, total, n, 0);
+}
 /* Writes queued bytes until the queue is empty or the socket is full.
  * Returns bytes written (>= 0) or UMP_ERR_PEER_DEAD (UMP_ERR_INVALID when
  * a referenced buffer is not readable memory). */

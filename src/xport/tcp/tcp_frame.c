@@ -260,22 +260,6 @@ uint8_t *ump_tcp_txq_reserve(ump_tcp_txq_t *q, size_t n)
     return p;
 }
 
-int ump_tcp_tx_send(ump_tcp_txq_t *q, int fd, const struct iovec *iov, int n, size_t total)
-{
-    size_t sent = 0;
-    if (fd >= 0 && ump_tcp_txq_len(q) == 0) {
-        struct msghdr msg = {.msg_iov = (struct iovec *)iov, .msg_iovlen = (size_t)n};
-        ssize_t r;
-        do /* a signal is no reason to queue */
-            r = sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
-        while (r < 0 && errno == EINTR);
-        if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK) return UMP_ERR_PEER_DEAD;
-        if (r > 0) sent = (size_t)r;
-        if (sent == total) return UMP_OK;
-    }
-    return ump_tcp_txq_push(q, iov, n, sent);
-}
-
 int ump_tcp_tx_send_ref(ump_tcp_txq_t *q, int fd, const struct iovec *iov, int n, size_t total,
                         int ref, int nref)
 {
@@ -300,9 +284,9 @@ int ump_tcp_tx_send_ref(ump_tcp_txq_t *q, int fd, const struct iovec *iov, int n
         mid += iov[k].iov_len;
     int rc = UMP_OK;
     if (sent < before) rc = ump_tcp_txq_push(q, iov, ref, sent);
-    if (!rc && sent < before + mid)
+    if (!rc && nref && sent < before + mid)
         rc = ump_tcp_txq_push_ref(q, iov + ref, nref, sent > before ? sent - before : 0);
-    if (!rc)
+    if (!rc && ref + nref < n)
         rc = ump_tcp_txq_push(q, iov + ref + nref, n - ref - nref,
                               sent > before + mid ? sent - before - mid : 0);
     return rc;

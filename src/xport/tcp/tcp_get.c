@@ -70,7 +70,7 @@ int ump_tcp_get(ump_xp_t *base, int peer, const struct iovec *local, int nlocal,
 
 /* Queues the reply to a request: the header, then the data by reference. */
 static int serve_reply(ump_tcp_xp_t *xp, ump_tcp_conn_t *c, uint64_t id, const ump_riov_t *rv,
-                       int n, size_t len, int status)
+                       int n, size_t len)
 {
     ump_tcp_conn_t *out;
     int rc = ump_tcp_send_conn(xp, c->peer, &out);
@@ -78,22 +78,18 @@ static int serve_reply(ump_tcp_xp_t *xp, ump_tcp_conn_t *c, uint64_t id, const u
         ump_error("tcp: cannot answer a get of rank %d: %s", c->peer, ump_strerror(rc));
         return rc;
     }
-    ump_tcp_getrep_t h = {.id = htole64(id),
-                          .len = htole64(status ? 0 : len),
-                          .status = (int32_t)htole32((uint32_t)status)};
+    ump_tcp_getrep_t h = {.id = htole64(id), .len = htole64(len)};
     uint8_t fh[UMP_TCP_FRAME_HDR];
     struct iovec v[UMP_TCP_MAX_IOV + 3];
     size_t total;
     int k = ump_tcp_frame_iov(fh, 0, UMP_TCP_FLAG_GETREP, &h, sizeof(h), NULL, 0, v, &total);
     int ref = k, nref = 0;
-    if (!status) {
-        for (int i = 0; i < n; i++)
-            if (rv[i].len) v[k + nref++] = (struct iovec){(void *)(uintptr_t)rv[i].addr, rv[i].len};
-        k += nref;
-        size_t pad = ump_tcp_pad(len);
-        if (pad) v[k++] = (struct iovec){(void *)zeros, pad};
-        total += len + pad;
-    }
+    for (int i = 0; i < n; i++)
+        if (rv[i].len) v[k + nref++] = (struct iovec){(void *)(uintptr_t)rv[i].addr, rv[i].len};
+    k += nref;
+    size_t pad = ump_tcp_pad(len);
+    if (pad) v[k++] = (struct iovec){(void *)zeros, pad};
+    total += len + pad;
     rc = ump_tcp_tx_send_ref(&out->txq, out->state == UMP_TCP_OPEN ? out->fd : -1, v, k, total, ref,
                              nref);
     if (rc == UMP_ERR_INVALID) {
@@ -138,16 +134,15 @@ int ump_tcp_get_serve(ump_tcp_xp_t *xp, ump_tcp_conn_t *c, const void *data, siz
         sum += rv[i].len;
     }
     if (sum != want) return bad_request(c);
-    return serve_reply(xp, c, id, rv, (int)n, (size_t)want, UMP_OK);
+    return serve_reply(xp, c, id, rv, (int)n, (size_t)want);
 }
 
-static void get_finish(ump_tcp_xp_t *xp, ump_tcp_get_t *g, int status)
+static void get_finish(ump_tcp_get_t *g, int status)
 {
     LIST_REMOVE(g, link);
     ump_xp_comp_t *comp = g->comp;
     free(g);
     ump_xp_comp_done(comp, status);
-    (void)xp;
 }
 
 /* Places n bytes at p into g's buffers from g->done on. */
@@ -173,19 +168,13 @@ int ump_tcp_get_reply(ump_tcp_xp_t *xp, ump_tcp_conn_t *c, const void *data, siz
     if (len != sizeof(h)) return UMP_ERR_PROTOCOL;
     memcpy(&h, data, sizeof(h));
     uint64_t id = le64toh(h.id), dlen = le64toh(h.len);
-    int status = (int32_t)le32toh((uint32_t)h.status);
     ump_tcp_get_t *g;
     LIST_FOREACH(g, &xp->gets, link)
     if (g->id == id && g->peer == c->peer && !g->failed) break;
-    if (!g || h.zero || (status == UMP_OK && dlen != g->len) || (status != UMP_OK && dlen) ||
-        status > 0) {
+    if (!g || h.zero || dlen != g->len) {
         ump_error("tcp: a get reply from rank %d (%s) matches no get of this process", c->peer,
                   c->addr);
         return UMP_ERR_PROTOCOL;
-    }
-    if (status != UMP_OK) {
-        get_finish(xp, g, status);
-        return UMP_OK;
     }
     /* What the receive buffer holds already of the data and padding. */
     size_t pad = ump_tcp_pad(g->len);
@@ -197,7 +186,7 @@ int ump_tcp_get_reply(ump_tcp_xp_t *xp, ump_tcp_conn_t *c, const void *data, siz
     size_t kp = UMP_MIN(have, pad);
     c->rx.start += kp;
     if (g->done == g->len && kp == pad) {
-        get_finish(xp, g, UMP_OK);
+        get_finish(g, UMP_OK);
         return UMP_OK;
     }
     c->dget = g;
@@ -241,7 +230,7 @@ int ump_tcp_get_read(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
     c->dpad -= t - d;
     if (!c->dleft && !c->dpad) {
         c->dget = NULL;
-        get_finish(xp, g, UMP_OK);
+        get_finish(g, UMP_OK);
     }
     /* A short read emptied the socket: the next recv would only say EAGAIN. */
     return t < want ? 2 : 1;
@@ -265,7 +254,7 @@ int ump_tcp_get_fail_report(ump_tcp_xp_t *xp)
         next = LIST_NEXT(g, link);
         if (!g->failed) continue;
         xp->ngets_failed--;
-        get_finish(xp, g, UMP_ERR_PEER_DEAD);
+        get_finish(g, UMP_ERR_PEER_DEAD);
         n++;
     }
     return n;
