@@ -11,9 +11,9 @@
  *                          MB/s (osu_put_bw -s flush)
  *   fop, cas               MPI_Fetch_and_op (MPI_SUM) and
  *                          MPI_Compare_and_swap of one MPI_LONG, with a flush
- * The window is MPI_Win_allocate'd (--max bytes, 1 MiB by default). The
- * target spends the passive-target measures inside MPI (the timing loop's
- * allreduce), as the OSU programs' target does.
+ * The window is MPI_Win_allocate'd (--max bytes, 1 MiB by default, at least
+ * 64). The target spends the passive-target measures inside MPI (the timing
+ * loop's allreduce), as the OSU programs' target does.
  *   mpirun -n 2 rma [--quick] [--time S] [--min B] [--max B] [--csv F]
  *                   [--ops put_fence,get_flush,...]
  */
@@ -131,10 +131,12 @@ int main(int argc, char **argv)
         for (int k = 0; k < NOPS; k++)
             wanted[k] = 1;
     size_t bw_max = B.max / WINDOW ? B.max / WINDOW : 1;
-    struct rma r = {.buf = b_alloc(B.max ? B.max : 8)};
-    MPI_Win_allocate((MPI_Aint)(B.max ? B.max : 8), 1, MPI_INFO_NULL, MPI_COMM_WORLD, &r.base,
-                     &r.win);
-    memset(r.base, 0, B.max ? B.max : 8);
+    /* Room for the bandwidth measures' WINDOW messages of at least a byte,
+     * and for fop's and cas's long, whatever --max says. */
+    size_t room = B.max > WINDOW ? B.max : WINDOW;
+    struct rma r = {.buf = b_alloc(room)};
+    MPI_Win_allocate((MPI_Aint)room, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &r.base, &r.win);
+    memset(r.base, 0, room);
     MPI_Barrier(MPI_COMM_WORLD);
     verify(&r, B.max);
     /* The fence measures run in the fence epochs verify() left open; the
