@@ -100,19 +100,30 @@ final class Bench {
     long iterations(Intracomm comm, Loop loop) throws MPIException {
         long n = 1;
         double[] dt = new double[1], mx = new double[1];
-        /* A loop's first measure: a JVM runs interpreted until its JIT has
-         * compiled the loop and the calls under it, so 0.2 s of it first
-         * keep that out of the first sizes' figures. Every later size gets
-         * 0.02 s: a size that takes a branch the earlier ones did not (the
-         * first non-empty message) makes the JIT drop and redo its code,
-         * and its compiler threads share the rank's core. */
-        double spent = 0, warm = warmed.add(loop.getClass()) ? 0.2 : 0.02;
-        for (long k = 2; spent < warm; k *= 2) { // in rounds every rank agrees on
+        /* Warm-up: a JVM runs a loop interpreted, then compiled in tiers,
+         * and a size that takes a branch the earlier ones did not (the
+         * first non-empty message) makes the JIT drop its code and count
+         * calls again before it recompiles. So the loop runs, in doubling
+         * rounds, until it no longer gets faster: at least 0.2 s for a
+         * loop's first measure (0.02 s later) and 30000 iterations (or
+         * 0.2 s), then until a round of 5 ms or more is within 10% of the
+         * one before; at most 1 s (0.3 s later). Every rank decides on the
+         * same slowest-rank times, so they agree. */
+        boolean first = warmed.add(loop.getClass());
+        double spent = 0, warm = first ? 0.2 : 0.02, cap = first ? 1.0 : 0.3, last = 0;
+        long done = 0;
+        for (long k = 2;; k *= 2) {
             double t0 = MPI.wtime();
             loop.run(k);
             dt[0] = MPI.wtime() - t0;
             comm.allReduce(dt, mx, 1, MPI.DOUBLE, MPI.MAX);
             spent += mx[0];
+            done += k;
+            double per = mx[0] / k;
+            boolean steady = mx[0] >= 0.005 && per >= 0.9 * last && per <= 1.1 * last;
+            if (spent >= cap || (spent >= warm && (done >= 30000 || spent >= 0.2) && steady))
+                break;
+            last = per;
         }
         for (;;) {
             comm.barrier();
