@@ -218,6 +218,7 @@ struct ump_mpi_win {
 
     /* shared windows (allocate_shared, and allocate on one node) */
     bool direct;        /* the origin loads and stores the target's part itself */
+    bool direct_since;  /* a direct operation ran since the last flush's fence */
     ump_win_ctl_t *ctl; /* per rank, at the start of the segment */
     void *shm_map;
     size_t shm_len;

@@ -250,6 +250,7 @@ static int direct(MPI_Win w, const rma_args_t *a, MPI_Datatype basic, size_t tby
             .nruns = nruns,
             .tbytes = tbytes,
         };
+        w->direct_since = true;
         rc = ump_win_direct_op(w, a->target, &d);
         if (rc != MPI_SUCCESS)
             rc = ump_win_error(w, rc, call, "cannot operate on rank %d's window", a->target);

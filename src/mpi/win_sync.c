@@ -43,10 +43,14 @@ static int flush_ask(MPI_Win w, int rank)
 }
 
 /* Waits for what flush_ask left in flight; a direct window's operations
- * are done when their calls return, so a memory fence orders them. */
+ * are done when their calls return, so a memory fence orders them (none
+ * when no operation ran since the last). */
 static int flush_wait(MPI_Win w)
 {
-    if (w->direct) __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (w->direct_since) {
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        w->direct_since = false;
+    }
     return ump_win_pend_wait(w);
 }
 
