@@ -51,7 +51,7 @@ static int flush_wait(MPI_Win w)
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
         w->direct_since = false;
     }
-    return ump_win_pend_wait(w);
+    return w->npend || w->batch_replies ? ump_win_pend_wait(w) : MPI_SUCCESS;
 }
 
 #pragma weak MPI_Win_fence = PMPI_Win_fence
