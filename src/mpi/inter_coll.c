@@ -11,16 +11,8 @@
  */
 #include <stdlib.h>
 
+#include "mpi/coll_call.h"
 #include "mpi/inter.h"
-
-static int done(MPI_Comm comm, const char *call, int rc)
-{
-    if (rc == UMP_OK) return MPI_SUCCESS;
-    if (rc == UMP_ERR_OP)
-        return ump_mpi_error(comm, MPI_ERR_OP, call, "the op does not apply to the datatype");
-    return ump_mpi_error(comm, ump_mpi_class_of(rc), call, "collective failed: %s",
-                         ump_strerror(rc));
-}
 
 /* Ends a call: blocking (request NULL) returns its result; nonblocking
  * wraps the core request the schedule completes. */
@@ -29,18 +21,8 @@ static int finish(MPI_Comm comm, const char *call, int rc, const ump_req_t *gp,
 {
     /* gp is read only here, after the collective (an argument of the same
      * call) has stored its request. */
-    ump_req_t g = *gp;
-    if (!request || rc != UMP_OK) return done(comm, call, rc);
-    MPI_Request r = ump_mpi_req_new(UMP_MPI_REQ_COLL, comm);
-    if (!r) {
-        ump_wait(&g, UMP_STATUS_IGNORE);
-        return ump_mpi_error(comm, MPI_ERR_NO_MEM, call, "out of memory for the request");
-    }
-    r->core = g;
-    r->peer = MPI_ANY_SOURCE;
-    r->tag = MPI_ANY_TAG;
-    *request = r;
-    return MPI_SUCCESS;
+    if (!request) return ump_mpi_coll_done(comm, call, rc);
+    return ump_mpi_coll_ireq(comm, call, rc, *gp, request);
 }
 
 #define GREQ(request, g) ((request) ? &(g) : NULL)
