@@ -15,11 +15,6 @@
  * the window it belongs to. */
 static MPI_Win all_wins;
 
-bool ump_win_ok(MPI_Win w)
-{
-    return w && w->magic == UMP_MPI_MAGIC_WIN;
-}
-
 /* --- error handlers ----------------------------------------------------------
  *
  * Errors are raised through ump_mpi_error on the window's private

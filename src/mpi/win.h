@@ -242,12 +242,24 @@ struct ump_mpi_win {
  * thread holds (that thread's own progress serves it meanwhile), so a
  * window call may block holding its lock without waiting for the thread
  * that holds the core's. Nothing at other thread levels. */
-MPI_Win ump_win_enter(MPI_Win w);
-void ump_win_leave(MPI_Win *held);
+static inline bool ump_win_ok(MPI_Win w)
+{
+    return w && w->magic == UMP_MPI_MAGIC_WIN;
+}
+/* The lock taken under MPI_THREAD_MULTIPLE (win_am.c). */
+MPI_Win ump_win_enter_mt(MPI_Win w);
+static inline MPI_Win ump_win_enter(MPI_Win w)
+{
+    if (__builtin_expect(ump_mpi_thread_level != MPI_THREAD_MULTIPLE, 1)) return NULL;
+    return ump_win_enter_mt(w);
+}
+static inline void ump_win_leave(MPI_Win *held)
+{
+    if (*held) pthread_mutex_unlock(&(*held)->mu);
+}
 #define UMP_WIN_GUARD(w)                                                                           \
     MPI_Win ump_win_guard_ __attribute__((cleanup(ump_win_leave), unused)) = ump_win_enter(w)
 
-bool ump_win_ok(MPI_Win w);
 /* Raises errclass on the window (its error handler), naming the call and
  * this rank; returns errclass. */
 int ump_win_error(MPI_Win w, int errclass, const char *call, const char *fmt, ...)

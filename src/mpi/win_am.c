@@ -28,16 +28,11 @@ static bool multiple(void)
     return ump_mpi_thread_level == MPI_THREAD_MULTIPLE;
 }
 
-MPI_Win ump_win_enter(MPI_Win w)
+MPI_Win ump_win_enter_mt(MPI_Win w)
 {
-    if (!multiple() || !ump_win_ok(w)) return NULL;
+    if (!ump_win_ok(w)) return NULL;
     pthread_mutex_lock(&w->mu);
     return w;
-}
-
-void ump_win_leave(MPI_Win *held)
-{
-    if (*held) pthread_mutex_unlock(&(*held)->mu);
 }
 
 /* The windows the hook serves; under MPI_THREAD_MULTIPLE changed under
