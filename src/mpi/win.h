@@ -57,10 +57,12 @@ enum {
  * last operation). */
 #define UMP_WIN_IN_SCRATCH (64 + UMP_WIN_BATCH_CAP + UMP_WIN_BATCH_OP_MAX + 8)
 
-/* Header flags. A put of at least UMP_WIN_SPLIT_MIN bytes into one run of
- * a window that is not dynamic sends its data as a message of their own,
- * from the origin's buffer (its layout) straight into the window: the
- * header's reply_tag is that message's tag. */
+/* Header flags. A put or accumulate of at least UMP_WIN_SPLIT_MIN bytes
+ * into one run of a window that is not dynamic sends its data as a message
+ * of their own, from the origin's buffer (its layout, not packed first):
+ * the header's reply_tag is that message's tag. A put's data are received
+ * straight into the window, an accumulate's into a buffer of the target's
+ * that is then reduced into the window. */
 enum { UMP_WIN_F_DATA = 1, UMP_WIN_F_JOIN = 2 };
 /* A get of up to UMP_WIN_JOIN_MAX bytes that waits in a batch has its data
  * come back in the batch's one reply (UMP_WIN_F_JOIN on the get; on the
@@ -128,7 +130,8 @@ typedef struct ump_win_in {
     char *buf;
     size_t len;
     int src;   /* core rank */
-    bool data; /* a split put whose data are being received into the window */
+    bool data; /* a split operation whose data are being received */
+    char *acc; /* where a split accumulate's data are received */
 } ump_win_in_t;
 
 /* A lock request the target could not grant yet. */

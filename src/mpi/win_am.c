@@ -388,7 +388,7 @@ static void apply(MPI_Win w, ump_win_in_t *in)
         if (!(h->flags & UMP_WIN_F_DATA)) move_runs(w, h, runs, data, true);
         break;
     case UMP_WIN_ACC:
-        accumulate(w, h, runs, data);
+        accumulate(w, h, runs, (h->flags & UMP_WIN_F_DATA) ? in->acc : data);
         break;
     case UMP_WIN_GET:
         if (h->flags & UMP_WIN_F_JOIN)
@@ -460,21 +460,28 @@ static void apply(MPI_Win w, ump_win_in_t *in)
     }
 }
 
-/* A split put's header (win.h): receives its data straight into the
- * window, in->req standing for that receive, and returns true; false for
- * any other message. */
-static bool split_put(MPI_Win w, ump_win_in_t *in)
+/* A split operation's header (win.h): receives its data, a put's straight
+ * into the window, an accumulate's into a buffer of its own (in->acc),
+ * in->req standing for that receive, and returns true; false for any
+ * other message. */
+static bool split_data(MPI_Win w, ump_win_in_t *in)
 {
     const ump_win_hdr_t *h = (const ump_win_hdr_t *)in->buf;
-    if (in->len < sizeof(*h) || h->op != UMP_WIN_PUT || !(h->flags & UMP_WIN_F_DATA)) return false;
+    if (in->len < sizeof(*h) || (h->op != UMP_WIN_PUT && h->op != UMP_WIN_ACC) ||
+        !(h->flags & UMP_WIN_F_DATA))
+        return false;
     const ump_win_run_t *runs = (const ump_win_run_t *)(h + 1);
     if (h->nruns != 1 || h->datalen || in->len != sizeof(*h) + sizeof(*runs) ||
         w->flavor == MPI_WIN_FLAVOR_DYNAMIC)
         ump_abort(MPI_ERR_INTERN, "one-sided: malformed RMA message");
     char *p = (char *)w->base + h->disp + runs[0].off;
+    if (h->op == UMP_WIN_ACC) {
+        if (!(p = in->acc = malloc(h->tlen ? h->tlen : 1)))
+            ump_abort(MPI_ERR_NO_MEM, "one-sided: out of memory for an accumulate's data");
+    }
     if (ump_irecv(p, h->tlen, UMP_BYTE, in->src, h->reply_tag, w->comm->ctx_p2p, &in->req) !=
         UMP_OK)
-        ump_abort(MPI_ERR_INTERN, "one-sided: cannot receive a put's data");
+        ump_abort(MPI_ERR_INTERN, "one-sided: cannot receive an operation's data");
     in->data = true;
     return true;
 }
@@ -484,15 +491,17 @@ _Static_assert(sizeof(ump_win_hdr_t) <= 64, "a batch's header fits UMP_WIN_IN_SC
 static void in_release(MPI_Win w, ump_win_in_t *in)
 {
     if (in->buf != w->in_scratch) free(in->buf);
+    free(in->acc);
     free(in);
 }
 
 /* Receives the probed message into the scratch buffer and applies it at
  * once; false (nothing done) when the scratch does not suit it. Only with
  * nothing queued, so the message keeps its place in the order. A receive
- * that is not complete at once, or a split put's header (whose data come
- * next), is queued holding the scratch until it is applied: then it is
- * the queue's head, so the scratch is free whenever the queue is empty. */
+ * that is not complete at once, or a split operation's header (whose data
+ * come next), is queued holding the scratch until it is applied: then it
+ * is the queue's head, so the scratch is free whenever the queue is
+ * empty. */
 static bool serve_now(MPI_Win w, ump_msg_t *msg, const ump_status_t *st)
 {
     if (w->in_head || st->msg_len > UMP_WIN_IN_SCRATCH) return false;
@@ -502,7 +511,7 @@ static bool serve_now(MPI_Win w, ump_msg_t *msg, const ump_status_t *st)
     if (ump_imrecv(now.buf, st->msg_len, UMP_BYTE, msg, &now.req) != UMP_OK ||
         ump_test(&now.req, &done, UMP_STATUS_IGNORE) != UMP_OK)
         ump_abort(MPI_ERR_INTERN, "one-sided: cannot receive an RMA message");
-    if (done && !split_put(w, &now)) {
+    if (done && !split_data(w, &now)) {
         apply(w, &now);
         return true;
     }
@@ -542,7 +551,7 @@ static int serve(MPI_Win w)
         ump_win_in_t *in = w->in_head;
         int done = 0;
         if (ump_test(&in->req, &done, UMP_STATUS_IGNORE) != UMP_OK || !done) break;
-        if (!in->data && split_put(w, in)) continue; /* its data now come */
+        if (!in->data && split_data(w, in)) continue; /* its data now come */
         apply(w, in);
         w->in_head = in->next;
         if (!w->in_head) w->in_tail = NULL;

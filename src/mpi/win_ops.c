@@ -275,7 +275,7 @@ static int rma(MPI_Win w, const rma_args_t *a)
     size_t maxruns = ump_dt_is_contig(a->tdt) ? 1 : (size_t)a->tcount * ump_dt_nblocks(a->tdt);
     if (w->direct) return direct(w, a, basic, tbytes, maxruns);
     /* Not the request form, whose request is complete at once. */
-    bool split = a->op == UMP_WIN_PUT && !a->request && maxruns == 1 &&
+    bool split = (a->op == UMP_WIN_PUT || a->op == UMP_WIN_ACC) && !a->request && maxruns == 1 &&
                  tbytes >= UMP_WIN_SPLIT_MIN && w->flavor != MPI_WIN_FLAVOR_DYNAMIC;
     size_t datalen = 0;
     if (split)

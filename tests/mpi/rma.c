@@ -42,12 +42,19 @@ static void test_put_get(size_t n)
     CALL(MPI_Win_fence(0, win));
     snprintf(what, sizeof(what), "MPI_Get of %zu bytes", n);
     CHECK_DATA(back, n, (unsigned)mt_rank + 1, what);
-    /* Accumulate (BXOR of bytes) of the same size, read back atomically. */
+    /* Accumulate (BXOR of bytes) of the same size, read back atomically;
+     * then a one-byte MPI_REPLACE of its last byte in the same epoch,
+     * which accumulate ordering applies after it (a large accumulate's
+     * data travel apart from its header). */
     mt_fill(src, n, 77u + (unsigned)mt_rank);
     CALL(MPI_Accumulate(src, (int)n, MPI_BYTE, right(), 0, (int)n, MPI_BYTE, MPI_BXOR, win));
+    unsigned char last = 0x5a;
+    CALL(MPI_Accumulate(&last, 1, MPI_BYTE, right(), (MPI_Aint)n - 1, 1, MPI_BYTE, MPI_REPLACE,
+                        win));
     CALL(MPI_Win_fence(0, win));
     for (size_t i = 0; i < n; i++) {
         unsigned char want = mt_byte(i, (unsigned)left() + 1) ^ mt_byte(i, 77u + (unsigned)left());
+        if (i == n - 1) want = last;
         CHECK(base[i] == want, "MPI_Accumulate BXOR of %zu bytes: byte %zu is 0x%02x want 0x%02x",
               n, i, base[i], want);
     }
@@ -58,6 +65,7 @@ static void test_put_get(size_t n)
     int l2 = (mt_rank + 2 * mt_size - 2) % mt_size;
     for (size_t i = 0; i < n; i++) {
         unsigned char want = mt_byte(i, (unsigned)l2 + 1) ^ mt_byte(i, 77u + (unsigned)l2);
+        if (i == n - 1) want = last;
         CHECK(back[i] == want, "MPI_Get_accumulate MPI_NO_OP of %zu bytes: byte %zu", n, i);
     }
     CALL(MPI_Win_free(&win));
