@@ -352,7 +352,10 @@ static void apply_batch(MPI_Win w, ump_win_in_t *in, const ump_win_hdr_t *bh, co
         if (len - off < sizeof(h)) ump_abort(MPI_ERR_INTERN, "one-sided: malformed RMA batch");
         memcpy(&h, data + off, sizeof(h));
         uint64_t left = len - off - sizeof(h);
-        if (h.op == UMP_WIN_BATCH || h.nruns > left / sizeof(ump_win_run_t) ||
+        /* An operation whose data travels apart (F_DATA) never rides in a
+         * batch: its data would have nowhere to land. */
+        if (h.op == UMP_WIN_BATCH || (h.flags & UMP_WIN_F_DATA) ||
+            h.nruns > left / sizeof(ump_win_run_t) ||
             h.datalen > left - h.nruns * sizeof(ump_win_run_t))
             ump_abort(MPI_ERR_INTERN, "one-sided: malformed RMA batch");
         size_t one = sizeof(h) + h.nruns * sizeof(ump_win_run_t) + h.datalen;
