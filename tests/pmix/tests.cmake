@@ -32,7 +32,7 @@ add_test(NAME pmix.mpirun COMMAND bash ${PMIX_TEST_DIR}/mpirun.sh ${PMIX_ARGS}
 # programs; after that the tests take ~10 s each.
 set_tests_properties(pmix.slurm PROPERTIES TIMEOUT 300 LABELS pmix SKIP_RETURN_CODE 77 RUN_SERIAL TRUE
                      RESOURCE_LOCK apt)
-set_tests_properties(pmix.mpirun PROPERTIES TIMEOUT 200 LABELS pmix SKIP_RETURN_CODE 77
+set_tests_properties(pmix.mpirun PROPERTIES TIMEOUT 300 LABELS pmix SKIP_RETURN_CODE 77
                      RESOURCE_LOCK apt)
 
 # Backend selection from the environment; needs no PMIx server.
