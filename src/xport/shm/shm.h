@@ -216,6 +216,10 @@ static inline int ump_shm_pair_next(ump_shm_ring_t *rx, ump_shm_fbq_t *fb, uint3
     /* The fastbox first, as small messages mostly travel there: a slot
      * that holds number seq holds the message wanted, whatever the ring
      * shows. */
+    /* A message longer than the slot's first line also fills its second:
+     * ask for that line on every look, so that it travels alongside the
+     * first instead of after it (a second dependent transfer). */
+    __builtin_prefetch((const char *)ump_shm_fb_slot(fb, seq) + UMP_CACHELINE);
     if (ump_shm_fb_holds(fb, seq)) {
         /* The next two slots' lines start on their way while this message
          * is handled: in a burst the sender has written them already, and
