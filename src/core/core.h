@@ -38,17 +38,18 @@
 
 /* Active-message ids of the core's protocols. */
 enum {
-    UMP_AM_EAGER = 1,  /* ump_hdr_match_t + payload */
-    UMP_AM_EAGER_SYNC, /* ump_hdr_match_t + payload; answer SYNC_ACK at match */
-    UMP_AM_RTS,        /* ump_hdr_rts_t */
-    UMP_AM_CTS,        /* ump_hdr_cts_t: receiver matched, send DATA */
-    UMP_AM_DATA,       /* ump_hdr_data_t + payload */
-    UMP_AM_FIN,        /* ump_hdr_ack_t: receiver read the data with get() */
-    UMP_AM_SYNC_ACK,   /* ump_hdr_ack_t: synchronous eager matched */
-    UMP_AM_CREDIT,     /* ump_hdr_credit_t */
-    UMP_AM_NACK,       /* ump_hdr_nack_t: the peer failed its side of our request */
-    UMP_AM_CTSW,       /* ump_hdr_ctsw_t + key + layout: receiver matched, write with put() */
-    UMP_AM_WFIN,       /* ump_hdr_ack_t (the receiver's request): the put() data are in place */
+    UMP_AM_EAGER = 1,   /* ump_hdr_match_t + payload (sent as UMP_AM_EAGER_SHORT) */
+    UMP_AM_EAGER_SYNC,  /* ump_hdr_match_t + payload; answer SYNC_ACK at match */
+    UMP_AM_RTS,         /* ump_hdr_rts_t */
+    UMP_AM_CTS,         /* ump_hdr_cts_t: receiver matched, send DATA */
+    UMP_AM_DATA,        /* ump_hdr_data_t + payload */
+    UMP_AM_FIN,         /* ump_hdr_ack_t: receiver read the data with get() */
+    UMP_AM_SYNC_ACK,    /* ump_hdr_ack_t: synchronous eager matched */
+    UMP_AM_CREDIT,      /* ump_hdr_credit_t */
+    UMP_AM_NACK,        /* ump_hdr_nack_t: the peer failed its side of our request */
+    UMP_AM_CTSW,        /* ump_hdr_ctsw_t + key + layout: receiver matched, write with put() */
+    UMP_AM_WFIN,        /* ump_hdr_ack_t (the receiver's request): the put() data are in place */
+    UMP_AM_EAGER_SHORT, /* the first UMP_HDR_SHORT bytes of ump_hdr_match_t + payload */
 };
 
 /* Wire headers: host byte order (homogeneous jobs), at most 32 bytes. */
@@ -63,6 +64,23 @@ typedef struct {
     ump_hdr_match_t m;
     uint64_t addr; /* sender buffer, for get() */
 } ump_hdr_rts_t;
+
+/* A standard eager message names no request and its length is the
+ * payload's: it travels as UMP_AM_EAGER_SHORT with tag and context only,
+ * and the receiver restores the rest. 16 bytes fewer put a small message
+ * and its header in half a cache line. Credits still count the full
+ * header, on both sides. */
+#define UMP_HDR_SHORT 8
+_Static_assert(offsetof(ump_hdr_match_t, tag) == 0 && offsetof(ump_hdr_match_t, ctx) == 4,
+               "the short header is the match header's first 8 bytes");
+
+/* The id and header length a message of `am_id` goes out with. */
+static inline uint8_t ump_core_wire_am(uint8_t am_id, size_t *hlen)
+{
+    if (am_id != UMP_AM_EAGER) return am_id;
+    *hlen = UMP_HDR_SHORT;
+    return UMP_AM_EAGER_SHORT;
+}
 
 /* Payload of an RTS whose data are not one contiguous range at `addr`
  * (then addr is the origin of the sender's layout): what the receiver needs

@@ -76,7 +76,8 @@ static UMP_INLINE_PATH bool send_inline(ump_peer_t *p, int dst, const void *buf,
     if (cost > p->credits) return false;
     ump_hdr_match_t h = {.tag = tag, .ctx = ctx, .len = len, .sreq = 0};
     struct iovec iov = {.iov_base = (void *)buf, .iov_len = len};
-    if (p->xp->ops->am_send(p->xp, dst, UMP_AM_EAGER, &h, sizeof(h), &iov, len ? 1 : 0) != UMP_OK)
+    if (p->xp->ops->am_send(p->xp, dst, UMP_AM_EAGER_SHORT, &h, UMP_HDR_SHORT, &iov, len ? 1 : 0) !=
+        UMP_OK)
         return false; /* the general path queues it or reports the error */
     p->credits -= cost;
     return true;
@@ -93,7 +94,7 @@ static bool send_inline_dt(ump_peer_t *p, int dst, const void *buf, size_t count
     ump_hdr_match_t h = {.tag = tag, .ctx = ctx, .len = len, .sreq = 0};
     ump_dt_cursor_t c;
     if (ump_dt_cursor_init(&c, buf, count, dt, 0) != UMP_OK ||
-        ump_core_dt_am_send(p->xp, dst, UMP_AM_EAGER, &h, sizeof(h), &c, len) != UMP_OK)
+        ump_core_dt_am_send(p->xp, dst, UMP_AM_EAGER_SHORT, &h, UMP_HDR_SHORT, &c, len) != UMP_OK)
         return false;
     p->credits -= cost;
     return true;

@@ -77,10 +77,12 @@ static void zc_done(ump_xp_comp_t *comp, int status)
 static int send_zc(ump_xp_t *xp, int peer, ump_op_t *op, struct ump_request *r)
 {
     struct iovec iov = {.iov_base = r->buf, .iov_len = r->len};
+    size_t hlen = op->hlen;
+    uint8_t am_id = ump_core_wire_am(op->am_id, &hlen);
     if (xp->caps.mr_required && ump_core_mr_reg(xp, r, r->len) != UMP_OK)
-        return xp->ops->am_send(xp, peer, op->am_id, &op->h, op->hlen, &iov, 1);
+        return xp->ops->am_send(xp, peer, am_id, &op->h, hlen, &iov, 1);
     r->comp = (ump_xp_comp_t){.count = 1, .status = UMP_OK, .cb = zc_done};
-    int rc = xp->ops->am_send_zc(xp, peer, op->am_id, &op->h, op->hlen, &iov, 1, r->mr, &r->comp);
+    int rc = xp->ops->am_send_zc(xp, peer, am_id, &op->h, hlen, &iov, 1, r->mr, &r->comp);
     if (rc == UMP_INPROGRESS) {
         r->flags |= UMP_RF_RMA; /* zc_done finishes it, even if the peer dies */
         return rc;
@@ -127,15 +129,18 @@ static int try_op(int peer, ump_peer_t *p, ump_op_t *op)
         } else if (UMP_LIKELY(!r->dt)) {
             iov.iov_base = r->buf;
             iov.iov_len = plen;
-            rc = xp->ops->am_send(xp, peer, op->am_id, &op->h, op->hlen, &iov, plen ? 1 : 0);
+            size_t hlen = op->hlen;
+            uint8_t am_id = ump_core_wire_am(op->am_id, &hlen);
+            rc = xp->ops->am_send(xp, peer, am_id, &op->h, hlen, &iov, plen ? 1 : 0);
         } else if (op->am_id == UMP_AM_RTS) {
             rc = ump_core_dt_send_rts(xp, peer, &op->h.rts, r);
         } else {
             /* Eager: pack straight into the transport's buffer. */
             ump_dt_cursor_t c;
+            size_t hlen = op->hlen;
+            uint8_t am_id = ump_core_wire_am(op->am_id, &hlen);
             rc = ump_dt_cursor_init(&c, r->buf, r->count, r->dt, 0);
-            if (rc == UMP_OK)
-                rc = ump_core_dt_am_send(xp, peer, op->am_id, &op->h, op->hlen, &c, plen);
+            if (rc == UMP_OK) rc = ump_core_dt_am_send(xp, peer, am_id, &op->h, hlen, &c, plen);
         }
         if (rc == UMP_ERR_NO_RESOURCE) {
             ump_core.blocked_sends++;

@@ -167,15 +167,20 @@ void ump_core_deliver_unexp(struct ump_request *r, ump_unexp_t *u)
 
 static void on_match_am(int peer, uint8_t am_id, const char *data, size_t len)
 {
-    size_t hlen = match_hlen(am_id);
+    size_t hlen = match_hlen(am_id); /* what credits count */
+    size_t wire = am_id == UMP_AM_EAGER_SHORT ? UMP_HDR_SHORT : hlen;
     ump_hdr_rts_t h = {0};
-    if (len < hlen) {
+    if (len < wire) {
         ump_error("protocol: short message header (%zu bytes) from rank %d dropped", len, peer);
         return;
     }
-    memcpy(&h, data, hlen);
-    const char *payload = data + hlen;
-    size_t plen = len - hlen;
+    memcpy(&h, data, wire);
+    const char *payload = data + wire;
+    size_t plen = len - wire;
+    if (am_id == UMP_AM_EAGER_SHORT) {
+        am_id = UMP_AM_EAGER;
+        h.m.len = plen;
+    }
     if (am_id != UMP_AM_RTS && plen != h.m.len) {
         ump_error("protocol: eager message from rank %d says %llu bytes but carries %zu; dropped",
                   peer, (unsigned long long)h.m.len, plen);
@@ -364,19 +369,20 @@ static void on_credit(int peer, const char *data, size_t len)
     }
 }
 
-/* The common case of an arriving eager message, by itself: its context is
- * the one last used, and the receive at the head of the posted queue (the
- * earliest one, so matching it keeps MPI's order) matches it, takes plain
- * bytes and has room. Then no scan, no header copy beyond the match header,
- * no protocol switch. False (nothing done) sends it the general way. */
+/* The common case of an arriving standard eager message, by itself: its
+ * context is the one last used, and the receive at the head of the posted
+ * queue (the earliest one, so matching it keeps MPI's order) matches it,
+ * takes plain bytes and has room. Then no scan, no header copy beyond tag
+ * and context, no protocol switch. False (nothing done) sends it the
+ * general way. */
 static bool eager_at_head(int peer, const char *data, size_t len)
 {
     ump_hdr_match_t h;
-    if (UMP_UNLIKELY(len < sizeof(h))) return false;
-    memcpy(&h, data, sizeof(h));
-    size_t plen = len - sizeof(h);
+    if (UMP_UNLIKELY(len < UMP_HDR_SHORT)) return false;
+    memcpy(&h, data, UMP_HDR_SHORT);
+    size_t plen = len - UMP_HDR_SHORT;
     ump_ctxq_t *q = ump_core.last_ctxq;
-    if (!q || q->ctx != h.ctx || plen != h.len) return false;
+    if (!q || q->ctx != h.ctx) return false;
     struct ump_request *r = TAILQ_FIRST(&q->posted);
     if (!r || r->dt || plen > r->len || (r->peer != UMP_ANY_SOURCE && r->peer != peer) ||
         (r->tag != UMP_ANY_TAG && r->tag != h.tag))
@@ -390,7 +396,7 @@ static bool eager_at_head(int peer, const char *data, size_t len)
     ump_core.xfer.msgs[UMP_XFER_EAGER]++;
     ump_core.xfer.bytes[UMP_XFER_EAGER] += plen;
     ump_core.xfer.copied_recv[UMP_XFER_EAGER] += plen;
-    if (plen) memcpy(r->buf, data + sizeof(h), plen);
+    if (plen) memcpy(r->buf, data + UMP_HDR_SHORT, plen);
     ump_core.stats.msgs_recv++;
     ump_core.stats.bytes_recv += plen;
     ump_core_req_complete(r, UMP_OK);
@@ -401,7 +407,7 @@ static bool eager_at_head(int peer, const char *data, size_t len)
 void ump_core_am_handler(void *arg, ump_xp_t *xp, int peer, uint8_t am_id, const void *data,
                          size_t len)
 {
-    if (am_id == UMP_AM_EAGER && UMP_LIKELY(peer >= 0 && peer < ump_core.npeers) &&
+    if (am_id == UMP_AM_EAGER_SHORT && UMP_LIKELY(peer >= 0 && peer < ump_core.npeers) &&
         eager_at_head(peer, data, len))
         return;
     if (UMP_UNLIKELY(peer < 0 || peer >= ump_core.npeers)) {
@@ -414,6 +420,7 @@ void ump_core_am_handler(void *arg, ump_xp_t *xp, int peer, uint8_t am_id, const
         return;
     switch (am_id) {
     case UMP_AM_EAGER:
+    case UMP_AM_EAGER_SHORT:
     case UMP_AM_EAGER_SYNC:
     case UMP_AM_RTS:
         on_match_am(peer, am_id, data, len);
