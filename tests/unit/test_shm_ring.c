@@ -214,13 +214,16 @@ static void test_fastbox(void **state)
         ump_shm_fb_push(&tx, 0, 0, buf, UMP_SHM_FB_PAYLOAD + 1, NULL, 0, UMP_SHM_FB_PAYLOAD + 1),
         UMP_ERR_NO_RESOURCE);
     assert_false(ump_shm_fb_holds(&rx, 0));
-    /* Every slot takes one message; the next number needs slot 0 again. */
+    /* Messages too large for a small slot: every large slot takes one; the
+     * next number needs large slot 0 again. */
+    const size_t big = UMP_SHM_FBS_PAYLOAD + 6;
     for (uint32_t q = 0; q < UMP_SHM_FB_SLOTS; q++) {
-        size_t len = q == 0 ? UMP_SHM_FB_PAYLOAD : q;
+        size_t len = q == 0 ? UMP_SHM_FB_PAYLOAD : UMP_SHM_FBS_PAYLOAD + 1 + q;
         assert_int_equal(ump_shm_fb_push(&tx, q, (uint8_t)q, buf, len, NULL, 0, len), UMP_OK);
     }
     const uint32_t n = UMP_SHM_FB_SLOTS;
-    assert_int_equal(ump_shm_fb_push(&tx, n, (uint8_t)n, buf, 1, NULL, 0, 1), UMP_ERR_NO_RESOURCE);
+    assert_int_equal(ump_shm_fb_push(&tx, n, (uint8_t)n, buf, big, NULL, 0, big),
+                     UMP_ERR_NO_RESOURCE);
     for (uint32_t q = 0; q < n; q++)
         assert_true(ump_shm_fb_holds(&rx, q));
     assert_false(ump_shm_fb_holds(&rx, n));
@@ -228,8 +231,8 @@ static void test_fastbox(void **state)
     /* Pair order: 0..n-1 in the slots, n and n+1 in the ring; after 0 is
      * delivered, n+2 still goes to the ring (its slot holds 2); delivery
      * is 0, 1, ..., n+2 whichever way each went. */
-    assert_int_equal(ump_shm_pair_send(&prod, &tx, n, (uint8_t)n, buf, 10, NULL, 0, 10), UMP_OK);
-    assert_int_equal(ump_shm_pair_send(&prod, &tx, n + 1, (uint8_t)(n + 1), buf, 10, NULL, 0, 10),
+    assert_int_equal(ump_shm_pair_send(&prod, &tx, n, (uint8_t)n, buf, big, NULL, 0, big), UMP_OK);
+    assert_int_equal(ump_shm_pair_send(&prod, &tx, n + 1, (uint8_t)(n + 1), buf, big, NULL, 0, big),
                      UMP_OK);
     ump_shm_msg_t m = {0};
     uint32_t seq = 0;
@@ -239,7 +242,7 @@ static void test_fastbox(void **state)
     assert_int_equal(check(m.data, 4, 0, m.len), 0);
     ump_shm_pair_release(&cons, &rx, &m);
     seq++;
-    assert_int_equal(ump_shm_pair_send(&prod, &tx, n + 2, (uint8_t)(n + 2), buf, 10, NULL, 0, 10),
+    assert_int_equal(ump_shm_pair_send(&prod, &tx, n + 2, (uint8_t)(n + 2), buf, big, NULL, 0, big),
                      UMP_OK);
     for (; seq < n + 3; seq++) {
         assert_int_equal(ump_shm_pair_next(&cons, &rx, seq, &m), 1);
@@ -252,7 +255,7 @@ static void test_fastbox(void **state)
      * until then the ring, then a slot again. */
     uint32_t again = n + UMP_SHM_FB_RECHECK;
     for (uint32_t q = n + 3; q <= again; q++)
-        assert_int_equal(ump_shm_pair_send(&prod, &tx, q, (uint8_t)q, buf, 10, NULL, 0, 10),
+        assert_int_equal(ump_shm_pair_send(&prod, &tx, q, (uint8_t)q, buf, big, NULL, 0, big),
                          UMP_OK);
     assert_true(ump_shm_fb_holds(&rx, again));
     for (; seq <= again; seq++) {
@@ -268,6 +271,76 @@ static void test_fastbox(void **state)
     area_free(a, rs);
 }
 
+/* Messages of up to UMP_SHM_FBS_PAYLOAD bytes take the small slots, two to
+ * a cache line, 64 of them before the first is needed again; they keep
+ * their order with the large slots and the ring. */
+static void test_fastbox_small(void **state)
+{
+    const size_t rs = 4096;
+    ump_shm_ring_t prod, cons;
+    ump_shm_fbq_t tx, rx;
+    struct area *a = pair_new(rs, &prod, &cons, &tx, &rx);
+    assert_int_equal((uintptr_t)ump_shm_fbs_slot(&tx, 0) % UMP_CACHELINE, 0);
+    assert_int_equal((char *)ump_shm_fbs_slot(&tx, 1) - (char *)ump_shm_fbs_slot(&tx, 0), 32);
+    char buf[256];
+    fill(buf, 6, 0, sizeof(buf));
+    const uint32_t n = UMP_SHM_FBS_SLOTS;
+    for (uint32_t q = 0; q < n; q++) {
+        size_t len = q % (UMP_SHM_FBS_PAYLOAD + 1);
+        assert_int_equal(ump_shm_fb_push(&tx, q, (uint8_t)q, buf, len, NULL, 0, len), UMP_OK);
+    }
+    /* Slot 0 of either set holds a message not yet taken. */
+    assert_int_equal(ump_shm_fb_push(&tx, n, 0, buf, 1, NULL, 0, 1), UMP_ERR_NO_RESOURCE);
+    assert_int_equal(ump_shm_fb_push(&tx, n, 0, buf, 40, NULL, 0, 40), UMP_ERR_NO_RESOURCE);
+    assert_false(ump_shm_fb_holds(&rx, n));
+    /* n and n+1 to the ring, as the receiver has not moved yet. */
+    assert_int_equal(ump_shm_pair_send(&prod, &tx, n, (uint8_t)n, buf, 8, NULL, 0, 8), UMP_OK);
+    assert_int_equal(ump_shm_pair_send(&prod, &tx, n + 1, (uint8_t)(n + 1), buf, 8, NULL, 0, 8),
+                     UMP_OK);
+    ump_shm_msg_t m = {0};
+    uint32_t seq = 0;
+    for (; seq < n + 2; seq++) {
+        assert_int_equal(ump_shm_pair_next(&cons, &rx, seq, &m), 1);
+        assert_int_equal(m.am_id, (uint8_t)seq);
+        assert_int_equal(m.rec == NULL, seq < n);
+        size_t len = seq < n ? seq % (UMP_SHM_FBS_PAYLOAD + 1) : 8;
+        assert_int_equal(m.len, len);
+        assert_int_equal(check(m.data, 6, 0, m.len), 0);
+        if (seq < n) assert_ptr_equal(m.data, ump_shm_fbs_slot(&rx, seq)->data);
+        ump_shm_pair_release(&cons, &rx, &m);
+    }
+    /* Everything taken: small, large, ring-only sizes in turn, each where
+     * its size sends it (from the sender's next look at `consumed` on),
+     * delivered in order. A small message at the largest size a small
+     * slot holds and a large one just past it. */
+    const size_t sizes[] = {
+        0, UMP_SHM_FBS_PAYLOAD, UMP_SHM_FBS_PAYLOAD + 1, UMP_SHM_FB_PAYLOAD, UMP_SHM_FB_PAYLOAD + 1,
+        3};
+    uint32_t first = seq;
+    for (size_t i = 0; i < 6 * 4; i++) {
+        uint32_t q = first + (uint32_t)i;
+        size_t len = sizes[i % 6];
+        assert_int_equal(ump_shm_pair_send(&prod, &tx, q, (uint8_t)q, buf, len, NULL, 0, len),
+                         UMP_OK);
+    }
+    for (size_t i = 0; i < 6 * 4; i++, seq++) {
+        size_t len = sizes[i % 6];
+        assert_int_equal(ump_shm_pair_next(&cons, &rx, seq, &m), 1);
+        assert_int_equal(m.am_id, (uint8_t)seq);
+        assert_int_equal(m.len, len);
+        assert_int_equal(check(m.data, 6, 0, m.len), 0);
+        if (seq < n + UMP_SHM_FB_RECHECK || len > UMP_SHM_FB_PAYLOAD)
+            assert_non_null(m.rec); /* the sender looks at `consumed` again at n + RECHECK */
+        else if (len <= UMP_SHM_FBS_PAYLOAD)
+            assert_ptr_equal(m.data, ump_shm_fbs_slot(&rx, seq)->data);
+        else if (len <= UMP_SHM_FB_PAYLOAD)
+            assert_ptr_equal(m.data, ump_shm_fb_slot(&rx, seq)->data);
+        ump_shm_pair_release(&cons, &rx, &m);
+    }
+    assert_int_equal(ump_shm_pair_next(&cons, &rx, seq, &m), 0);
+    area_free(a, rs);
+}
+
 /* A pair whose receiver keeps up uses its slots across the point where the
  * numbers' signed distance wraps (2^31), not the ring. */
 static void test_fastbox_numbers_wrap(void **state)
@@ -276,13 +349,16 @@ static void test_fastbox_numbers_wrap(void **state)
     ump_shm_ring_t prod, cons;
     ump_shm_fbq_t tx, rx;
     struct area *a = pair_new(rs, &prod, &cons, &tx, &rx);
-    const uint32_t start = 0x80000000u - 2 * UMP_SHM_FB_SLOTS;
+    const uint32_t start = 0x80000000u - 2 * UMP_SHM_FBS_SLOTS;
     atomic_store(&a->fb.consumed, start);
     tx.consumed = start;
-    char buf[16];
+    tx.recheck = start;
+    char buf[64];
     fill(buf, 5, 0, sizeof(buf));
-    for (uint32_t q = start; q != start + 8 * UMP_SHM_FB_SLOTS; q++) {
-        assert_int_equal(ump_shm_pair_send(&prod, &tx, q, (uint8_t)q, buf, 16, NULL, 0, 16),
+    /* Small and large messages in turn: both sets of slots. */
+    for (uint32_t q = start; q != start + 8 * UMP_SHM_FBS_SLOTS; q++) {
+        size_t len = q & 1 ? 16 : 40;
+        assert_int_equal(ump_shm_pair_send(&prod, &tx, q, (uint8_t)q, buf, len, NULL, 0, len),
                          UMP_OK);
         ump_shm_msg_t m = {0};
         assert_int_equal(ump_shm_pair_next(&cons, &rx, q, &m), 1);
@@ -414,6 +490,7 @@ int main(void)
         cmocka_unit_test(test_fill_and_wrap),
         cmocka_unit_test(test_padding_needs_space),
         cmocka_unit_test(test_fastbox),
+        cmocka_unit_test(test_fastbox_small),
         cmocka_unit_test(test_fastbox_numbers_wrap),
         cmocka_unit_test(test_stream_ring),
         cmocka_unit_test(test_stream_pair),

@@ -3,7 +3,7 @@
  * shm.h - the shared-memory transport's internal interfaces.
  *
  * One segment per node holds, for every ordered pair (sender, receiver) of
- * local ranks, a one-slot fastbox and a single-producer/single-consumer ring
+ * local ranks, two sets of fastbox slots and a single-producer/single-consumer ring
  * of variable-size records, plus a control block per receiver (pending
  * bitmap, sleeping flag). Large messages may bypass the rings with
  * cross-memory attach (process_vm_readv) through get().
@@ -105,36 +105,57 @@ void ump_shm_ring_pop(ump_shm_ring_t *r, const ump_shm_rec_t *rec);
 
 /* --- fastboxes -------------------------------------------------------------
  *
- * UMP_SHM_FB_SLOTS slots per pair for the smallest messages; message number
- * seq may use slot seq % UMP_SHM_FB_SLOTS. A slot's `state` is 0 until its
- * first use, then UMP_SHM_FB_FULL | (seq & UMP_SHM_FB_SEQ) of the last
- * message written to it; the receiver never writes a slot, as no later
- * number matches a delivered one. The receiver publishes in `consumed` the
- * number of the next message it will deliver (everything before it is
- * delivered); the sender keeps its last reading of it and reads the shared
- * word again only when its reading says the slot may still be taken. So a
- * sender writes a slot without first fetching a line the receiver wrote,
- * and the receiver reads one line per message: the transfers a message
- * needs, no more. 32 slots hold half of a window of 64 small sends
- * (osu_mbw_mr's pattern) before the ring takes the rest: in the message-rate
- * benchmark 8 slots gave 9 M messages/s, 16 gave 10.5 M, 32 and 64 12 M.
+ * Two sets of slots per pair for the smallest messages: UMP_SHM_FBS_SLOTS
+ * of 32 bytes, two to a cache line, for messages of up to
+ * UMP_SHM_FBS_PAYLOAD bytes (a standard eager message of up to 16 bytes
+ * with its short header), and UMP_SHM_FB_SLOTS of 128 bytes for the rest up
+ * to UMP_SHM_FB_PAYLOAD. Message number seq may use slot seq % slots of its
+ * set. A slot's `state` is 0 until its first use, then UMP_SHM_FB_FULL |
+ * (seq & UMP_SHM_FB_SEQ) of the last message written to it; the receiver
+ * never writes a slot, as no later number matches a delivered one. The
+ * receiver publishes in `consumed` the number of the next message it will
+ * deliver (everything before it is delivered); the sender keeps its last
+ * reading of it and reads the shared word again only when its reading says
+ * the slot may still be taken. So a sender writes a slot without first
+ * fetching a line the receiver wrote, and the receiver reads one line per
+ * message, or per two small ones: the transfers a message needs, no more.
+ * 32 large slots hold half of a window of 64 sends (osu_mbw_mr's pattern)
+ * before the ring takes the rest (in the message-rate benchmark 8 slots
+ * gave 9 M messages/s, 16 gave 10.5 M, 32 and 64 12 M); 64 small ones hold
+ * all of it, in 32 lines.
  */
-#define UMP_SHM_FB_SIZE    128
-#define UMP_SHM_FB_SLOTS   32
-#define UMP_SHM_FB_FULL    0x80000000u
-#define UMP_SHM_FB_SEQ     0x7fffffffu
-#define UMP_SHM_FB_PAYLOAD (UMP_SHM_FB_SIZE - 8)
+#define UMP_SHM_FB_SIZE     128
+#define UMP_SHM_FB_SLOTS    32
+#define UMP_SHM_FB_PAYLOAD  (UMP_SHM_FB_SIZE - 8)
+#define UMP_SHM_FBS_SIZE    32
+#define UMP_SHM_FBS_SLOTS   64
+#define UMP_SHM_FBS_PAYLOAD (UMP_SHM_FBS_SIZE - 8)
+#define UMP_SHM_FB_FULL     0x80000000u
+#define UMP_SHM_FB_SEQ      0x7fffffffu
 
-typedef struct ump_shm_fastbox {
+typedef struct ump_shm_fbhdr {
     _Atomic uint32_t state;
     uint16_t len;
     uint8_t am_id;
     uint8_t rsv;
+} ump_shm_fbhdr_t;
+
+typedef struct ump_shm_fastbox {
+    ump_shm_fbhdr_t h;
     char data[UMP_SHM_FB_PAYLOAD];
 } UMP_ALIGNED(UMP_CACHELINE) ump_shm_fastbox_t;
 
+typedef struct ump_shm_fbsmall {
+    ump_shm_fbhdr_t h;
+    char data[UMP_SHM_FBS_PAYLOAD];
+} UMP_ALIGNED(UMP_SHM_FBS_SIZE) ump_shm_fbsmall_t;
+
+_Static_assert(sizeof(ump_shm_fastbox_t) == UMP_SHM_FB_SIZE, "a large slot is 128 bytes");
+_Static_assert(sizeof(ump_shm_fbsmall_t) == UMP_SHM_FBS_SIZE, "a small slot is 32 bytes");
+
 /* Shared: the slots of one direction of a pair. */
 typedef struct ump_shm_fbset {
+    ump_shm_fbsmall_t small[UMP_SHM_FBS_SLOTS];
     ump_shm_fastbox_t slot[UMP_SHM_FB_SLOTS];
     _Atomic uint32_t consumed UMP_ALIGNED(UMP_CACHELINE); /* written by the receiver */
     char pad[UMP_CACHELINE - sizeof(uint32_t)];
@@ -163,16 +184,27 @@ static inline ump_shm_fastbox_t *ump_shm_fb_slot(ump_shm_fbq_t *q, uint32_t seq)
 {
     return &q->set->slot[seq % UMP_SHM_FB_SLOTS];
 }
+static inline ump_shm_fbsmall_t *ump_shm_fbs_slot(ump_shm_fbq_t *q, uint32_t seq)
+{
+    return &q->set->small[seq % UMP_SHM_FBS_SLOTS];
+}
 
-/* Sender: message number seq into its slot; UMP_ERR_NO_RESOURCE when the
- * slot is taken or the message is larger than UMP_SHM_FB_PAYLOAD. */
+/* Sender: message number seq into its slot (the small set when it fits);
+ * UMP_ERR_NO_RESOURCE when the slot is taken or the message is larger than
+ * UMP_SHM_FB_PAYLOAD. */
 int ump_shm_fb_push(ump_shm_fbq_t *q, uint32_t seq, uint8_t am_id, const void *hdr, size_t hlen,
                     const struct iovec *iov, int iovcnt, size_t total);
-/* Receiver: true when message number seq is in its slot. */
+/* True when the slot header h holds message number seq. */
+static inline bool ump_shm_fb_full(const ump_shm_fbhdr_t *h, uint32_t seq)
+{
+    return atomic_load_explicit(&h->state, memory_order_acquire) ==
+           (UMP_SHM_FB_FULL | (seq & UMP_SHM_FB_SEQ));
+}
+/* Receiver: true when message number seq is in one of its slots. */
 static inline bool ump_shm_fb_holds(ump_shm_fbq_t *q, uint32_t seq)
 {
-    return atomic_load_explicit(&ump_shm_fb_slot(q, seq)->state, memory_order_acquire) ==
-           (UMP_SHM_FB_FULL | (seq & UMP_SHM_FB_SEQ));
+    return ump_shm_fb_full(&ump_shm_fbs_slot(q, seq)->h, seq) ||
+           ump_shm_fb_full(&ump_shm_fb_slot(q, seq)->h, seq);
 }
 
 /* --- one direction of a pair: fastbox + ring in sequence order ---------- */
@@ -195,15 +227,27 @@ int ump_shm_pair_send_pack(ump_shm_ring_t *tx, ump_shm_fbq_t *fb, uint32_t seq, 
                            const void *hdr, size_t hlen, size_t len,
                            void (*pack)(void *, void *, size_t), void *arg);
 
-static inline int ump_shm_fb_take(ump_shm_fbq_t *fb, uint32_t seq, ump_shm_msg_t *m)
+/* Fills *m from the slot with header h and data `data` (message seq). */
+static inline int ump_shm_fb_take(const ump_shm_fbhdr_t *h, const char *data, uint32_t seq,
+                                  ump_shm_msg_t *m)
 {
-    ump_shm_fastbox_t *s = ump_shm_fb_slot(fb, seq);
-    m->data = s->data;
-    m->len = s->len;
+    m->data = data;
+    m->len = h->len;
     m->seq = seq;
-    m->am_id = s->am_id;
+    m->am_id = h->am_id;
     m->rec = NULL;
     return 1;
+}
+
+/* Receiver: message number seq when it is in one of its slots: 1 (in *m),
+ * else 0. */
+static inline int ump_shm_fb_find(ump_shm_fbq_t *fb, uint32_t seq, ump_shm_msg_t *m)
+{
+    const ump_shm_fbsmall_t *s = ump_shm_fbs_slot(fb, seq);
+    if (ump_shm_fb_full(&s->h, seq)) return ump_shm_fb_take(&s->h, s->data, seq, m);
+    const ump_shm_fastbox_t *b = ump_shm_fb_slot(fb, seq);
+    if (ump_shm_fb_full(&b->h, seq)) return ump_shm_fb_take(&b->h, b->data, seq, m);
+    return 0;
 }
 
 /* Receiver: finds message number `seq`: 1 (in *m, valid until release), 0
@@ -213,20 +257,34 @@ static inline int ump_shm_fb_take(ump_shm_fbq_t *fb, uint32_t seq, ump_shm_msg_t
 static inline int ump_shm_pair_next(ump_shm_ring_t *rx, ump_shm_fbq_t *fb, uint32_t seq,
                                     ump_shm_msg_t *m)
 {
-    /* The fastbox first, as small messages mostly travel there: a slot
+    /* The fastboxes first, as small messages mostly travel there: a slot
      * that holds number seq holds the message wanted, whatever the ring
      * shows. */
-    /* A message longer than the slot's first line also fills its second:
-     * ask for that line on every look, so that it travels alongside the
-     * first instead of after it (a second dependent transfer). */
-    __builtin_prefetch((const char *)ump_shm_fb_slot(fb, seq) + UMP_CACHELINE);
-    if (ump_shm_fb_holds(fb, seq)) {
-        /* The next two slots' lines start on their way while this message
-         * is handled: in a burst the sender has written them already, and
-         * a slot it has not rewritten is still in our cache. */
+    const ump_shm_fbsmall_t *s = ump_shm_fbs_slot(fb, seq);
+    if (ump_shm_fb_full(&s->h, seq)) {
+        /* The next four lines of small slots (eight messages) start on
+         * their way while this message is handled: in a burst the sender
+         * has written them already, and a line it has not rewritten is
+         * still in our cache (8-byte message rate with the cores apart,
+         * medians: large slots only 10.6 M/s, small slots two lines ahead
+         * 10.7 M/s, four 10.8 M/s; the cores' distance sets it more than
+         * the lines a message needs). */
+        __builtin_prefetch(ump_shm_fbs_slot(fb, (seq | 1) + 1));
+        __builtin_prefetch(ump_shm_fbs_slot(fb, (seq | 1) + 3));
+        __builtin_prefetch(ump_shm_fbs_slot(fb, (seq | 1) + 5));
+        __builtin_prefetch(ump_shm_fbs_slot(fb, (seq | 1) + 7));
+        return ump_shm_fb_take(&s->h, s->data, seq, m);
+    }
+    const ump_shm_fastbox_t *b = ump_shm_fb_slot(fb, seq);
+    /* A message longer than a large slot's first line also fills its
+     * second: ask for that line on every look, so that it travels
+     * alongside the first instead of after it (a second dependent
+     * transfer). */
+    __builtin_prefetch((const char *)b + UMP_CACHELINE);
+    if (ump_shm_fb_full(&b->h, seq)) {
         __builtin_prefetch(ump_shm_fb_slot(fb, seq + 1));
         __builtin_prefetch(ump_shm_fb_slot(fb, seq + 2));
-        return ump_shm_fb_take(fb, seq, m);
+        return ump_shm_fb_take(&b->h, b->data, seq, m);
     }
     const ump_shm_rec_t *rec = ump_shm_ring_peek(rx);
     if (rec && rec->seq == seq) {
@@ -240,7 +298,7 @@ static inline int ump_shm_pair_next(ump_shm_ring_t *rx, ump_shm_fbq_t *fb, uint3
     /* The ring shows a later number: the fastbox write of seq came before
      * it (acquire on the ring's head makes it visible now), so look again
      * before calling the pair corrupted. */
-    if (rec && ump_shm_fb_holds(fb, seq)) return ump_shm_fb_take(fb, seq, m);
+    if (rec && ump_shm_fb_find(fb, seq, m)) return 1;
     return rec ? UMP_ERR_PROTOCOL : 0;
 }
 
@@ -266,7 +324,7 @@ void ump_shm_gather(char *dst, const void *hdr, size_t hlen, const struct iovec 
  * Layout: header | control block per local rank | pair block per (s, r).
  * A pair block is fastbox slots, ring counters, ring data.
  */
-#define UMP_SHM_MAGIC     0x756d7073686d3032ull /* "umpshm02" */
+#define UMP_SHM_MAGIC     0x756d7073686d3033ull /* "umpshm03" */
 #define UMP_SHM_MAX_LOCAL 512                   /* pending bitmap fits one line */
 
 typedef struct ump_shm_seg_hdr {

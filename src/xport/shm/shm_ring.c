@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Lock-free single-producer/single-consumer rings of variable-size records,
- * and the one-slot fastbox. Both sides keep a private copy of the other
+ * and the fastbox slots. Both sides keep a private copy of the other
  * side's counter and re-read the shared one only when the copy says "full"
  * or "empty", so a streaming pair touches the other side's line rarely.
  */
@@ -129,23 +129,41 @@ void ump_shm_ring_pop(ump_shm_ring_t *r, const ump_shm_rec_t *rec)
     atomic_store_explicit(&r->ctl->tail, r->tail, memory_order_release);
 }
 
-/* The slot of message seq when it is free, else NULL. */
-static ump_shm_fastbox_t *fb_claim(ump_shm_fbq_t *q, uint32_t seq)
+/* True when slot seq % nslots of a set is free: the receiver has taken the
+ * message that used it last (seq - nslots or earlier). */
+static bool fb_claim(ump_shm_fbq_t *q, uint32_t seq, uint32_t nslots)
 {
-    if ((uint32_t)(seq - q->consumed) >= UMP_SHM_FB_SLOTS) {
-        if ((int32_t)(seq - q->recheck) < 0) return NULL;
+    if ((uint32_t)(seq - q->consumed) >= nslots) {
+        if ((int32_t)(seq - q->recheck) < 0) return false;
         /* Acquire: the receiver's reads of the slot's last message are
          * done before we write it again. */
         q->consumed = atomic_load_explicit(&q->set->consumed, memory_order_acquire);
-        if ((uint32_t)(seq - q->consumed) >= UMP_SHM_FB_SLOTS) {
+        if ((uint32_t)(seq - q->consumed) >= nslots) {
             q->recheck = seq + UMP_SHM_FB_RECHECK;
-            return NULL;
+            return false;
         }
         /* Kept near seq, so the signed distance above holds after the
          * numbers wrap. */
         q->recheck = seq;
     }
-    return ump_shm_fb_slot(q, seq);
+    return true;
+}
+
+/* The header and data of the free slot for message seq of `total` bytes,
+ * or NULL. A small message that finds its small slot taken finds its large
+ * one taken too (fewer slots, so an older number), and goes to the ring. */
+static ump_shm_fbhdr_t *fb_slot_for(ump_shm_fbq_t *q, uint32_t seq, size_t total, char **data)
+{
+    if (total <= UMP_SHM_FBS_PAYLOAD) {
+        if (!fb_claim(q, seq, UMP_SHM_FBS_SLOTS)) return NULL;
+        ump_shm_fbsmall_t *s = ump_shm_fbs_slot(q, seq);
+        *data = s->data;
+        return &s->h;
+    }
+    if (total > UMP_SHM_FB_PAYLOAD || !fb_claim(q, seq, UMP_SHM_FB_SLOTS)) return NULL;
+    ump_shm_fastbox_t *b = ump_shm_fb_slot(q, seq);
+    *data = b->data;
+    return &b->h;
 }
 
 /* Copies the few bytes a fastbox holds (at most UMP_SHM_FB_PAYLOAD) in
@@ -179,14 +197,15 @@ static inline char *fb_copy(char *dst, const void *src, size_t n)
 int ump_shm_fb_push(ump_shm_fbq_t *q, uint32_t seq, uint8_t am_id, const void *hdr, size_t hlen,
                     const struct iovec *iov, int iovcnt, size_t total)
 {
-    ump_shm_fastbox_t *fb = total <= UMP_SHM_FB_PAYLOAD ? fb_claim(q, seq) : NULL;
-    if (!fb) return UMP_ERR_NO_RESOURCE;
-    fb->len = (uint16_t)total;
-    fb->am_id = am_id;
-    char *dst = fb_copy(fb->data, hdr, hlen);
+    char *dst;
+    ump_shm_fbhdr_t *h = fb_slot_for(q, seq, total, &dst);
+    if (!h) return UMP_ERR_NO_RESOURCE;
+    h->len = (uint16_t)total;
+    h->am_id = am_id;
+    dst = fb_copy(dst, hdr, hlen);
     for (int i = 0; i < iovcnt; i++)
         dst = fb_copy(dst, iov[i].iov_base, iov[i].iov_len);
-    atomic_store_explicit(&fb->state, UMP_SHM_FB_FULL | (seq & UMP_SHM_FB_SEQ),
+    atomic_store_explicit(&h->state, UMP_SHM_FB_FULL | (seq & UMP_SHM_FB_SEQ),
                           memory_order_release);
     return UMP_OK;
 }
@@ -208,13 +227,14 @@ int ump_shm_pair_send_pack(ump_shm_ring_t *tx, ump_shm_fbq_t *fb, uint32_t seq, 
                            void (*pack)(void *, void *, size_t), void *arg)
 {
     size_t total = hlen + len;
-    ump_shm_fastbox_t *s = total <= UMP_SHM_FB_PAYLOAD ? fb_claim(fb, seq) : NULL;
-    if (s) {
-        s->len = (uint16_t)total;
-        s->am_id = am_id;
-        memcpy(s->data, hdr, hlen);
-        if (len) pack(arg, s->data + hlen, len);
-        atomic_store_explicit(&s->state, UMP_SHM_FB_FULL | (seq & UMP_SHM_FB_SEQ),
+    char *dst;
+    ump_shm_fbhdr_t *h = total <= UMP_SHM_FB_PAYLOAD ? fb_slot_for(fb, seq, total, &dst) : NULL;
+    if (h) {
+        h->len = (uint16_t)total;
+        h->am_id = am_id;
+        memcpy(dst, hdr, hlen);
+        if (len) pack(arg, dst + hlen, len);
+        atomic_store_explicit(&h->state, UMP_SHM_FB_FULL | (seq & UMP_SHM_FB_SEQ),
                               memory_order_release);
         return UMP_OK;
     }
