@@ -117,8 +117,8 @@ void ump_shm_ring_pop(ump_shm_ring_t *r, const ump_shm_rec_t *rec);
  * deliver (everything before it is delivered); the sender keeps its last
  * reading of it and reads the shared word again only when its reading says
  * the slot may still be taken. So a sender writes a slot without first
- * fetching a line the receiver wrote, and the receiver reads one line per
- * message, or per two small ones: the transfers a message needs, no more.
+ * fetching a line the receiver wrote, and the receiver reads at most one
+ * line per message: the transfers a message needs, no more.
  * 32 large slots hold half of a window of 64 sends (osu_mbw_mr's pattern)
  * before the ring takes the rest (in the message-rate benchmark 8 slots
  * gave 9 M messages/s, 16 gave 10.5 M, 32 and 64 12 M); 64 small ones hold
@@ -262,17 +262,11 @@ static inline int ump_shm_pair_next(ump_shm_ring_t *rx, ump_shm_fbq_t *fb, uint3
      * shows. */
     const ump_shm_fbsmall_t *s = ump_shm_fbs_slot(fb, seq);
     if (ump_shm_fb_full(&s->h, seq)) {
-        /* The next four lines of small slots (eight messages) start on
-         * their way while this message is handled: in a burst the sender
-         * has written them already, and a line it has not rewritten is
-         * still in our cache (8-byte message rate with the cores apart,
-         * medians: large slots only 10.6 M/s, small slots two lines ahead
-         * 10.7 M/s, four 10.8 M/s; the cores' distance sets it more than
-         * the lines a message needs). */
-        __builtin_prefetch(ump_shm_fbs_slot(fb, (seq | 1) + 1));
-        __builtin_prefetch(ump_shm_fbs_slot(fb, (seq | 1) + 3));
-        __builtin_prefetch(ump_shm_fbs_slot(fb, (seq | 1) + 5));
-        __builtin_prefetch(ump_shm_fbs_slot(fb, (seq | 1) + 7));
+        /* No prefetch of the next lines here: the receiver keeps up with
+         * the sender and reads each line as it is written, so asking for
+         * lines ahead moved nothing (8-byte message rate with the cores
+         * apart, medians of 8 runs: 10.4-10.6 M/s with four lines ahead,
+         * 10.6-10.7 with none; the large slots' own 10.2-10.4). */
         return ump_shm_fb_take(&s->h, s->data, seq, m);
     }
     const ump_shm_fastbox_t *b = ump_shm_fb_slot(fb, seq);
