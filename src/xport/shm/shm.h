@@ -100,6 +100,14 @@ bool ump_shm_ring_drained(ump_shm_ring_t *r);
 /* Consumer: the next data record (padding skipped), or NULL when empty. The
  * record stays valid until ump_shm_ring_pop(). */
 const ump_shm_rec_t *ump_shm_ring_peek(ump_shm_ring_t *r);
+/* Consumer: true when nothing has been pushed that it has not taken (a
+ * padding record counts as something). Inline for the receiver's poll. */
+static inline bool ump_shm_ring_empty(ump_shm_ring_t *r)
+{
+    if (r->tail != r->head_cache) return false;
+    r->head_cache = atomic_load_explicit(&r->ctl->head, memory_order_acquire);
+    return r->tail == r->head_cache;
+}
 /* Consumer: releases the record returned by the last peek. */
 void ump_shm_ring_pop(ump_shm_ring_t *r, const ump_shm_rec_t *rec);
 
@@ -250,25 +258,28 @@ static inline int ump_shm_fb_find(ump_shm_fbq_t *fb, uint32_t seq, ump_shm_msg_t
     return 0;
 }
 
+/* Receiver: ump_shm_pair_next() for a message in neither slot: the ring
+ * head when it holds number seq. */
+int ump_shm_pair_next_ring(ump_shm_ring_t *rx, ump_shm_fbq_t *fb, uint32_t seq, ump_shm_msg_t *m);
+
 /* Receiver: finds message number `seq`: 1 (in *m, valid until release), 0
  * when it has not arrived, UMP_ERR_PROTOCOL when the ring shows another
- * number and the fastbox does not hold it (a corrupted pair). Inline: the
- * receiver runs it on every poll. */
-static inline int ump_shm_pair_next(ump_shm_ring_t *rx, ump_shm_fbq_t *fb, uint32_t seq,
-                                    ump_shm_msg_t *m)
+ * number and the fastbox does not hold it (a corrupted pair). Folded into
+ * the receiver's poll, which runs it on every pass; the ring's part is
+ * out of line. */
+static UMP_INLINE_PATH int ump_shm_pair_next(ump_shm_ring_t *rx, ump_shm_fbq_t *fb, uint32_t seq,
+                                             ump_shm_msg_t *m)
 {
     /* The fastboxes first, as small messages mostly travel there: a slot
      * that holds number seq holds the message wanted, whatever the ring
      * shows. */
     const ump_shm_fbsmall_t *s = ump_shm_fbs_slot(fb, seq);
-    if (ump_shm_fb_full(&s->h, seq)) {
-        /* No prefetch of the next lines here: the receiver keeps up with
-         * the sender and reads each line as it is written, so asking for
-         * lines ahead moved nothing (8-byte message rate with the cores
-         * apart, medians of 8 runs: 10.4-10.6 M/s with four lines ahead,
-         * 10.6-10.7 with none; the large slots' own 10.2-10.4). */
-        return ump_shm_fb_take(&s->h, s->data, seq, m);
-    }
+    /* No prefetch of the next lines after a hit here: the receiver keeps
+     * up with the sender and reads each line as it is written, so asking
+     * for lines ahead moved nothing (8-byte message rate with the cores
+     * apart, medians of 8 runs: 10.4-10.6 M/s with four lines ahead,
+     * 10.6-10.7 with none; the large slots' own 10.2-10.4). */
+    if (ump_shm_fb_full(&s->h, seq)) return ump_shm_fb_take(&s->h, s->data, seq, m);
     const ump_shm_fastbox_t *b = ump_shm_fb_slot(fb, seq);
     /* A message longer than a large slot's first line also fills its
      * second: ask for that line on every look, so that it travels
@@ -280,20 +291,7 @@ static inline int ump_shm_pair_next(ump_shm_ring_t *rx, ump_shm_fbq_t *fb, uint3
         __builtin_prefetch(ump_shm_fb_slot(fb, seq + 2));
         return ump_shm_fb_take(&b->h, b->data, seq, m);
     }
-    const ump_shm_rec_t *rec = ump_shm_ring_peek(rx);
-    if (rec && rec->seq == seq) {
-        m->data = rec + 1;
-        m->len = rec->len;
-        m->seq = seq;
-        m->am_id = rec->am_id;
-        m->rec = rec;
-        return 1;
-    }
-    /* The ring shows a later number: the fastbox write of seq came before
-     * it (acquire on the ring's head makes it visible now), so look again
-     * before calling the pair corrupted. */
-    if (rec && ump_shm_fb_find(fb, seq, m)) return 1;
-    return rec ? UMP_ERR_PROTOCOL : 0;
+    return ump_shm_ring_empty(rx) ? 0 : ump_shm_pair_next_ring(rx, fb, seq, m);
 }
 
 /* Receiver: frees the slot of a message returned by ump_shm_pair_next(). */

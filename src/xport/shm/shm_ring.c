@@ -131,7 +131,7 @@ void ump_shm_ring_pop(ump_shm_ring_t *r, const ump_shm_rec_t *rec)
 
 /* True when slot seq % nslots of a set is free: the receiver has taken the
  * message that used it last (seq - nslots or earlier). */
-static bool fb_claim(ump_shm_fbq_t *q, uint32_t seq, uint32_t nslots)
+static UMP_INLINE_PATH bool fb_claim(ump_shm_fbq_t *q, uint32_t seq, uint32_t nslots)
 {
     if ((uint32_t)(seq - q->consumed) >= nslots) {
         if ((int32_t)(seq - q->recheck) < 0) return false;
@@ -152,7 +152,8 @@ static bool fb_claim(ump_shm_fbq_t *q, uint32_t seq, uint32_t nslots)
 /* The header and data of the free slot for message seq of `total` bytes,
  * or NULL. A small message that finds its small slot taken finds its large
  * one taken too (fewer slots, so an older number), and goes to the ring. */
-static ump_shm_fbhdr_t *fb_slot_for(ump_shm_fbq_t *q, uint32_t seq, size_t total, char **data)
+static UMP_INLINE_PATH ump_shm_fbhdr_t *fb_slot_for(ump_shm_fbq_t *q, uint32_t seq, size_t total,
+                                                    char **data)
 {
     if (total <= UMP_SHM_FBS_PAYLOAD) {
         if (!fb_claim(q, seq, UMP_SHM_FBS_SLOTS)) return NULL;
@@ -239,4 +240,22 @@ int ump_shm_pair_send_pack(ump_shm_ring_t *tx, ump_shm_fbq_t *fb, uint32_t seq, 
         return UMP_OK;
     }
     return ump_shm_ring_push_pack(tx, seq, am_id, hdr, hlen, len, pack, arg);
+}
+
+int ump_shm_pair_next_ring(ump_shm_ring_t *rx, ump_shm_fbq_t *fb, uint32_t seq, ump_shm_msg_t *m)
+{
+    const ump_shm_rec_t *rec = ump_shm_ring_peek(rx);
+    if (!rec) return 0;
+    if (rec->seq == seq) {
+        m->data = rec + 1;
+        m->len = rec->len;
+        m->seq = seq;
+        m->am_id = rec->am_id;
+        m->rec = rec;
+        return 1;
+    }
+    /* The ring shows a later number: the fastbox write of seq came before
+     * it (acquire on the ring's head makes it visible now), so look again
+     * before calling the pair corrupted. */
+    return ump_shm_fb_find(fb, seq, m) ? 1 : UMP_ERR_PROTOCOL;
 }
