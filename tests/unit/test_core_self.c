@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "ump.h"
+#include "core/core.h"
 #include "dt/dt.h"
 
 static void fill(unsigned char *b, size_t n, unsigned seed)
@@ -188,6 +189,44 @@ static void test_overlapping_receive_type(void **state)
     assert_int_equal(ump_dt_free(&ov), UMP_OK);
 }
 
+/* A standard eager message on the wire: tag and context only, the length
+ * the payload's. One cut short of its 8 bytes is dropped with an error;
+ * whole ones reach the receive at the head of the posted queue and the
+ * unexpected queue alike, with their length restored. */
+static void test_short_eager_header(void **state)
+{
+    char msg[UMP_HDR_SHORT + 5];
+    ump_hdr_match_t h = {.tag = 31, .ctx = 6};
+    memcpy(msg, &h, UMP_HDR_SHORT);
+    memcpy(msg + UMP_HDR_SHORT, "hello", 5);
+    ump_core_lock();
+    ump_core_am_handler(NULL, NULL, 0, UMP_AM_EAGER_SHORT, msg, UMP_HDR_SHORT - 1);
+    ump_core_am_handler(NULL, NULL, 0, UMP_AM_EAGER_SHORT, msg, sizeof(msg)); /* unexpected */
+    ump_core_unlock();
+    int flag = 0;
+    ump_status_t st;
+    assert_int_equal(ump_iprobe(0, UMP_ANY_TAG, 6, &flag, &st), UMP_OK);
+    assert_int_equal(flag, 1);
+    assert_int_equal(st.tag, 31);
+    assert_int_equal(st.msg_len, 5); /* the cut one left nothing */
+    char buf[8] = {0};
+    assert_int_equal(ump_recv(buf, sizeof(buf), UMP_BYTE, 0, 31, 6, &st), UMP_OK);
+    assert_int_equal(st.count, 5);
+    assert_memory_equal(buf, "hello", 5);
+    assert_int_equal(ump_iprobe(0, UMP_ANY_TAG, 6, &flag, &st), UMP_OK);
+    assert_int_equal(flag, 0);
+    /* Posted first: matched as it arrives. */
+    ump_req_t r;
+    memset(buf, 0, sizeof(buf));
+    assert_int_equal(ump_irecv(buf, sizeof(buf), UMP_BYTE, 0, 31, 6, &r), UMP_OK);
+    ump_core_lock();
+    ump_core_am_handler(NULL, NULL, 0, UMP_AM_EAGER_SHORT, msg, UMP_HDR_SHORT + 3);
+    ump_core_unlock();
+    assert_int_equal(ump_wait(&r, &st), UMP_OK);
+    assert_int_equal(st.count, 3);
+    assert_memory_equal(buf, "hel", 3);
+}
+
 static int teardown(void **state)
 {
     return ump_finalize();
@@ -196,10 +235,15 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_singleton),          cmocka_unit_test(test_sizes),
-        cmocka_unit_test(test_order_and_contexts), cmocka_unit_test(test_truncate),
-        cmocka_unit_test(test_probe_cancel_peek),  cmocka_unit_test(test_ssend_waits_for_match),
-        cmocka_unit_test(test_bad_arguments),      cmocka_unit_test(test_overlapping_receive_type),
+        cmocka_unit_test(test_singleton),
+        cmocka_unit_test(test_sizes),
+        cmocka_unit_test(test_order_and_contexts),
+        cmocka_unit_test(test_truncate),
+        cmocka_unit_test(test_probe_cancel_peek),
+        cmocka_unit_test(test_ssend_waits_for_match),
+        cmocka_unit_test(test_bad_arguments),
+        cmocka_unit_test(test_short_eager_header),
+        cmocka_unit_test(test_overlapping_receive_type),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
