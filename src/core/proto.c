@@ -415,8 +415,11 @@ void ump_core_am_handler(void *arg, ump_xp_t *xp, int peer, uint8_t am_id, const
         return;
     }
     /* Replies name our requests, which a peer's death completed and may
-     * have released: whatever of its AMs a transport still hands over. */
-    if (UMP_UNLIKELY(ump_core.peers[peer].dead) && am_id >= UMP_AM_CTS && am_id != UMP_AM_CREDIT)
+     * have released: whatever of its AMs a transport still hands over.
+     * Its messages (EAGER_SHORT sits after the replies' ids) still go to
+     * their receives. */
+    if (UMP_UNLIKELY(ump_core.peers[peer].dead) && am_id >= UMP_AM_CTS && am_id != UMP_AM_CREDIT &&
+        am_id != UMP_AM_EAGER_SHORT)
         return;
     switch (am_id) {
     case UMP_AM_EAGER:
