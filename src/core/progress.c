@@ -74,11 +74,10 @@ static void zc_done(ump_xp_comp_t *comp, int status)
  * registered (through the cache), with no copy: UMP_INPROGRESS when the
  * transport completes r later (zc_done), else as am_send (UMP_OK: r's
  * buffer is free again). */
-static int send_zc(ump_xp_t *xp, int peer, ump_op_t *op, struct ump_request *r)
+static int send_zc(ump_xp_t *xp, int peer, uint8_t am_id, ump_op_t *op, size_t hlen,
+                   struct ump_request *r)
 {
     struct iovec iov = {.iov_base = r->buf, .iov_len = r->len};
-    size_t hlen = op->hlen;
-    uint8_t am_id = ump_core_wire_am(op->am_id, &hlen);
     if (xp->caps.mr_required && ump_core_mr_reg(xp, r, r->len) != UMP_OK)
         return xp->ops->am_send(xp, peer, am_id, &op->h, hlen, &iov, 1);
     r->comp = (ump_xp_comp_t){.count = 1, .status = UMP_OK, .cb = zc_done};
@@ -117,28 +116,27 @@ static int try_op(int peer, ump_peer_t *p, ump_op_t *op)
             plen = 0;
             cost = 0;
         }
+        /* What goes on the wire: a standard eager message's short header. */
+        size_t hlen = op->hlen;
+        uint8_t am_id = ump_core_wire_am(op->am_id, &hlen);
         if (UMP_UNLIKELY(op->am_id == UMP_AM_RTS && xp->caps.mr_required && !r->dt)) {
             /* The RTS carries the key of our registered buffer. */
             char key[sizeof(ump_rts_key_t) + UMP_XP_RKEY_MAX];
             iov.iov_base = key;
             iov.iov_len = ump_core_rts_key_make(xp, r, key);
-            rc = xp->ops->am_send(xp, peer, op->am_id, &op->h, op->hlen, &iov, 1);
+            rc = xp->ops->am_send(xp, peer, am_id, &op->h, hlen, &iov, 1);
         } else if (UMP_UNLIKELY(plen >= xp->caps.zc_min && op->am_id == UMP_AM_EAGER && !r->dt &&
                                 plen)) {
-            rc = send_zc(xp, peer, op, r);
+            rc = send_zc(xp, peer, am_id, op, hlen, r);
         } else if (UMP_LIKELY(!r->dt)) {
             iov.iov_base = r->buf;
             iov.iov_len = plen;
-            size_t hlen = op->hlen;
-            uint8_t am_id = ump_core_wire_am(op->am_id, &hlen);
             rc = xp->ops->am_send(xp, peer, am_id, &op->h, hlen, &iov, plen ? 1 : 0);
         } else if (op->am_id == UMP_AM_RTS) {
             rc = ump_core_dt_send_rts(xp, peer, &op->h.rts, r);
         } else {
             /* Eager: pack straight into the transport's buffer. */
             ump_dt_cursor_t c;
-            size_t hlen = op->hlen;
-            uint8_t am_id = ump_core_wire_am(op->am_id, &hlen);
             rc = ump_dt_cursor_init(&c, r->buf, r->count, r->dt, 0);
             if (rc == UMP_OK) rc = ump_core_dt_am_send(xp, peer, am_id, &op->h, hlen, &c, plen);
         }

@@ -208,12 +208,6 @@ static inline bool ump_shm_fb_full(const ump_shm_fbhdr_t *h, uint32_t seq)
     return atomic_load_explicit(&h->state, memory_order_acquire) ==
            (UMP_SHM_FB_FULL | (seq & UMP_SHM_FB_SEQ));
 }
-/* Receiver: true when message number seq is in one of its slots. */
-static inline bool ump_shm_fb_holds(ump_shm_fbq_t *q, uint32_t seq)
-{
-    return ump_shm_fb_full(&ump_shm_fbs_slot(q, seq)->h, seq) ||
-           ump_shm_fb_full(&ump_shm_fb_slot(q, seq)->h, seq);
-}
 
 /* --- one direction of a pair: fastbox + ring in sequence order ---------- */
 
@@ -256,6 +250,13 @@ static inline int ump_shm_fb_find(ump_shm_fbq_t *fb, uint32_t seq, ump_shm_msg_t
     const ump_shm_fastbox_t *b = ump_shm_fb_slot(fb, seq);
     if (ump_shm_fb_full(&b->h, seq)) return ump_shm_fb_take(&b->h, b->data, seq, m);
     return 0;
+}
+
+/* Receiver: true when message number seq is in one of its slots. */
+static inline bool ump_shm_fb_holds(ump_shm_fbq_t *q, uint32_t seq)
+{
+    ump_shm_msg_t m;
+    return ump_shm_fb_find(q, seq, &m);
 }
 
 /* Receiver: ump_shm_pair_next() for a message in neither slot: the ring
