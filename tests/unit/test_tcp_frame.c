@@ -2,7 +2,8 @@
 /*
  * The TCP transport's wire pieces on their own: frames parsed back from a
  * stream cut at random places, the send queue over a socketpair whose
- * buffer is far smaller than the frames, and the hello check.
+ * buffer is far smaller than the frames, the hello check, and the send
+ * buffer of a connection within the host.
  */
 #include <errno.h>
 #include <poll.h>
@@ -395,6 +396,77 @@ static void test_addr(void **state)
     close(fd);
 }
 
+static int sndbuf_of(int fd)
+{
+    int v = 0;
+    socklen_t l = sizeof(v);
+    assert_int_equal(getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, &l), 0);
+    return v;
+}
+
+/* A connection from `from` (NULL: the kernel's choice) to a listener on
+ * 127.0.0.1: the connected end and the accepted end. */
+static void loop_pair(const char *from, int *cfd, int *afd)
+{
+    char addr[64];
+    struct sockaddr_storage ss;
+    socklen_t sl;
+    int lfd = ump_tcp_listen("127.0.0.1", addr, sizeof(addr));
+    assert_true(lfd >= 0);
+    assert_int_equal(ump_tcp_parse_addr(addr, &ss, &sl), UMP_OK);
+    *cfd = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(*cfd >= 0);
+    if (from) {
+        struct sockaddr_in me = {.sin_family = AF_INET};
+        assert_int_equal(inet_pton(AF_INET, from, &me.sin_addr), 1);
+        assert_int_equal(bind(*cfd, (struct sockaddr *)&me, sizeof(me)), 0);
+    }
+    assert_int_equal(connect(*cfd, (struct sockaddr *)&ss, sl), 0);
+    struct pollfd p = {lfd, POLLIN, 0};
+    assert_int_equal(poll(&p, 1, 5000), 1);
+    *afd = accept(lfd, NULL, NULL);
+    assert_true(*afd >= 0);
+    close(lfd);
+}
+
+/* Both ends on one address (a connection within the host) take the
+ * buffer, on either side; two different addresses, or 0, leave the
+ * kernel's own (Linux reports twice what was set). */
+static void test_local_sndbuf(void **state)
+{
+    (void)state;
+    int cfd, afd;
+    loop_pair(NULL, &cfd, &afd);
+    int before = sndbuf_of(cfd);
+    ump_tcp_sock_local(cfd, 0);
+    assert_int_equal(sndbuf_of(cfd), before);
+    ump_tcp_sock_local(cfd, 256 << 10);
+    ump_tcp_sock_local(afd, 256 << 10);
+    assert_int_equal(sndbuf_of(cfd), 2 * (256 << 10));
+    assert_int_equal(sndbuf_of(afd), 2 * (256 << 10));
+    ump_tcp_sock_local(cfd, 1); /* raised to the floor that keeps loopback moving */
+    assert_int_equal(sndbuf_of(cfd), 2 * (64 << 10));
+    close(cfd);
+    close(afd);
+
+    loop_pair("127.0.0.2", &cfd, &afd);
+    int cb = sndbuf_of(cfd), ab = sndbuf_of(afd);
+    ump_tcp_sock_local(cfd, 256 << 10);
+    ump_tcp_sock_local(afd, 256 << 10);
+    assert_int_equal(sndbuf_of(cfd), cb);
+    assert_int_equal(sndbuf_of(afd), ab);
+    close(cfd);
+    close(afd);
+
+    /* Not connected: nothing to tell, nothing set. */
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(fd >= 0);
+    int fb = sndbuf_of(fd);
+    ump_tcp_sock_local(fd, 256 << 10);
+    assert_int_equal(sndbuf_of(fd), fb);
+    close(fd);
+}
+
 int main(void)
 {
     alarm(50); /* a hang fails the test instead of waiting for ctest */
@@ -402,6 +474,7 @@ int main(void)
         cmocka_unit_test(test_split_reads),    cmocka_unit_test(test_bad_frames),
         cmocka_unit_test(test_partial_writes), cmocka_unit_test(test_hello),
         cmocka_unit_test(test_proof),          cmocka_unit_test(test_addr),
+        cmocka_unit_test(test_local_sndbuf),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -323,6 +323,7 @@ typedef struct ump_tcp_xp {
      * (accepted ones with a bad proof, made ones with a bad challenge). */
     unsigned long auth_refused;
     size_t queue_max, sndbuf, rcvbuf;
+    size_t sndbuf_local;           /* SO_SNDBUF of a connection within the host (0: leave it) */
     LIST_HEAD(, ump_tcp_get) gets; /* asked for, reply not complete */
     uint64_t next_get;
     int ngets_failed; /* gets with failed set */
@@ -339,6 +340,9 @@ int ump_tcp_parse_addr(const char *addr, struct sockaddr_storage *ss, socklen_t 
 /* Writes "ip:port" of sa into buf. */
 void ump_tcp_format_addr(const struct sockaddr *sa, char *buf, size_t len);
 void ump_tcp_sock_opts(int fd, size_t sndbuf, size_t rcvbuf);
+/* Once fd is connected: SO_SNDBUF sndbuf when both ends are this host's
+ * (0: nothing). */
+void ump_tcp_sock_local(int fd, size_t sndbuf);
 
 /* tcp_conn.c */
 int ump_tcp_conn_connect(ump_tcp_xp_t *xp, int peer, ump_tcp_conn_t **out);

@@ -151,6 +151,7 @@ static int send_hello(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
 {
     ump_tcp_hello_t h;
     ump_tcp_hello_encode(&h, xp->job, xp->rank, xp->size, c->nonce_c);
+    ump_tcp_sock_local(c->fd, xp->sndbuf_local);
     c->state = UMP_TCP_AUTH_WAIT;
     return send_whole(c, &h, sizeof(h));
 }
@@ -245,6 +246,7 @@ int ump_tcp_conn_accept(ump_tcp_xp_t *xp)
             return n;
         }
         ump_tcp_sock_opts(fd, xp->sndbuf, xp->rcvbuf);
+        ump_tcp_sock_local(fd, xp->sndbuf_local);
         ump_tcp_conn_t *c = conn_new(xp, fd, false);
         if (!c) {
             close(fd);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * tcp_iface.c - which address the TCP transport listens on, the listening
- * socket, and the socket options every connection gets.
+ * socket, and the socket options every connection gets (and those of a
+ * connection within the host).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -10,6 +11,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +77,34 @@ void ump_tcp_sock_opts(int fd, size_t sndbuf, size_t rcvbuf)
         int v = (int)UMP_MIN(UMP_MAX(rcvbuf, SOCKBUF_MIN), (size_t)1 << 30);
         if (setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v))) ump_debug("tcp: SO_RCVBUF: %m");
     }
+}
+
+/* Whether a and b hold one IP address (ports aside). */
+static bool same_ip(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+    if (a->ss_family != b->ss_family) return false;
+    if (a->ss_family == AF_INET)
+        return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+               ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+    if (a->ss_family == AF_INET6)
+        return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+                       &((const struct sockaddr_in6 *)b)->sin6_addr, sizeof(struct in6_addr));
+    return false;
+}
+
+/* A connection to one of the host's own addresses runs over loopback,
+ * whatever the interface the address belongs to, and its two ends then
+ * carry the same address. */
+void ump_tcp_sock_local(int fd, size_t sndbuf)
+{
+    if (!sndbuf) return;
+    struct sockaddr_storage me, peer;
+    socklen_t lm = sizeof(me), lp = sizeof(peer);
+    if (getsockname(fd, (struct sockaddr *)&me, &lm) ||
+        getpeername(fd, (struct sockaddr *)&peer, &lp) || !same_ip(&me, &peer))
+        return;
+    int v = (int)UMP_MIN(UMP_MAX(sndbuf, SOCKBUF_MIN), (size_t)1 << 30);
+    if (setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v))) ump_debug("tcp: SO_SNDBUF: %m");
 }
 
 /* Numeric host (IPv4 or IPv6, with an optional %scope) and port into ss. */

@@ -20,7 +20,13 @@ UMP_CFG(ump_tcp_eager_limit, "UMP_TCP_EAGER_LIMIT", UMP_CFG_SIZE, "64k",
 UMP_CFG(ump_tcp_seg_size, "UMP_TCP_SEG_SIZE", UMP_CFG_SIZE, "256k",
         "payload per DATA message of a pipelined rendezvous over TCP");
 UMP_CFG(ump_tcp_sndbuf, "UMP_TCP_SNDBUF", UMP_CFG_SIZE, "0",
-        "SO_SNDBUF of TCP connections (0: kernel default, autotuned)");
+        "SO_SNDBUF of TCP connections (0: kernel default, autotuned); when not set, connections "
+        "between two ranks of one host take UMP_TCP_SNDBUF_LOCAL");
+UMP_CFG(ump_tcp_sndbuf_local, "UMP_TCP_SNDBUF_LOCAL", UMP_CFG_SIZE, "256k",
+        "SO_SNDBUF of TCP connections between two ranks of one host, unless UMP_TCP_SNDBUF is "
+        "set: over loopback the sending kernel also does the receiver's protocol work, and an "
+        "autotuned buffer lets one send copy megabytes in a burst the receiver waits out "
+        "(0: autotuned)");
 UMP_CFG(ump_tcp_rcvbuf, "UMP_TCP_RCVBUF", UMP_CFG_SIZE, "0",
         "SO_RCVBUF of TCP connections (0: kernel default, autotuned)");
 UMP_CFG(ump_tcp_get_min, "UMP_TCP_GET_MIN", UMP_CFG_SIZE, "512k",
@@ -52,6 +58,7 @@ static int tcp_open(const ump_xp_params_t *params, ump_xp_t **out)
     memcpy(xp->secret, info->secret, sizeof(xp->secret));
     xp->queue_max = ump_tcp_queue_max.v.sz;
     xp->sndbuf = ump_tcp_sndbuf.v.sz;
+    xp->sndbuf_local = ump_tcp_sndbuf.from_env ? 0 : ump_tcp_sndbuf_local.v.sz;
     xp->rcvbuf = ump_tcp_rcvbuf.v.sz;
     LIST_INIT(&xp->conns);
     LIST_INIT(&xp->zombies);
