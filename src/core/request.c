@@ -79,6 +79,13 @@ static void wait_for_sleeper(void)
     ump_core.cond_waiters--;
 }
 
+/* Ends the sleep prepared by arm() in the first n transports. */
+static void disarm(int n)
+{
+    for (int i = 0; i < n; i++)
+        if (ump_core.xps[i]->ops->disarm) ump_core.xps[i]->ops->disarm(ump_core.xps[i]);
+}
+
 /* Sleeps until a transport has an event, or briefly when one cannot wake us. */
 static void sleep_once(void)
 {
@@ -90,10 +97,12 @@ static void sleep_once(void)
     bool poll_only = ump_core.blocked_sends > 0 || ump_core.epfd < 0;
     for (int i = 0; i < ump_core.nxps && !poll_only; i++) {
         ump_xp_t *xp = ump_core.xps[i];
-        if (xp->ops->wait_fd(xp) < 0)
+        if (xp->ops->wait_fd(xp) < 0) {
             poll_only = true;
-        else if (xp->ops->arm(xp) == UMP_ERR_BUSY)
+        } else if (xp->ops->arm(xp) == UMP_ERR_BUSY) {
+            disarm(i + 1);
             return; /* work arrived while arming: progress instead */
+        }
     }
     ump_core.sleeping = true;
     ump_core_unlock();
@@ -108,6 +117,7 @@ static void sleep_once(void)
         (void)epoll_wait(ump_core.epfd, ev, 8, 100);
     }
     ump_core_lock();
+    disarm(ump_core.nxps);
     ump_core.sleeping = false;
     if (ump_core.wake_sent) {
         uint64_t v;

@@ -275,6 +275,10 @@ typedef struct ump_xp_ops {
      * make wait_fd() readable; UMP_ERR_BUSY when there is work (call
      * progress() instead of sleeping). */
     int (*arm)(ump_xp_t *xp);
+    /* Optional: the sleep that arm() prepared is over (or was not taken).
+     * Between arm() and disarm() wait_fd() must stay readable on every
+     * event, whichever thread progresses meanwhile. */
+    void (*disarm)(ump_xp_t *xp);
     /* File descriptor that becomes readable on an event after arm(), or -1
      * when this transport cannot wake a sleeper (the core then polls). */
     int (*wait_fd)(ump_xp_t *xp);

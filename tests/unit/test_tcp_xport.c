@@ -180,7 +180,8 @@ static void test_self_get(void **state)
     close_rank(&c);
 }
 
-/* arm() says OK when idle; an arriving AM wakes wait_fd. */
+/* arm() says OK when idle; an arriving AM wakes wait_fd, also on the
+ * connection progress reads directly. */
 static void test_sleep(void **state)
 {
     rank_ctx_t c;
@@ -204,6 +205,32 @@ static void test_sleep(void **state)
         progress(&c);
     assert_int_equal(c.xp->ops->arm(c.xp), UMP_OK);
     assert_int_equal(poll(&pfd, 1, 20), 0);
+
+    /* The connection that delivered is read directly and leaves the epoll
+     * set while nobody sleeps; arm() puts it back until disarm(), even if
+     * progress runs meanwhile (another thread's), so an AM still wakes the
+     * sleeper. */
+    ump_tcp_xp_t *t = (ump_tcp_xp_t *)c.xp;
+    for (unsigned want = 2; want <= 4; want++) {
+        c.xp->ops->disarm(c.xp);
+        for (int k = 0; k < 3 * UMP_TCP_EPOLL_EVERY; k++)
+            progress(&c);
+        assert_non_null(t->hot);
+        assert_true(t->hot->unwatched);
+        assert_int_equal(c.xp->ops->arm(c.xp), UMP_OK);
+        assert_false(t->hot->unwatched);
+        for (int k = 0; k < 3 * UMP_TCP_EPOLL_EVERY; k++)
+            progress(&c);
+        assert_false(t->hot->unwatched);
+        assert_int_equal(poll(&pfd, 1, 20), 0);
+        assert_int_equal(send_data(&c, 0, want * 100), UMP_OK);
+        assert_int_equal(poll(&pfd, 1, 2000), 1);
+        c.xp->ops->disarm(c.xp);
+        for (int k = 0; k < 1000 && c.got[0] < want; k++)
+            progress(&c);
+        assert_int_equal(c.got[0], want);
+    }
+    assert_int_equal(c.bad, 0);
     close_rank(&c);
 }
 

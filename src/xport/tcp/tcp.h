@@ -267,7 +267,8 @@ typedef struct ump_tcp_conn {
     bool outgoing;
     bool bye; /* the other side said BYE: its EOF is a clean close */
     ump_tcp_state_t state;
-    uint32_t events; /* epoll mask registered */
+    uint32_t events; /* epoll mask registered (wanted, while unwatched) */
+    bool unwatched;  /* out of the epoll set while progress reads it directly */
     char addr[80];   /* "ip:port" of the other end, for log lines */
     ump_tcp_rx_t rx;
     ump_tcp_txq_t txq;
@@ -317,6 +318,7 @@ typedef struct ump_tcp_xp {
      * spinning in epoll_wait contends with the sender's wake-up for the
      * epoll lock (a ping-pong pays for it in every message). */
     ump_tcp_conn_t *hot;
+    bool armed; /* between arm and disarm: hot stays in the epoll set */
     unsigned polls;
     int nout; /* connections registered for EPOLLOUT (a send queue waits) */
     /* Connections refused because the other end failed authentication
@@ -353,6 +355,13 @@ void ump_tcp_conn_unpark(ump_tcp_xp_t *xp);
 int ump_tcp_conn_event(ump_tcp_xp_t *xp, ump_tcp_conn_t *c, uint32_t ev);
 /* Updates the epoll mask to what the state and queue need. */
 void ump_tcp_conn_rearm(ump_tcp_xp_t *xp, ump_tcp_conn_t *c);
+/* The connection progress reads directly (xp->hot) leaves the epoll set
+ * while it only waits for input, and comes back before anything sleeps on
+ * the set, when it needs EPOLLOUT, or when another connection takes its
+ * place: a socket in an epoll set makes every sender's wake-up run
+ * epoll's callback, which costs a loopback message about 0.2 us. */
+void ump_tcp_conn_unwatch(ump_tcp_xp_t *xp, ump_tcp_conn_t *c);
+void ump_tcp_conn_watch(ump_tcp_xp_t *xp, ump_tcp_conn_t *c);
 /* Closes fd now, frees later (it may be on the stack of a delivery). */
 void ump_tcp_conn_close(ump_tcp_xp_t *xp, ump_tcp_conn_t *c);
 /* The peer is gone: closes both of its connections, drops its queue, and

@@ -74,11 +74,35 @@ static int conn_register(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
     return UMP_OK;
 }
 
+void ump_tcp_conn_unwatch(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
+{
+    if (c->unwatched || c->state != UMP_TCP_OPEN || c->events != EPOLLIN) return;
+    if (epoll_ctl(xp->epfd, EPOLL_CTL_DEL, c->fd, NULL) == 0) c->unwatched = true;
+}
+
+void ump_tcp_conn_watch(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
+{
+    if (!c->unwatched || c->state == UMP_TCP_CLOSED) return;
+    uint32_t want = conn_want(c);
+    struct epoll_event ev = {.events = want, .data.ptr = c};
+    if (epoll_ctl(xp->epfd, EPOLL_CTL_ADD, c->fd, &ev)) {
+        /* Still read directly while hot; a sleep would miss it, so say so. */
+        ump_warn("tcp: epoll_ctl add (%s): %m", c->addr);
+        return;
+    }
+    c->unwatched = false;
+    conn_set_events(xp, c, want);
+}
+
 void ump_tcp_conn_rearm(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
 {
     if (c->state == UMP_TCP_CLOSED) return;
     uint32_t want = conn_want(c);
     if (want == c->events) return;
+    if (c->unwatched) {
+        ump_tcp_conn_watch(xp, c);
+        return;
+    }
     struct epoll_event ev = {.events = want, .data.ptr = c};
     if (epoll_ctl(xp->epfd, EPOLL_CTL_MOD, c->fd, &ev))
         ump_warn("tcp: epoll_ctl mod (%s): %m", c->addr);
@@ -95,7 +119,8 @@ void ump_tcp_conn_close(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
     }
     if (xp->hot == c) xp->hot = NULL;
     conn_set_events(xp, c, 0);
-    epoll_ctl(xp->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+    if (!c->unwatched) epoll_ctl(xp->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+    c->unwatched = false;
     close(c->fd);
     c->fd = -1;
     c->state = UMP_TCP_CLOSED;

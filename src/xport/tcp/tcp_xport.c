@@ -272,6 +272,14 @@ static int tcp_progress(ump_xp_t *base)
         ump_error("tcp: epoll_wait: %m");
         return UMP_ERR_IO;
     }
+    /* The hot connection is out of the set: read it here too. */
+    if (hot && hot->unwatched) {
+        int r = ump_tcp_conn_event(xp, hot, EPOLLIN);
+        if (r < 0)
+            rc = r;
+        else
+            n += r;
+    }
     for (int i = 0; i < k; i++) {
         int r = ev[i].data.ptr ? ump_tcp_conn_event(xp, ev[i].data.ptr, ev[i].events)
                                : ump_tcp_conn_accept(xp);
@@ -279,10 +287,13 @@ static int tcp_progress(ump_xp_t *base)
             rc = r;
         else
             n += r;
-        if (r > 0 && ev[i].data.ptr && (ev[i].events & EPOLLIN) &&
-            ((ump_tcp_conn_t *)ev[i].data.ptr)->state == UMP_TCP_OPEN)
-            xp->hot = ev[i].data.ptr;
+        ump_tcp_conn_t *c = ev[i].data.ptr;
+        if (r > 0 && c && (ev[i].events & EPOLLIN) && c->state == UMP_TCP_OPEN && xp->hot != c) {
+            if (xp->hot) ump_tcp_conn_watch(xp, xp->hot);
+            xp->hot = c;
+        }
     }
+    if (xp->hot && !xp->armed) ump_tcp_conn_unwatch(xp, xp->hot);
 after:
     /* Failures are reported here, never from inside am_send. */
     if (xp->nparked) ump_tcp_conn_unpark(xp);
@@ -306,12 +317,21 @@ static int tcp_arm(ump_xp_t *base)
     /* Level-triggered: peeking consumes nothing. Complete frames never
      * stay in a receive buffer (each read delivers them), so "ready fd"
      * is the only pending input there is. */
+    /* Whoever sleeps on the set must hear the hot connection too, until
+     * disarm, whichever thread progresses meanwhile. */
+    xp->armed = true;
+    if (xp->hot) ump_tcp_conn_watch(xp, xp->hot);
     struct epoll_event ev;
     int k;
     do
         k = epoll_wait(xp->epfd, &ev, 1, 0);
     while (k < 0 && errno == EINTR);
     return k != 0 ? UMP_ERR_BUSY : UMP_OK;
+}
+
+static void tcp_disarm(ump_xp_t *base)
+{
+    ((ump_tcp_xp_t *)base)->armed = false;
 }
 
 static int tcp_wait_fd(ump_xp_t *base)
@@ -390,6 +410,7 @@ const ump_xp_ops_t ump_xp_tcp_ops = {
     .get = ump_tcp_get,
     .progress = tcp_progress,
     .arm = tcp_arm,
+    .disarm = tcp_disarm,
     .wait_fd = tcp_wait_fd,
     .flush = tcp_flush,
 };
