@@ -275,6 +275,52 @@ static void test_partial_writes(void **state)
     free(payload);
     close(sv[0]);
 
+    /* A short frame (sent whole from one copy) meeting a full socket is
+     * queued whole and leaves intact once the socket drains. */
+    close(sv[1]);
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
+    assert_int_equal(setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof(small)), 0);
+    static uint8_t fill[4096];
+    size_t filled = 0;
+    for (ssize_t w; (w = send(sv[0], fill, sizeof(fill), MSG_DONTWAIT)) > 0;)
+        filled += (size_t)w;
+    ump_tcp_txq_init(&q);
+    ump_tcp_rx_init(&rx, 1024);
+    uint8_t shortp[40];
+    for (size_t i = 0; i < sizeof(shortp); i++)
+        shortp[i] = pat(7, i);
+    uint32_t seq7 = 7;
+    struct iovec sv7 = {shortp, sizeof(shortp)}, v7[4];
+    uint8_t fh7[UMP_TCP_FRAME_HDR];
+    size_t total7;
+    int k7 = ump_tcp_frame_iov(fh7, 7, 0, &seq7, 4, &sv7, 1, v7, &total7);
+    assert_true(total7 <= UMP_TCP_GATHER_MAX);
+    assert_int_equal(ump_tcp_tx_send(&q, sv[0], v7, k7, total7), UMP_OK);
+    assert_int_equal(ump_tcp_txq_len(&q), total7);
+    memset(shortp, 0xee, sizeof(shortp));
+    for (size_t left = filled; left;) {
+        ssize_t r = recv(sv[1], fill, UMP_MIN(left, sizeof(fill)), 0);
+        assert_true(r > 0);
+        left -= (size_t)r;
+    }
+    assert_int_equal(ump_tcp_tx_drain(&q, sv[0]), (ssize_t)total7);
+    size_t room7;
+    uint8_t *p7 = ump_tcp_rx_space(&rx, &room7);
+    assert_int_equal(recv(sv[1], p7, room7, 0), (ssize_t)total7);
+    ump_tcp_rx_commit(&rx, total7);
+    uint8_t id7, fl7;
+    const void *d7;
+    size_t l7;
+    assert_int_equal(ump_tcp_rx_next(&rx, &id7, &fl7, &d7, &l7), 1);
+    assert_int_equal(id7, 7);
+    assert_int_equal(l7, 4 + sizeof(shortp));
+    assert_memory_equal(d7, &seq7, 4);
+    for (size_t i = 0; i < sizeof(shortp); i++)
+        assert_int_equal(((const uint8_t *)d7)[4 + i], pat(7, i));
+    ump_tcp_txq_fini(&q);
+    ump_tcp_rx_fini(&rx);
+    close(sv[0]);
+
     /* Writing to a closed peer reports it (no SIGPIPE: we are still here). */
     uint8_t x[64] = {0};
     struct iovec in = {x, sizeof(x)};

@@ -75,8 +75,9 @@
 #define UMP_TCP_FLAG_GETREQ 0x02 /* a get request (tcp_get.c), not an AM */
 #define UMP_TCP_FLAG_GETREP 0x04 /* a get's reply; its data follow the frame */
 #define UMP_TCP_FLAGS       (UMP_TCP_FLAG_BYE | UMP_TCP_FLAG_GETREQ | UMP_TCP_FLAG_GETREP)
-#define UMP_TCP_MAX_IOV     64 /* caps.max_iov */
-#define UMP_TCP_EPOLL_EVERY 8  /* progress calls per epoll_wait while a connection is hot */
+#define UMP_TCP_MAX_IOV     64  /* caps.max_iov */
+#define UMP_TCP_GATHER_MAX  256 /* frames up to this size are copied together and sent whole */
+#define UMP_TCP_EPOLL_EVERY 8   /* progress calls per epoll_wait while a connection is hot */
 
 #define UMP_TCP_AUTH_LABEL "ump-tcp"
 #define UMP_TCP_PROOF_LEN  UMP_AUTH_MAC_LEN
