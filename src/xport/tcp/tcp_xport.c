@@ -314,13 +314,13 @@ static int tcp_arm(ump_xp_t *base)
 {
     ump_tcp_xp_t *xp = (ump_tcp_xp_t *)base;
     if (xp->nreport || xp->ngets_failed) return UMP_ERR_BUSY;
-    /* Level-triggered: peeking consumes nothing. Complete frames never
-     * stay in a receive buffer (each read delivers them), so "ready fd"
-     * is the only pending input there is. */
     /* Whoever sleeps on the set must hear the hot connection too, until
      * disarm, whichever thread progresses meanwhile. */
     xp->armed = true;
     if (xp->hot) ump_tcp_conn_watch(xp, xp->hot);
+    /* Level-triggered: peeking consumes nothing. Complete frames never
+     * stay in a receive buffer (each read delivers them), so "ready fd"
+     * is the only pending input there is. */
     struct epoll_event ev;
     int k;
     do
