@@ -264,27 +264,26 @@ int ump_tcp_tx_send_ref(ump_tcp_txq_t *q, int fd, const struct iovec *iov, int n
                         int ref, int nref)
 {
     size_t sent = 0;
-    if (fd >= 0 && total <= UMP_TCP_GATHER_MAX && !nref && ump_tcp_txq_len(q) == 0) {
-        /* A short frame: one contiguous send(), no iovec for the kernel to
-         * import. */
-        uint8_t b[UMP_TCP_GATHER_MAX], *p = b;
-        for (int k = 0; k < n; k++) {
-            memcpy(p, iov[k].iov_base, iov[k].iov_len);
-            p += iov[k].iov_len;
+    uint8_t b[UMP_TCP_GATHER_MAX];
+    struct iovec one = {b, total};
+    if (fd >= 0 && ump_tcp_txq_len(q) == 0) {
+        /* A short frame goes out whole from one copy (queued from it too
+         * if the socket does not take it all), with send(): no iovec for
+         * the kernel to import. */
+        if (total <= UMP_TCP_GATHER_MAX && !nref && n > 1) {
+            uint8_t *p = b;
+            for (int k = 0; k < n; k++) {
+                memcpy(p, iov[k].iov_base, iov[k].iov_len);
+                p += iov[k].iov_len;
+            }
+            iov = &one;
+            n = ref = 1;
         }
-        ssize_t r;
-        do
-            r = send(fd, b, total, MSG_NOSIGNAL | MSG_DONTWAIT);
-        while (r < 0 && errno == EINTR);
-        if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK) return UMP_ERR_PEER_DEAD;
-        if (r == (ssize_t)total) return UMP_OK;
-        struct iovec rest = {b, total};
-        return ump_tcp_txq_push(q, &rest, 1, r > 0 ? (size_t)r : 0);
-    } else if (fd >= 0 && ump_tcp_txq_len(q) == 0) {
         struct msghdr msg = {.msg_iov = (struct iovec *)iov, .msg_iovlen = (size_t)n};
         ssize_t r;
         do
-            r = sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+            r = n == 1 ? send(fd, iov[0].iov_base, iov[0].iov_len, MSG_NOSIGNAL | MSG_DONTWAIT)
+                       : sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
         while (r < 0 && errno == EINTR);
         if (r < 0 && errno == EFAULT) return UMP_ERR_INVALID;
         if (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK) return UMP_ERR_PEER_DEAD;

@@ -62,6 +62,14 @@ int ump_tcp_pick_addr(ump_rt_t *rt, const char *ifname, char *ip, size_t len)
  * is ~64k: the receiver never opens a window worth a segment. */
 #define SOCKBUF_MIN ((size_t)64 * 1024)
 
+/* SO_SNDBUF or SO_RCVBUF, within what loopback and the kernel take. */
+static void set_buf(int fd, int opt, size_t bytes)
+{
+    int v = (int)UMP_MIN(UMP_MAX(bytes, SOCKBUF_MIN), (size_t)1 << 30);
+    if (setsockopt(fd, SOL_SOCKET, opt, &v, sizeof(v)))
+        ump_debug("tcp: %s: %m", opt == SO_SNDBUF ? "SO_SNDBUF" : "SO_RCVBUF");
+}
+
 void ump_tcp_sock_opts(int fd, size_t sndbuf, size_t rcvbuf)
 {
     int one = 1;
@@ -69,14 +77,8 @@ void ump_tcp_sock_opts(int fd, size_t sndbuf, size_t rcvbuf)
      * Nagle would only hold back the tail of a frame. */
     if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)))
         ump_debug("tcp: TCP_NODELAY: %m");
-    if (sndbuf) {
-        int v = (int)UMP_MIN(UMP_MAX(sndbuf, SOCKBUF_MIN), (size_t)1 << 30);
-        if (setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v))) ump_debug("tcp: SO_SNDBUF: %m");
-    }
-    if (rcvbuf) {
-        int v = (int)UMP_MIN(UMP_MAX(rcvbuf, SOCKBUF_MIN), (size_t)1 << 30);
-        if (setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v))) ump_debug("tcp: SO_RCVBUF: %m");
-    }
+    if (sndbuf) set_buf(fd, SO_SNDBUF, sndbuf);
+    if (rcvbuf) set_buf(fd, SO_RCVBUF, rcvbuf);
 }
 
 /* Whether a and b hold one IP address (ports aside). */
@@ -103,8 +105,7 @@ void ump_tcp_sock_local(int fd, size_t sndbuf)
     if (getsockname(fd, (struct sockaddr *)&me, &lm) ||
         getpeername(fd, (struct sockaddr *)&peer, &lp) || !same_ip(&me, &peer))
         return;
-    int v = (int)UMP_MIN(UMP_MAX(sndbuf, SOCKBUF_MIN), (size_t)1 << 30);
-    if (setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &v, sizeof(v))) ump_debug("tcp: SO_SNDBUF: %m");
+    set_buf(fd, SO_SNDBUF, sndbuf);
 }
 
 /* Numeric host (IPv4 or IPv6, with an optional %scope) and port into ss. */
