@@ -222,6 +222,36 @@ int main(int argc, char **argv)
             }
         }
     }
+    /* A tight cache (the .tight runs): one more region than it holds, all
+     * mapped and unused between transfers, must evict one. (The scenarios
+     * above free most of theirs before the next, and whether a freed heap
+     * chunk comes back at the same address is the allocator's choice.)
+     * The buffers lie in one reservation a page apart: the cache merges
+     * regions that touch. */
+    size_t max_ent = env_size("UMP_MEM_CACHE_MAX_ENTRIES", 0);
+    if (max_ent && max_ent < 16) {
+        size_t n = UMP_MAX(eager + 1, (size_t)128 * 1024);
+        size_t maplen = UMP_ALIGN_UP(n + 100, pg), stride = maplen + pg;
+        char *res = mmap(NULL, stride * (max_ent + 1), PROT_NONE,
+                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        MP_CHECK(res != MAP_FAILED, "mmap: %m");
+        ump_mem_stats_t s0 = stats(peer);
+        for (size_t i = 0; i <= max_ent; i++) {
+            char *m = mmap(res + i * stride, maplen, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+            MP_CHECK(m == res + i * stride, "mmap at %p: %m", (void *)(res + i * stride));
+            xfer(m + 100, n, 0, 1, ++tag, 3);
+        }
+        ump_mem_stats_t s1 = stats(peer);
+        if (n + 2 * pg <= max_bytes)
+            MP_CHECK(s1.evictions > s0.evictions,
+                     "%zu regions of %zu bytes in a cache of %zu entries: none evicted "
+                     "(misses %llu, hits %llu, entries %zu, merged %llu)",
+                     max_ent + 1, n, max_ent, (unsigned long long)(s1.misses - s0.misses),
+                     (unsigned long long)(s1.hits - s0.hits), s1.entries,
+                     (unsigned long long)(s1.merged - s0.merged));
+        munmap(res, stride * (max_ent + 1));
+    }
     mp_barrier();
     ump_mem_stats_t s = stats(peer);
     printf("[regcache rank %d] ok: hits %llu misses %llu invalidations %llu evictions %llu\n", me,
