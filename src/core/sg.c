@@ -118,6 +118,7 @@ static int issue(ump_xp_t *xp, int peer, struct ump_request *r, uint64_t addr,
     while (done < take) {
         int nr = 0, nl = 0;
         size_t want = take - done;
+        if (xp->caps.rma_max && want > xp->caps.rma_max) want = xp->caps.rma_max;
         /* Local first (its cursor cannot step back), then the same bytes of
          * the remote side; a remote side that runs out of entries first
          * shortens the batch, and the local cursor is moved back to match. */

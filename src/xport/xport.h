@@ -75,6 +75,7 @@ typedef struct ump_xp_caps {
     bool rma_put;       /* put() works */
     size_t get_max_iov; /* most entries per side of one get(); SIZE_MAX: any */
     size_t put_max_iov; /* most entries per side of one put(); SIZE_MAX: any */
+    size_t rma_max;     /* most bytes of one get() or put(); 0: any */
     bool mr_required;   /* get()/put() need both buffers registered with mem_reg():
                          * the local one's handle and the peer's packed key */
     size_t rkey_size;   /* largest packed remote key mem_reg() makes (bytes) */

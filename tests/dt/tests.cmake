@@ -50,6 +50,9 @@ if(UMP_HAVE_OFI)
   ump_dt_test(rxm_auto ofi 14 ${rxmp})
   ump_dt_test(rxm_read ofi 15 ${rxmp} -x UMP_RNDV_SCHEME=read)
   ump_dt_test(rxm_write ofi 16 ${rxmp} -x UMP_RNDV_SCHEME=write)
+  # RDMA in operations of at most 4 KiB, 16 KiB under way: the layouts'
+  # batches split at any byte and wait for the window.
+  ump_dt_test(rxm_chunk ofi 17 ${rxmp} -x UMP_OFI_RMA_CHUNK=4k -x UMP_OFI_RMA_WINDOW=16k)
 endif()
 # One rank sending to itself: the self transport (get() is a memcpy).
 add_test(NAME dt.self COMMAND $<TARGET_FILE:umprun> -n 1 --timeout 100 $<TARGET_FILE:dt_xfer>

@@ -208,6 +208,20 @@ printf '%s\\n' \"$out\" | grep -Eq ' [1-9][0-9]* from the caller.s buffer'"
                      $<TARGET_FILE:umprun> $<TARGET_FILE:mp_sizes>)
     set_tests_properties(mp.sizes.ofi.${prov}.zc PROPERTIES TIMEOUT 135 LABELS mp
                          ENVIRONMENT "${env};UMP_OFI_ZC_MIN=1;UMP_LOG=debug")
+    # RDMA in operations of at most 4 KiB, 16 KiB of them under way to a
+    # peer (applied to any provider when set): every rendezvous runs as
+    # many operations, most of them refused by the window at first and
+    # issued as earlier ones complete; the log at close must count such
+    # refusals. Written as well as read.
+    add_test(NAME mp.sizes.ofi.${prov}.chunk
+             COMMAND sh -c "out=$(\"$0\" -n 2 --timeout 120 --tag-output \"$1\" --max 1m 2>&1); \
+rc=$?; printf '%s\\n' \"$out\"; [ $rc = 0 ] || exit $rc; \
+printf '%s\\n' \"$out\" | grep -Eq ' [1-9][0-9]* waited for the window'"
+                     $<TARGET_FILE:umprun> $<TARGET_FILE:mp_sizes>)
+    set_tests_properties(mp.sizes.ofi.${prov}.chunk PROPERTIES TIMEOUT 135 LABELS mp
+      ENVIRONMENT "${env};UMP_OFI_RMA_CHUNK=4k;UMP_OFI_RMA_WINDOW=16k;UMP_LOG=debug")
+    ump_mp_test(sizes.ofi.${prov}.chunk.write sizes 2 120 ARGS --max 1m
+                ENV ${env} UMP_OFI_RMA_CHUNK=4k UMP_OFI_RMA_WINDOW=16k UMP_RNDV_SCHEME=write)
     if(prov STREQUAL rxm)
       # rxm's own eager limit lowered by the user (ump's eager limit follows,
       # its 64k segments go by rxm's rendezvous), and rxm without direct

@@ -19,7 +19,9 @@
  *
  * Rendezvous: get() is an RDMA read (fi_readmsg), put() an RDMA write
  * (fi_writemsg with FI_DELIVERY_COMPLETE); both complete from progress()
- * through the caller's ump_xp_comp_t. Registered memory keeps
+ * through the caller's ump_xp_comp_t. Over socket providers an operation
+ * carries at most UMP_OFI_RMA_CHUNK bytes (caps.rma_max) and one is refused
+ * while UMP_OFI_RMA_WINDOW bytes are under way to the peer (ofi_init.c). Registered memory keeps
  * the provider's rules (mr_mode): FI_MR_LOCAL (descriptors for the pools
  * and for get()'s local buffer), FI_MR_VIRT_ADDR (remote addresses are
  * virtual, else offsets from the base the rkey carries), FI_MR_PROV_KEY
@@ -83,6 +85,7 @@ typedef struct ofi_rma {
     struct ofi_rma *next; /* free list */
     ump_xp_comp_t *comp;
     int peer;
+    size_t len;
 } ofi_rma_t;
 
 /* The prefix of every AM on the wire. */
@@ -132,6 +135,9 @@ typedef struct ofi_xp {
     ofi_rma_t *rma_all, *rma_free;
     int nrma;
     int rma_out;                                /* reads and writes under way */
+    size_t rma_window;                          /* bytes under way per peer; 0: any */
+    size_t *rma_bytes;                          /* by peer: bytes under way */
+    uint64_t nwindow;                           /* operations refused for the window */
     uint64_t nreads, nwrites, nsends, ninjects; /* for the debug log at close */
     uint64_t nsends_zc;
     bool posted;

@@ -54,6 +54,7 @@ static void on_done(ofi_xp_t *xp, ofi_op_t *op, size_t len, int status)
         ofi_rma_t *r = (ofi_rma_t *)op;
         ump_xp_comp_t *comp = r->comp;
         xp->rma_out--;
+        if (xp->rma_window) xp->rma_bytes[r->peer] -= r->len;
         r->next = xp->rma_free;
         xp->rma_free = r;
         ump_xp_comp_done(comp, status);

@@ -23,6 +23,15 @@ static int rma(ofi_xp_t *xp, bool write, int peer, const struct iovec *local, in
         return UMP_ERR_INVALID;
     ofi_rma_t *op = xp->rma_free;
     if (!op) return UMP_ERR_NO_RESOURCE; /* as many operations as the provider queues */
+    size_t len = 0;
+    for (int i = 0; i < nlocal; i++)
+        len += local[i].iov_len;
+    /* One operation goes whatever its size, so a window below it cannot
+     * stall a transfer. */
+    if (xp->rma_window && xp->rma_bytes[peer] && xp->rma_bytes[peer] + len > xp->rma_window) {
+        xp->nwindow++;
+        return UMP_ERR_NO_RESOURCE;
+    }
     ofi_rkey_t rk;
     memcpy(&rk, rkey, sizeof(rk));
     struct fi_rma_iov riov[nremote];
@@ -55,6 +64,8 @@ static int rma(ofi_xp_t *xp, bool write, int peer, const struct iovec *local, in
     xp->rma_free = op->next;
     op->comp = comp;
     op->peer = peer;
+    op->len = len;
+    if (xp->rma_window) xp->rma_bytes[peer] += len;
     xp->rma_out++;
     if (write)
         xp->nwrites++;
