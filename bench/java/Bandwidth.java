@@ -20,10 +20,10 @@ public class Bandwidth {
         Intracomm w = MPI.COMM_WORLD;
         int max = (int) b.max;
         ByteBuffer dsb = Bench.alloc(max);
-        ByteBuffer[] drb = new ByteBuffer[WINDOW];
         ByteBuffer all = b.rank == 1 && !b.array ? Bench.alloc(max * WINDOW) : null;
-        for (int i = 0; all != null && i < WINDOW; i++)
-            drb[i] = MPI.slice(all, i * max);
+        // The receive slots of the current size, sliced before the timing
+        // as C computes its addresses: a slice is two objects.
+        ByteBuffer[] slot = new ByteBuffer[WINDOW];
         byte[] asb = new byte[max], arb = b.rank == 1 && b.array ? new byte[max * WINDOW] : null;
         byte[] none = new byte[0];
         int[] n = new int[1];
@@ -39,7 +39,7 @@ public class Bandwidth {
                 } else {
                     for (int k = 0; k < WINDOW; k++)
                         rq[k] = b.rank == 0 ? w.iSend(dsb, n[0], MPI.BYTE, 1, 2)
-                                            : w.iRecv(MPI.slice(all, k * n[0]), n[0], MPI.BYTE, 0, 2);
+                                            : w.iRecv(slot[k], n[0], MPI.BYTE, 0, 2);
                     Request.waitAll(rq);
                 }
                 if (b.rank == 0) w.recv(none, 0, MPI.BYTE, 1, 3);
@@ -48,6 +48,8 @@ public class Bandwidth {
         };
         for (long s = b.min; s <= b.max; s = b.next(s)) {
             n[0] = (int) s;
+            for (int k = 0; all != null && k < WINDOW; k++)
+                slot[k] = MPI.slice(all, k * (int) s);
             for (int i = 0; i < s; i++) {
                 dsb.put(i, Bench.pat(i, s));
                 asb[i] = Bench.pat(i, s);
