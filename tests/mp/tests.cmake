@@ -45,6 +45,19 @@ function(ump_mp_test name prog np timeout)
                        ENVIRONMENT "${MP_ENV}")
 endfunction()
 
+# ump_mp_log_test(<name> <prog> <regex> ENV ...): sizes-style run of 2
+# ranks up to 1 MiB that must pass and whose output must match <regex>
+# (a count the transport logs at close, with UMP_LOG=debug in ENV).
+function(ump_mp_log_test name prog regex)
+  cmake_parse_arguments(MP "" "" "ENV" ${ARGN})
+  add_test(NAME mp.${name}
+           COMMAND sh -c "out=$(\"$0\" -n 2 --timeout 120 --tag-output \"$1\" --max 1m 2>&1); \
+rc=$?; printf '%s\\n' \"$out\"; [ $rc = 0 ] || exit $rc; \
+printf '%s\\n' \"$out\" | grep -Eq \"$2\""
+                   $<TARGET_FILE:umprun> $<TARGET_FILE:mp_${prog}> "${regex}")
+  set_tests_properties(mp.${name} PROPERTIES TIMEOUT 135 LABELS mp ENVIRONMENT "${MP_ENV}")
+endfunction()
+
 # ump_mp_netns(<prog> <timeout s> [args...]): 4 ranks on two namespaces.
 function(ump_mp_netns prog timeout)
   add_test(NAME mp.${prog}.netns
@@ -201,25 +214,15 @@ if(UMP_HAVE_OFI)
     # the first byte on, and never (every one copied into the pool); the
     # first must log at close that it sent some that way.
     ump_mp_test(sizes.ofi.${prov}.copy sizes 2 120 ARGS --max 1m ENV ${env} UMP_OFI_ZC_MIN=0)
-    add_test(NAME mp.sizes.ofi.${prov}.zc
-             COMMAND sh -c "out=$(\"$0\" -n 2 --timeout 120 --tag-output \"$1\" --max 1m 2>&1); \
-rc=$?; printf '%s\\n' \"$out\"; [ $rc = 0 ] || exit $rc; \
-printf '%s\\n' \"$out\" | grep -Eq ' [1-9][0-9]* from the caller.s buffer'"
-                     $<TARGET_FILE:umprun> $<TARGET_FILE:mp_sizes>)
-    set_tests_properties(mp.sizes.ofi.${prov}.zc PROPERTIES TIMEOUT 135 LABELS mp
-                         ENVIRONMENT "${env};UMP_OFI_ZC_MIN=1;UMP_LOG=debug")
+    ump_mp_log_test(sizes.ofi.${prov}.zc sizes " [1-9][0-9]* from the caller.s buffer"
+                    ENV ${env} UMP_OFI_ZC_MIN=1 UMP_LOG=debug)
     # RDMA in operations of at most 4 KiB, 16 KiB of them under way to a
     # peer (applied to any provider when set): every rendezvous runs as
     # many operations, most of them refused by the window at first and
     # issued as earlier ones complete; the log at close must count such
     # refusals. Written as well as read.
-    add_test(NAME mp.sizes.ofi.${prov}.chunk
-             COMMAND sh -c "out=$(\"$0\" -n 2 --timeout 120 --tag-output \"$1\" --max 1m 2>&1); \
-rc=$?; printf '%s\\n' \"$out\"; [ $rc = 0 ] || exit $rc; \
-printf '%s\\n' \"$out\" | grep -Eq ' [1-9][0-9]* waited for the window'"
-                     $<TARGET_FILE:umprun> $<TARGET_FILE:mp_sizes>)
-    set_tests_properties(mp.sizes.ofi.${prov}.chunk PROPERTIES TIMEOUT 135 LABELS mp
-      ENVIRONMENT "${env};UMP_OFI_RMA_CHUNK=4k;UMP_OFI_RMA_WINDOW=16k;UMP_LOG=debug")
+    ump_mp_log_test(sizes.ofi.${prov}.chunk sizes " [1-9][0-9]* waited for the window"
+                    ENV ${env} UMP_OFI_RMA_CHUNK=4k UMP_OFI_RMA_WINDOW=16k UMP_LOG=debug)
     ump_mp_test(sizes.ofi.${prov}.chunk.write sizes 2 120 ARGS --max 1m
                 ENV ${env} UMP_OFI_RMA_CHUNK=4k UMP_OFI_RMA_WINDOW=16k UMP_RNDV_SCHEME=write)
     if(prov STREQUAL rxm)
