@@ -244,7 +244,8 @@ typedef struct ump_xp_ops {
      * Reads the peer's memory `remote` (addresses as the peer gave them:
      * its virtual addresses inside the region its `rkey` names) into
      * `local`; both lists are gathered/scattered in order and must have
-     * equal total length, at most caps.get_max_iov entries per side. When
+     * equal total length, at most caps.get_max_iov entries per side and
+     * at most caps.rma_max bytes (when not 0). When
      * caps.mr_required, `lmr` is the local buffers' registration and
      * `rkey` the peer's packed key (mem_reg's rkey bytes); otherwise both
      * may be NULL. The lists themselves are read during the call only; the

@@ -20,12 +20,13 @@
  * Rendezvous: get() is an RDMA read (fi_readmsg), put() an RDMA write
  * (fi_writemsg with FI_DELIVERY_COMPLETE); both complete from progress()
  * through the caller's ump_xp_comp_t. Over socket providers an operation
- * carries at most UMP_OFI_RMA_CHUNK bytes (caps.rma_max) and one is refused
- * while UMP_OFI_RMA_WINDOW bytes are under way to the peer (ofi_init.c). Registered memory keeps
- * the provider's rules (mr_mode): FI_MR_LOCAL (descriptors for the pools
- * and for get()'s local buffer), FI_MR_VIRT_ADDR (remote addresses are
- * virtual, else offsets from the base the rkey carries), FI_MR_PROV_KEY
- * (else distinct keys we choose), FI_MR_ENDPOINT (bind and enable).
+ * carries at most UMP_OFI_RMA_CHUNK bytes (caps.rma_max) and one is
+ * refused while UMP_OFI_RMA_WINDOW bytes are under way to the peer
+ * (ofi_init.c). Registered memory keeps the provider's rules (mr_mode):
+ * FI_MR_LOCAL (descriptors for the pools and for get()'s local buffer),
+ * FI_MR_VIRT_ADDR (remote addresses are virtual, else offsets from the
+ * base the rkey carries), FI_MR_PROV_KEY (else distinct keys we choose),
+ * FI_MR_ENDPOINT (bind and enable).
  *
  * Files: ofi_init.c (provider, endpoint, wireup, close), ofi_mr.c
  * (registration), ofi_am.c (buffer pools and AM sends), ofi_rma.c

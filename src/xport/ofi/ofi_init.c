@@ -313,10 +313,9 @@ int ump_ofi_open(const ump_xp_params_t *params, ump_xp_t **out)
         .rkey_size = sizeof(ofi_rkey_t),
         .zc_min = ofi_cfg_zc_min.v.sz ? ofi_cfg_zc_min.v.sz : SIZE_MAX,
     };
-    if (rma && (sock_provider(fi->fabric_attr->prov_name) || ofi_cfg_rma_chunk.from_env))
-        xp->base.caps.rma_max = ofi_cfg_rma_chunk.v.sz;
-    if (rma && (sock_provider(fi->fabric_attr->prov_name) || ofi_cfg_rma_window.from_env))
-        xp->rma_window = ofi_cfg_rma_window.v.sz;
+    bool sock = sock_provider(fi->fabric_attr->prov_name);
+    if (rma && (sock || ofi_cfg_rma_chunk.from_env)) xp->base.caps.rma_max = ofi_cfg_rma_chunk.v.sz;
+    if (rma && (sock || ofi_cfg_rma_window.from_env)) xp->rma_window = ofi_cfg_rma_window.v.sz;
     xp->addrs = calloc((size_t)xp->size, sizeof(*xp->addrs));
     xp->rma_bytes = calloc((size_t)xp->size, sizeof(*xp->rma_bytes));
     if (!xp->addrs || !xp->rma_bytes) {
