@@ -2,6 +2,8 @@
 import java.io.FileWriter;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -104,24 +106,35 @@ final class Bench {
          * and a size that takes a branch the earlier ones did not (the
          * first non-empty message) makes the JIT drop its code and count
          * calls again before it recompiles. So the loop runs, in doubling
-         * rounds, until it no longer gets faster: at least 0.2 s for a
-         * loop's first measure (0.02 s later) and 30000 iterations (or
-         * 0.2 s), then until a round of 5 ms or more is within 10% of the
-         * one before; at most 1 s (0.3 s later). Every rank decides on the
-         * same slowest-rank times, so they agree. */
+         * rounds, until it no longer gets faster: for a loop's first
+         * measure at least 0.2 s and 150000 iterations, then until a round
+         * of 5 ms or more is within 10% of the one before and no rank's
+         * JIT compiled anything during it, at most 2 s; for a later one
+         * (the loop compiled already) at least 0.02 s, at most 0.3 s.
+         * HotSpot compiles a loop by a count of its passes (about 60000
+         * for its first tier, 40000 more for the optimising one), not by
+         * time: a loop whose iteration takes microseconds (a ping-pong
+         * over tcp) runs interpreted for half a second while its rounds
+         * already look steady. Every rank decides on the same slowest-rank
+         * figures, so they agree. */
         boolean first = warmed.add(loop.getClass());
-        double spent = 0, warm = first ? 0.2 : 0.02, cap = first ? 1.0 : 0.3, last = 0;
+        double spent = 0, warm = first ? 0.2 : 0.02, cap = first ? 2.0 : 0.3, last = 0;
         long done = 0;
+        double[] w = new double[2], wmx = new double[2];
         for (long k = 2;; k *= 2) {
+            long jit0 = jitMillis();
             double t0 = MPI.wtime();
             loop.run(k);
-            dt[0] = MPI.wtime() - t0;
-            comm.allReduce(dt, mx, 1, MPI.DOUBLE, MPI.MAX);
+            w[0] = MPI.wtime() - t0;
+            w[1] = jitMillis() != jit0 ? 1 : 0;
+            comm.allReduce(w, wmx, 2, MPI.DOUBLE, MPI.MAX);
+            mx[0] = wmx[0];
             spent += mx[0];
             done += k;
             double per = mx[0] / k;
-            boolean steady = mx[0] >= 0.005 && per >= 0.9 * last && per <= 1.1 * last;
-            if (spent >= cap || (spent >= warm && (done >= 30000 || spent >= 0.2) && steady))
+            boolean steady = mx[0] >= 0.005 && per >= 0.9 * last && per <= 1.1 * last &&
+                    wmx[1] == 0;
+            if (spent >= cap || (spent >= warm && (!first || done >= 150000) && steady))
                 break;
             last = per;
         }
@@ -140,6 +153,15 @@ final class Bench {
         long[] nn = {n};
         comm.bcast(nn, 1, MPI.LONG, 0);
         return nn[0];
+    }
+
+    private static final CompilationMXBean JIT = ManagementFactory.getCompilationMXBean();
+
+    /** Milliseconds this JVM's JIT has spent compiling so far (-1: not known). */
+    static long jitMillis() {
+        return JIT != null && JIT.isCompilationTimeMonitoringSupported()
+                ? JIT.getTotalCompilationTime()
+                : -1;
     }
 
     /** Seconds per iteration of n iterations of loop, the slowest rank's. */
