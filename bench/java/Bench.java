@@ -110,7 +110,8 @@ final class Bench {
          * measure at least 0.2 s and 150000 iterations, then until a round
          * of 5 ms or more is within 10% of the one before and no rank's
          * JIT compiled anything during it, at most 2 s; for a later one
-         * (the loop compiled already) at least 0.02 s, at most 0.3 s.
+         * (compiled again if its size takes a new branch) at least 0.02 s
+         * and 30000 iterations (or 0.2 s), at most 0.3 s.
          * HotSpot compiles a loop by a count of its passes (about 60000
          * for its first tier, 40000 more for the optimising one), not by
          * time: a loop whose iteration takes microseconds (a ping-pong
@@ -134,7 +135,7 @@ final class Bench {
             double per = mx[0] / k;
             boolean steady = mx[0] >= 0.005 && per >= 0.9 * last && per <= 1.1 * last &&
                     wmx[1] == 0;
-            if (spent >= cap || (spent >= warm && (!first || done >= 150000) && steady))
+            if (spent >= cap || (spent >= warm && (first ? done >= 150000 : done >= 30000 || spent >= 0.2) && steady))
                 break;
             last = per;
         }
