@@ -111,6 +111,10 @@ static void win_destroy(MPI_Win w)
     free(w->shm_offs);
     ump_win_batch_free(w);
     free(w->in_scratch);
+    for (ump_win_waiter_t *q = w->unlocks, *next; q; q = next) {
+        next = q->next;
+        free(q);
+    }
     for (int i = 0; i < w->njoin_spare; i++)
         free(w->join_spare[i]);
     if (w->info) PMPI_Info_free(&w->info);

@@ -106,8 +106,9 @@ typedef struct {
     ump_req_t req;
     void *buf;
     ump_req_t greq;
-    bool reply; /* a reply receive only ump_win_pend_wait completes */
-    bool spare; /* buf is a joined reply's buffer: kept for the next */
+    bool reply;    /* a reply receive only ump_win_pend_wait completes */
+    bool from_win; /* a target's reply sent from its window memory (win_reads) */
+    bool spare;    /* buf is a joined reply's buffer: kept for the next */
     /* A batch's joined reply (buf): the gets it holds, unpacked from buf
      * once it arrived. */
     struct ump_win_join *join;
@@ -215,6 +216,13 @@ struct ump_mpi_win {
     int lock_excl;   /* origin holding the exclusive lock, -1 when none */
     int lock_shared; /* holders of the shared lock */
     ump_win_waiter_t *waiters, *waiters_tail;
+    /* Gets answered from the window memory whose bytes have not all left
+     * yet (a rendezvous reads them after the reply was started). An
+     * UNLOCK waits meanwhile in `unlocks` (its origin the waiter's), so
+     * no lock goes to another origin while the window is still read for
+     * the epoch that ended. */
+    int win_reads;
+    ump_win_waiter_t *unlocks, *unlocks_tail;
     int *post_group; /* PSCW exposure group (window ranks), NULL when none */
     int npost;
     int completes; /* COMPLETE messages received and not yet consumed by wait */

@@ -47,6 +47,8 @@ static bool in_hook;
 
 /* --- what a window has in flight ------------------------------------------------ */
 
+static int run_unlocks(MPI_Win w);
+
 static int pend_push(MPI_Win w, ump_win_pending_t e)
 {
     if (w->npend == w->cpend) {
@@ -85,6 +87,7 @@ char *ump_win_join_buf(MPI_Win w)
 
 static void pend_done(MPI_Win w, ump_win_pending_t *e, int err)
 {
+    if (e->from_win) w->win_reads--;
     for (size_t i = 0; i < e->njoin; i++) {
         ump_win_join_t *j = &e->join[i];
         if (err == UMP_OK)
@@ -144,6 +147,8 @@ int ump_win_pend_wait(MPI_Win w)
         if (e.njoin && rc == UMP_OK && st.cancelled) rc = UMP_ERR_INVALID;
         pend_done(w, &e, rc);
     }
+    /* This rank's own gets from the window may have held UNLOCKs back. */
+    if (w->unlocks) run_unlocks(w);
     if (brc != MPI_SUCCESS) return brc;
     return err == UMP_OK ? MPI_SUCCESS : ump_mpi_class_of(err);
 }
@@ -218,19 +223,24 @@ int ump_win_ctrl(MPI_Win w, int target, int op, int lock_type, ump_win_reply_t r
 /* --- applying a message ------------------------------------------------------------- */
 
 /* Sends len bytes at buf; `owned` (buf itself or NULL) is freed once sent. */
-static void send_reply_from(MPI_Win w, int dst, int tag, const void *buf, size_t len, void *owned)
+/* Sends a reply of len bytes at buf, freed after when owned; from_win:
+ * buf is the window's memory (counted in win_reads until sent). */
+static void send_reply_from(MPI_Win w, int dst, int tag, const void *buf, size_t len, void *owned,
+                            bool from_win)
 {
     ump_req_t r;
     if (ump_isend(buf, len, UMP_BYTE, dst, tag, w->comm->ctx_p2p, &r) != UMP_OK ||
-        ump_win_pend_add(w, r, owned, UMP_REQ_NULL) != MPI_SUCCESS) {
+        pend_push(w, (ump_win_pending_t){.req = r, .buf = owned, .from_win = from_win}) !=
+            MPI_SUCCESS) {
         /* Nothing the origin could be told: it waits for this reply. */
         ump_abort(MPI_ERR_INTERN, "one-sided: cannot send a reply to an origin");
     }
+    if (from_win) w->win_reads++;
 }
 
 static void send_reply(MPI_Win w, int dst, int tag, void *buf, size_t len)
 {
-    send_reply_from(w, dst, tag, buf, len, buf);
+    send_reply_from(w, dst, tag, buf, len, buf, false);
 }
 
 /* Copies the target layout's stream between `data` and the window. */
@@ -314,6 +324,45 @@ static void grant_waiters(MPI_Win w)
         grant(w, q->origin, q->lock_type, q->reply_tag);
         free(q);
     }
+}
+
+/* Gives origin's lock back, answers it and grants what now fits. */
+static void unlock(MPI_Win w, int origin, int tag)
+{
+    if (w->lock_excl == origin)
+        w->lock_excl = -1;
+    else if (w->lock_shared > 0)
+        w->lock_shared--;
+    send_reply(w, ump_win_world(w, origin), tag, NULL, 0);
+    grant_waiters(w);
+}
+
+static void defer_unlock(MPI_Win w, int origin, int tag)
+{
+    ump_win_waiter_t *q = calloc(1, sizeof(*q));
+    if (!q) ump_abort(MPI_ERR_NO_MEM, "one-sided: out of memory for an unlock");
+    q->origin = origin;
+    q->reply_tag = tag;
+    if (w->unlocks_tail)
+        w->unlocks_tail->next = q;
+    else
+        w->unlocks = q;
+    w->unlocks_tail = q;
+}
+
+/* The UNLOCKs that waited for the window's reads, once none is left. */
+static int run_unlocks(MPI_Win w)
+{
+    int events = 0;
+    while (w->unlocks && !w->win_reads) {
+        ump_win_waiter_t *q = w->unlocks;
+        w->unlocks = q->next;
+        if (!w->unlocks) w->unlocks_tail = NULL;
+        unlock(w, q->origin, q->reply_tag);
+        free(q);
+        events++;
+    }
+    return events;
 }
 
 static void apply(MPI_Win w, ump_win_in_t *in);
@@ -401,7 +450,7 @@ static void apply(MPI_Win w, ump_win_in_t *in)
              * learns the get done only once every byte arrived, so no
              * access that MPI allows changes them while they are read. */
             send_reply_from(w, in->src, h->reply_tag, (char *)w->base + h->disp + runs[0].off,
-                            h->tlen, NULL);
+                            h->tlen, NULL, true);
             break;
         }
         /* fall through */
@@ -439,12 +488,10 @@ static void apply(MPI_Win w, ump_win_in_t *in)
         }
         break;
     case UMP_WIN_UNLOCK:
-        if (w->lock_excl == h->origin)
-            w->lock_excl = -1;
-        else if (w->lock_shared > 0)
-            w->lock_shared--;
-        send_reply(w, in->src, h->reply_tag, NULL, 0);
-        grant_waiters(w);
+        if (w->win_reads || w->unlocks)
+            defer_unlock(w, h->origin, h->reply_tag);
+        else
+            unlock(w, h->origin, h->reply_tag);
         break;
     case UMP_WIN_FLUSH:
         send_reply(w, in->src, h->reply_tag, NULL, 0);
@@ -577,6 +624,7 @@ static int hook(void *arg)
             if (mt && pthread_mutex_trylock(&w->mu) != 0) continue;
             events += serve(w);
             events += pend_test(w);
+            if (w->unlocks) events += run_unlocks(w);
             if (mt) pthread_mutex_unlock(&w->mu);
         }
         in_hook = false;

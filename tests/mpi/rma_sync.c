@@ -4,6 +4,7 @@
  * assertions, post-start-complete-wait (with Win_wait and a Win_test
  * loop, a ring and a star), exclusive locks serialising a
  * read-modify-write from every rank, shared locks read concurrently,
+ * exclusive epochs of large gets and puts that must not overlap,
  * lock_all with each flush variant, and Win_sync ordering direct stores
  * into a shared window. Every rank is origin and target.
  */
@@ -149,6 +150,44 @@ static void test_locks(void)
     CALL(MPI_Win_free(&win));
 }
 
+/* Exclusive epochs do not overlap: odd ranks read rank 0's whole window
+ * (1 MiB, a rendezvous on every transport) under exclusive locks while
+ * even ranks, rank 0 too, rewrite all of it with one value of their own
+ * under theirs. Each read must find one writer's value in every byte: the
+ * target gives a lock back only once the bytes of a get it answered from
+ * the window have left it, not when it has just started sending them. */
+static void test_lock_isolation(void)
+{
+    enum { N = 1 << 20, ROUNDS = 12 };
+    unsigned char *base = NULL, *buf = mt_xmalloc(N);
+    MPI_Win win;
+    CALL(MPI_Win_allocate(N, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+    memset(base, 0, N);
+    CALL(MPI_Barrier(MPI_COMM_WORLD));
+    int reader = mt_rank % 2 == 1;
+    for (int i = 0; i < ROUNDS; i++) {
+        CALL(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+        if (reader) {
+            CALL(MPI_Get(buf, N, MPI_BYTE, 0, 0, N, MPI_BYTE, win));
+            CALL(MPI_Win_unlock(0, win));
+            size_t k = 1;
+            while (k < N && buf[k] == buf[0])
+                k++;
+            CHECK(k == N,
+                  "round %d: a get under an exclusive lock saw two epochs: byte 0 is 0x%02x, "
+                  "byte %zu is 0x%02x",
+                  i, buf[0], k, k < N ? buf[k] : 0);
+        } else {
+            memset(buf, 1 + (mt_rank * ROUNDS + i) % 255, N);
+            CALL(MPI_Put(buf, N, MPI_BYTE, 0, 0, N, MPI_BYTE, win));
+            CALL(MPI_Win_unlock(0, win));
+        }
+    }
+    CALL(MPI_Barrier(MPI_COMM_WORLD));
+    CALL(MPI_Win_free(&win));
+    free(buf);
+}
+
 /* lock_all with each flush: data are visible at the target after a
  * flush, the origin buffer reusable after a local flush. */
 static void test_flush(void)
@@ -234,6 +273,7 @@ int main(int argc, char **argv)
     test_fence();
     test_pscw();
     test_locks();
+    test_lock_isolation();
     test_flush();
     test_win_sync_shared();
     return mt_done();
