@@ -476,6 +476,23 @@ int ump_ssend(const void *buf, size_t count, ump_dt_t dt, int dst, int tag, uint
 int ump_recv(void *buf, size_t count, ump_dt_t dt, int src, int tag, uint32_t ctx,
              ump_status_t *st);
 
+/* --- one-sided reads ----------------------------------------------------- */
+
+/* Reads count elements of dt at buf from peer's memory at address raddr
+ * (count * the size of dt bytes there, one range, as the peer's own
+ * virtual address): the pair's transport reads it with no message to the
+ * layers above on the peer, whose progress serves it (tcp). The request
+ * completes when every byte is in place. UMP_ERR_UNSUPPORTED, nothing
+ * started, when the pair's transport cannot read that way or its reads
+ * may lose to its messages (no reads, memory it must have registered,
+ * reads the core times against copies, as shm's; a layout of more pieces
+ * than it queues): send messages instead. The peer must keep the range readable and unchanged until
+ * the request completes here. */
+int ump_rget(void *buf, size_t count, ump_dt_t dt, int peer, uint64_t raddr, ump_req_t *req);
+/* 1 when ump_rget can read from peer (a datatype of many pieces may
+ * still be refused). */
+int ump_rget_supported(int peer);
+
 /* --- completion ---------------------------------------------------------- */
 
 /* Waits for *req, fills *st, releases the request and sets *req to

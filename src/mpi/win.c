@@ -182,17 +182,22 @@ int ump_win_setup(const char *call, void *base, MPI_Aint size, int disp_unit, MP
      * communicator's handler. */
     PMPI_Comm_set_errhandler(w->comm, MPI_ERRORS_ARE_FATAL);
     name_comm(w);
-    /* Every rank's size and unit, for range checks at the origin. */
-    long long mine[2] = {(long long)size, disp_unit}, *all = malloc(sizeof(mine) * (size_t)n);
+    /* Every rank's size and unit, for range checks at the origin, and its
+     * base address, where the origin reads a large get itself (win_ops.c;
+     * none for a dynamic window, whose memory comes later). */
+    long long mine[3] = {(long long)size, disp_unit,
+                         flavor == MPI_WIN_FLAVOR_DYNAMIC ? 0 : (long long)(uintptr_t)base},
+              *all = malloc(sizeof(mine) * (size_t)n);
     if (!all) {
         PMPI_Comm_free(&w->comm);
         win_destroy(w);
         return ump_mpi_error(comm, MPI_ERR_NO_MEM, call, "out of memory");
     }
-    rc = PMPI_Allgather(mine, 2, MPI_LONG_LONG, all, 2, MPI_LONG_LONG, w->comm);
+    rc = PMPI_Allgather(mine, 3, MPI_LONG_LONG, all, 3, MPI_LONG_LONG, w->comm);
     for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
-        w->peers[i].size = (MPI_Aint)all[2 * i];
-        w->peers[i].disp_unit = (int)all[2 * i + 1];
+        w->peers[i].size = (MPI_Aint)all[3 * i];
+        w->peers[i].disp_unit = (int)all[3 * i + 1];
+        w->peers[i].base = (uint64_t)all[3 * i + 2];
     }
     free(all);
     if (rc == MPI_SUCCESS) rc = ump_win_am_attach(w);

@@ -73,6 +73,15 @@ enum { UMP_WIN_F_DATA = 1, UMP_WIN_F_JOIN = 2 };
 #define UMP_WIN_JOIN_MAX  16384
 #define UMP_WIN_JOIN_CAP  32768
 #define UMP_WIN_SPLIT_MIN (64 * 1024)
+/* A get of more than UMP_WIN_JOIN_MAX bytes from one run of a window
+ * that is not dynamic is read by the origin itself where the pair's
+ * transport reads a peer's memory with no key and faster than it copies
+ * (ump_rget: tcp): one read request, no message to the target's hook and
+ * no rendezvous of a reply. An unlock after such
+ * reads waits for them first, since the target, which never saw them,
+ * cannot hold its lock for them. Smaller gets keep joining their batch's
+ * reply. */
+#define UMP_WIN_READ_MIN (UMP_WIN_JOIN_MAX + 1)
 /* A data message's tag, from the origin's reply tags (below 2^30) moved
  * above them: the target's own replies to that origin use tags of the
  * target's choosing, which must never match a data message. */
@@ -165,7 +174,8 @@ struct ump_mpi_win {
     struct {
         MPI_Aint size;
         int disp_unit;
-    } * peers; /* every rank's window size and unit (origin-side range checks) */
+        uint64_t base; /* its address there (0: dynamic) */
+    } * peers;         /* every rank's window (origin-side range checks, reads) */
     MPI_Errhandler errh;
     MPI_Info info;
     char name[MPI_MAX_OBJECT_NAME];
@@ -201,6 +211,7 @@ struct ump_mpi_win {
     } * batch;             /* per target, NULL until the first batched operation */
     int batch_replies;     /* replies awaited of operations still in a batch:
                             * ump_win_pend_wait sends every batch first */
+    int reads;             /* gets read by the origin since the last ump_win_pend_wait */
 
     /* target side */
     ump_win_in_t *in_head, *in_tail;

@@ -147,6 +147,7 @@ int ump_win_pend_wait(MPI_Win w)
         if (e.njoin && rc == UMP_OK && st.cancelled) rc = UMP_ERR_INVALID;
         pend_done(w, &e, rc);
     }
+    w->reads = 0;
     /* This rank's own gets from the window may have held UNLOCKs back. */
     if (w->unlocks) run_unlocks(w);
     if (brc != MPI_SUCCESS) return brc;

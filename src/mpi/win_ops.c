@@ -10,13 +10,15 @@
  * (offset, length) runs, and the origin data packed in stream order. The
  * target applies it (win_am.c); a reply, when the call fetches data, is
  * received straight into the origin's layout. On a direct window the
- * origin does the operation itself instead (win_direct.c).
+ * origin does the operation itself instead (win_direct.c), and a large
+ * get it reads itself where the transport can (read_get).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "coll/coll.h"
 #include "mpi/win.h"
+#include "util/util.h"
 
 typedef struct {
     const char *call;
@@ -260,6 +262,46 @@ static int direct(MPI_Win w, const rma_args_t *a, MPI_Datatype basic, size_t tby
     return rc;
 }
 
+UMP_CFG(ump_win_cfg_read, "UMP_WIN_READ", UMP_CFG_BOOL, "1",
+        "a get of more than 16 KiB from one run of a window is read by the origin itself where "
+        "the transport reads a peer's memory with no key and faster than it copies (tcp); 0 "
+        "sends it as a message the target answers");
+
+/* A large get of one run the origin reads itself (win.h,
+ * UMP_WIN_READ_MIN): false, nothing done, when the pair's transport
+ * cannot; else true, with *rc the call's result. */
+static bool read_get(MPI_Win w, const rma_args_t *a, size_t tbytes, int *rc)
+{
+    if (ump_win_cfg_read.loaded && !ump_win_cfg_read.v.b) return false;
+    ump_win_run_t run;
+    size_t n = 0;
+    if (!flatten(a, tbytes, &run, 1, &n) || n != 1) return false;
+    uint64_t addr = w->peers[a->target].base +
+                    (uint64_t)((long long)a->tdisp * w->peers[a->target].disp_unit) +
+                    (uint64_t)run.off;
+    int tw = ump_win_world(w, a->target);
+    ump_req_t req = UMP_REQ_NULL;
+    int urc = ump_rget(a->raddr, (size_t)a->rcount, a->rdt, tw, addr, &req);
+    if (urc == UMP_ERR_UNSUPPORTED) return false;
+    if (urc != UMP_OK) {
+        *rc = ump_win_error(w, ump_mpi_class_of(urc), a->call, "cannot read rank %d's window",
+                            a->target);
+        return true;
+    }
+    /* The request form's request completes with the read. */
+    ump_req_t g = UMP_REQ_NULL;
+    *rc = a->request ? done_request(w, a->call, a->request, &g) : MPI_SUCCESS;
+    if (*rc == MPI_SUCCESS)
+        *rc = g ? ump_win_pend_add(w, req, NULL, g) : ump_win_pend_add_reply(w, req);
+    if (*rc != MPI_SUCCESS) {
+        ump_wait(&req, UMP_STATUS_IGNORE);
+        if (g) ump_greq_complete(g, UMP_OK);
+        return true;
+    }
+    w->reads++;
+    return true;
+}
+
 static int rma(MPI_Win w, const rma_args_t *a)
 {
     const char *call = a->call;
@@ -274,6 +316,9 @@ static int rma(MPI_Win w, const rma_args_t *a)
     /* The target layout as runs: at most nblocks per element. */
     size_t maxruns = ump_dt_is_contig(a->tdt) ? 1 : (size_t)a->tcount * ump_dt_nblocks(a->tdt);
     if (w->direct) return direct(w, a, basic, tbytes, maxruns);
+    if (a->op == UMP_WIN_GET && maxruns == 1 && tbytes >= UMP_WIN_READ_MIN &&
+        w->peers[a->target].base && read_get(w, a, tbytes, &rc))
+        return rc;
     /* Not the request form, whose request is complete at once. */
     bool split = (a->op == UMP_WIN_PUT || a->op == UMP_WIN_ACC) && !a->request && maxruns == 1 &&
                  tbytes >= UMP_WIN_SPLIT_MIN && w->flavor != MPI_WIN_FLAVOR_DYNAMIC;

@@ -156,7 +156,9 @@ static int unlock_one(MPI_Win w, int rank)
  * a direct window's operations are already done. */
 static int unlock_all_pending(MPI_Win w, int rank)
 {
-    int rc = w->direct ? ump_win_pend_wait(w) : MPI_SUCCESS;
+    /* The target never saw the gets this origin read itself: they end
+     * before the lock goes back (win.h, UMP_WIN_READ_MIN). */
+    int rc = w->direct || w->reads ? ump_win_pend_wait(w) : MPI_SUCCESS;
     for (int r = rank < 0 ? 0 : rank; r < (rank < 0 ? w->size : rank + 1); r++) {
         int rc2 = unlock_one(w, r);
         if (rc == MPI_SUCCESS) rc = rc2;

@@ -6,7 +6,7 @@
 # with code 77 where namespaces cannot be made).
 set(UMP_MP_DIR ${CMAKE_CURRENT_LIST_DIR})
 set(UMP_MP_PROGS sizes wildcards order many self truncate ssend probe cancel alltoall flood init
-                 storm finalize threads credits wake oom meet)
+                 storm finalize threads credits wake oom meet rget)
 # ext tests the calls ump.h gained for the MPI layer (matched probe, greq,
 # hooks, node ids); it is built once the core defines them.
 file(GLOB_RECURSE ump_mp_core_src ${CMAKE_SOURCE_DIR}/src/core/*.c)
@@ -102,6 +102,14 @@ foreach(t shm tcp udp)
     ump_mp_test(ext.${t} ext 4 30 ENV ${env})
   endif()
 endforeach()
+
+# One-sided reads of a peer's memory: tcp must read (also with a send
+# queue of 64 KiB, which refuses read requests until earlier ones are
+# answered), shm and udp must refuse (ofi too, below).
+ump_mp_test(rget.tcp rget 3 60 ARGS --must ENV UMP_TRANSPORTS=tcp)
+ump_mp_test(rget.tcp.pieces rget 2 60 ARGS --must ENV UMP_TRANSPORTS=tcp UMP_TCP_QUEUE_MAX=64k)
+ump_mp_test(rget.shm rget 2 60 ENV UMP_TRANSPORTS=shm)
+ump_mp_test(rget.udp rget 3 60 ENV UMP_TRANSPORTS=udp)
 
 # Ports, names and join: cards from 0 bytes to 1 MiB, another job's port
 # refused, the name service of umprun and of a singleton.
@@ -204,6 +212,7 @@ if(UMP_HAVE_OFI)
       set(env UMP_TRANSPORTS=ofi UMP_OFI_PROVIDER=shm)
     endif()
     ump_mp_test(sizes.ofi.${prov} sizes 2 120 ENV ${env})
+    ump_mp_test(rget.ofi.${prov} rget 2 60 ENV ${env})
     ump_mp_test(sizes.ofi.${prov}.stream sizes 2 120 ARGS --max 4m ENV ${env} UMP_OFI_RMA=off)
     # Each rendezvous scheme forced (tests/dt/dt_rndv.c adds derived types).
     ump_mp_test(sizes.ofi.${prov}.read sizes 2 120 ARGS --max 4m ENV ${env} UMP_RNDV_SCHEME=read)
@@ -365,6 +374,9 @@ endif()
 # Without the launcher: a one-rank job.
 add_test(NAME mp.init.singleton COMMAND $<TARGET_FILE:mp_init> 1)
 set_tests_properties(mp.init.singleton PROPERTIES TIMEOUT 30 LABELS mp)
+# A singleton reads its own memory through the self transport.
+add_test(NAME mp.rget.singleton COMMAND $<TARGET_FILE:mp_rget> --must)
+set_tests_properties(mp.rget.singleton PROPERTIES TIMEOUT 30 LABELS mp)
 
 # Two "hosts" (network namespaces), ranks 0,1 on one and 2,3 on the other:
 # shm inside a host, tcp between them.

@@ -7,8 +7,9 @@
  * at once checked against a serial reference, Get_accumulate (MPI_NO_OP as
  * an atomic read), a Fetch_and_op counter under contention, a spin lock
  * made of Compare_and_swap guarding a read-modify-write, and the request
- * forms Rput, Rget, Raccumulate, Rget_accumulate. Every rank is origin and
- * target; data are checked byte for byte.
+ * forms Rput, Rget, Raccumulate, Rget_accumulate, and large gets the origin
+ * reads itself. Every rank is origin and target; data are checked byte for
+ * byte.
  */
 #include "mt.h"
 
@@ -443,6 +444,56 @@ static void test_requests(void)
     free(got);
 }
 
+/* Gets of more than 16 KiB from one run of the target's window, which
+ * the origin reads itself where its transport can (tcp; the others send
+ * messages): sizes around that limit and the transports' eager
+ * limits at an odd displacement, into a strided origin layout, and by an
+ * Rget waited on alone, under lock_all and under an exclusive lock. */
+static void test_large_get(void)
+{
+    enum { N = 300000, VB = 100, VS = 200, VN = 1000 };
+    unsigned char *base = NULL, *want = mt_xmalloc(N), *got = mt_xmalloc(N); /* >= VN * VS */
+    MPI_Win win;
+    CALL(MPI_Win_allocate(N, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+    mt_fill(base, N, 77u + (unsigned)mt_rank);
+    int t = right();
+    mt_fill(want, N, 77u + (unsigned)t);
+    CALL(MPI_Barrier(MPI_COMM_WORLD));
+    size_t sizes[] = {16384, 16385, 65535, 65536, 65537, 262144, N - 3};
+    CALL(MPI_Win_lock_all(0, win));
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        size_t n = sizes[i];
+        memset(got, 0, n);
+        CALL(MPI_Get(got, (int)n, MPI_BYTE, t, 3, (int)n, MPI_BYTE, win));
+        CALL(MPI_Win_flush(t, win));
+        CHECK(memcmp(got, want + 3, n) == 0, "MPI_Get of %zu bytes from rank %d differs", n, t);
+    }
+    MPI_Datatype v;
+    CALL(MPI_Type_vector(VN, VB, VS, MPI_BYTE, &v));
+    CALL(MPI_Type_commit(&v));
+    memset(got, 0, VN * VS);
+    MPI_Request rq;
+    CALL(MPI_Rget(got, 1, v, t, 11, VN * VB, MPI_BYTE, win, &rq));
+    CALL(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+    for (int i = 0; i < VN; i++) {
+        CHECK(memcmp(got + (size_t)i * VS, want + 11 + (size_t)i * VB, VB) == 0,
+              "MPI_Rget into a vector: block %d differs", i);
+        for (int k = VB; k < VS; k++)
+            CHECK(got[(size_t)i * VS + (size_t)k] == 0, "MPI_Rget into a vector wrote gap %d", i);
+    }
+    CALL(MPI_Win_unlock_all(win));
+    CALL(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, t, 0, win));
+    memset(got, 0, N);
+    CALL(MPI_Get(got, N, MPI_BYTE, t, 0, N, MPI_BYTE, win));
+    CALL(MPI_Win_unlock(t, win));
+    CHECK(memcmp(got, want, N) == 0, "MPI_Get of the whole window of rank %d differs", t);
+    CALL(MPI_Type_free(&v));
+    CALL(MPI_Barrier(MPI_COMM_WORLD));
+    CALL(MPI_Win_free(&win));
+    free(want);
+    free(got);
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv, "rma");
@@ -459,5 +510,6 @@ int main(int argc, char **argv)
     test_fetch_and_op_counter();
     test_cas_lock();
     test_requests();
+    test_large_get();
     return mt_done();
 }
