@@ -451,6 +451,12 @@ void ump_core_describe_unexp(const ump_unexp_t *u, ump_status_t *st);
 /* Finds the first unexpected message matching (src, tag); removes it if `take`. */
 ump_unexp_t *ump_core_match_unexp(ump_ctxq_t *q, int src, int tag, bool take);
 
+/* The buffer checks every send and receive makes (p2p.c), for the other
+ * calls that take a buffer: *bytes, and *data and *layout as a request
+ * keeps them (layout NULL: one range at *data); errors logged, naming the
+ * call. */
+int ump_core_check_buf(const char *call, const void *buf, size_t count, ump_dt_t dt, size_t *bytes,
+                       const void *req, const void **data, ump_dt_t *layout);
 /* UMP_ERR_DATATYPE (logged, naming the call) when count elements of the
  * layout cover some byte twice: a receive into it is erroneous (p2p.c). */
 int ump_core_check_recv_layout(const char *call, ump_dt_t layout, size_t count);

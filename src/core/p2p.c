@@ -52,6 +52,12 @@ static UMP_INLINE_PATH int check_common(const char *call, const void *buf, size_
     return UMP_OK;
 }
 
+int ump_core_check_buf(const char *call, const void *buf, size_t count, ump_dt_t dt, size_t *bytes,
+                       const void *req, const void **data, ump_dt_t *layout)
+{
+    return check_common(call, buf, count, dt, bytes, req, data, layout);
+}
+
 /* Stores the message description in r; takes a reference on a layout. */
 static UMP_INLINE_PATH void set_data(struct ump_request *r, const void *data, size_t len,
                                      ump_dt_t layout, size_t count)

@@ -43,20 +43,23 @@ int ump_rget_supported(int peer)
 
 int ump_rget(void *buf, size_t count, ump_dt_t dt, int peer, uint64_t raddr, ump_req_t *req)
 {
+    static const char call[] = "ump_rget";
     UMP_CORE_CHECK_INIT();
-    if (!req) return UMP_ERR_INVALID;
-    if (peer < 0 || peer >= ump_core.npeers) return UMP_ERR_RANK;
-    if (!dt || (!dt->contiguous && (!ump_dt_valid(dt) || !dt->committed))) return UMP_ERR_DATATYPE;
-    if (dt->size && count > (size_t)-1 / dt->size) return UMP_ERR_COUNT;
-    size_t len = count * dt->size;
-    if (dt->contiguous && !buf && len) return UMP_ERR_BUFFER;
-    if (!raddr && len) return UMP_ERR_INVALID;
-    ump_dt_t layout = NULL;
-    if (!dt->contiguous && len) {
-        if (ump_dt_is_contig(dt))
-            buf = (char *)buf + ump_dt_true_lb(dt);
-        else
-            layout = dt;
+    size_t len;
+    const void *data;
+    ump_dt_t layout;
+    int rc = ump_core_check_buf(call, buf, count, dt, &len, req, &data, &layout);
+    if (rc == UMP_OK) rc = ump_core_check_recv_layout(call, layout, count);
+    if (rc != UMP_OK) return rc;
+    if (peer < 0 || peer >= ump_core.npeers) {
+        ump_error("%s: rank %d is out of range (rank %d of %d)", call, peer, ump_core.rank,
+                  ump_core.npeers);
+        return UMP_ERR_RANK;
+    }
+    if (!raddr && len) {
+        ump_error("%s: the peer's address is 0 with %zu bytes to read (rank %d)", call, len,
+                  ump_core.rank);
+        return UMP_ERR_INVALID;
     }
     ump_core_lock();
     ump_xp_t *xp = reader(peer);
@@ -70,7 +73,7 @@ int ump_rget(void *buf, size_t count, ump_dt_t dt, int peer, uint64_t raddr, ump
         return UMP_ERR_NO_MEMORY;
     }
     r->peer = peer;
-    r->buf = buf;
+    r->buf = (void *)data;
     r->len = len;
     r->count = count;
     r->dt = layout;
@@ -84,7 +87,7 @@ int ump_rget(void *buf, size_t count, ump_dt_t dt, int peer, uint64_t raddr, ump
      * takes holds one more. */
     r->comp = (ump_xp_comp_t){.count = 1, .status = UMP_OK, .cb = rread_done};
     r->flags |= UMP_RF_RMA;
-    int rc = len ? ump_core_sg_rma(xp, peer, r, raddr, NULL, NULL, len, NULL, false) : UMP_OK;
+    rc = len ? ump_core_sg_rma(xp, peer, r, raddr, NULL, NULL, len, NULL, false) : UMP_OK;
     if (rc == UMP_ERR_UNSUPPORTED && r->comp.count == 1) {
         /* Nothing started (a layout of more pieces than the transport
          * queues): the caller sends messages instead. */

@@ -9,7 +9,8 @@
  * region is left as it was. Where ump_rget_supported says no, every
  * ump_rget must say UMP_ERR_UNSUPPORTED; with --must the pair's transport
  * has to read (tcp), so the test cannot pass by being refused. Bad
- * arguments: a rank out of range, no request, no address.
+ * arguments: a rank out of range, no request, no address, a destination
+ * layout that writes some bytes twice.
  *   umprun -n 2 rget [--must]
  */
 #include "mp_common.h"
@@ -40,6 +41,12 @@ int main(int argc, char **argv)
              "ump_rget without a request was not refused");
     MP_CHECK(ump_rget(buf, 8, UMP_BYTE, left, 0, &r) == UMP_ERR_INVALID,
              "ump_rget of address 0 was not refused");
+    struct ump_dt *twice; /* blocks of 8 bytes every 4: bytes written twice */
+    MP_CALL(ump_dt_hvector(2, 8, 4, UMP_BYTE, &twice));
+    MP_CALL(ump_dt_commit(twice));
+    MP_CHECK(ump_rget(buf, 1, twice, left, theirs, &r) == UMP_ERR_DATATYPE,
+             "ump_rget into an overlapping layout was not refused");
+    MP_CALL(ump_dt_free(&twice));
 
     int can = ump_rget_supported(left);
     MP_CHECK(can || !must, "rank %d cannot read rank %d's memory over this transport", me, left);
