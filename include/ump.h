@@ -486,8 +486,8 @@ int ump_recv(void *buf, size_t count, ump_dt_t dt, int src, int tag, uint32_t ct
  * started, when the pair's transport cannot read that way or its reads
  * may lose to its messages (no reads, memory it must have registered,
  * reads the core times against copies, as shm's; a layout of more pieces
- * than it queues): send messages instead. The peer must keep the range readable and unchanged until
- * the request completes here. */
+ * than it queues): send messages instead. The peer must keep the range
+ * readable and unchanged until the request completes here. */
 int ump_rget(void *buf, size_t count, ump_dt_t dt, int peer, uint64_t raddr, ump_req_t *req);
 /* 1 when ump_rget can read from peer (a datatype of many pieces may
  * still be refused). */

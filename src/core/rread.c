@@ -5,10 +5,11 @@
  * the transport's get() with the rendezvous' scatter/gather (sg.c), with
  * no message to the peer's layers and no handler of theirs (over tcp a
  * read request the peer's transport answers from its progress).
- * Transports whose memory must be registered are not offered, nor those whose reads may lose to
- * their own messages (caps.get_measure: shm, whose process_vm_readv ran 2.4 to 4 times slower than
- * its copies through the rings for 32 KiB to 1 MiB on the VM this was measured on); the caller
- * sends messages instead.
+ * Transports whose memory must be registered are not offered, nor those
+ * whose reads may lose to their own messages (caps.get_measure: shm,
+ * whose process_vm_readv ran 2.4 to 4 times slower than its copies
+ * through the rings for 32 KiB to 1 MiB on the VM this was measured on);
+ * the caller sends messages instead.
  */
 #include "core/core.h"
 

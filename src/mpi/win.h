@@ -77,10 +77,9 @@ enum { UMP_WIN_F_DATA = 1, UMP_WIN_F_JOIN = 2 };
  * that is not dynamic is read by the origin itself where the pair's
  * transport reads a peer's memory with no key and faster than it copies
  * (ump_rget: tcp): one read request, no message to the target's hook and
- * no rendezvous of a reply. An unlock after such
- * reads waits for them first, since the target, which never saw them,
- * cannot hold its lock for them. Smaller gets keep joining their batch's
- * reply. */
+ * no rendezvous of a reply. An unlock after such reads waits for them
+ * first, since the target, which never saw them, cannot hold its lock
+ * for them. Smaller gets keep joining their batch's reply. */
 #define UMP_WIN_READ_MIN (UMP_WIN_JOIN_MAX + 1)
 /* A data message's tag, from the origin's reply tags (below 2^30) moved
  * above them: the target's own replies to that origin use tags of the

@@ -223,9 +223,9 @@ int ump_win_ctrl(MPI_Win w, int target, int op, int lock_type, ump_win_reply_t r
 
 /* --- applying a message ------------------------------------------------------------- */
 
-/* Sends len bytes at buf; `owned` (buf itself or NULL) is freed once sent. */
-/* Sends a reply of len bytes at buf, freed after when owned; from_win:
- * buf is the window's memory (counted in win_reads until sent). */
+/* Sends len bytes at buf; `owned` (buf itself or NULL) is freed once
+ * sent. from_win: buf is the window's memory, counted in win_reads until
+ * sent (an UNLOCK waits for it). */
 static void send_reply_from(MPI_Win w, int dst, int tag, const void *buf, size_t len, void *owned,
                             bool from_win)
 {
@@ -448,8 +448,9 @@ static void apply(MPI_Win w, ump_win_in_t *in)
             ump_abort(MPI_ERR_INTERN, "one-sided: malformed RMA message");
         if (h->nruns == 1 && w->flavor != MPI_WIN_FLAVOR_DYNAMIC) {
             /* One run: the reply leaves from the window itself. The origin
-             * learns the get done only once every byte arrived, so no
-             * access that MPI allows changes them while they are read. */
+             * learns the get done only once every byte arrived, and an
+             * UNLOCK waits until they left, so no access that MPI allows
+             * changes them while they are read. */
             send_reply_from(w, in->src, h->reply_tag, (char *)w->base + h->disp + runs[0].off,
                             h->tlen, NULL, true);
             break;
