@@ -87,7 +87,9 @@ static unsigned char *page_alloc(size_t n)
     return p;
 }
 
-static int slow_msg = -1; /* rank 0 sleeps 200 ms in this message's send */
+static int slow_msg = -1; /* rank 0 sleeps SLOW_US in this message's send */
+#define SLOW_US     1500000
+#define SLOW_FIGURE 500.0f /* ns/byte: kept scheme's figure in the slow window */
 
 static void one_by_one(size_t size, int n, uint64_t *read, uint64_t *stream)
 {
@@ -101,7 +103,7 @@ static void one_by_one(size_t size, int n, uint64_t *read, uint64_t *stream)
                 b[j] = pat(size, i, j);
             ump_req_t q;
             CHECK(ump_isend(b, size, UMP_BYTE, 1, i, CTX, &q) == UMP_OK, "send of %zu bytes", size);
-            if (i == slow_msg) usleep(200000); /* the rendezvous waits for us */
+            if (i == slow_msg) usleep(SLOW_US); /* the rendezvous waits for us */
             CHECK(ump_wait(&q, NULL) == UMP_OK, "send of %zu bytes", size);
             CHECK(ump_recv(&ack, 1, UMP_INT, 1, i, CTX + 1, NULL) == UMP_OK, "ack");
         } else {
@@ -231,19 +233,22 @@ static void drift(void)
               c->drifts, c->got[0], c->got[1]);
     }
     /* One slow message does not drift: the other scheme's blocks timed,
-     * streaming is kept with figures raised twentyfold (ordinary messages
-     * stay far below twice them), and in the next window of 16 watched the
-     * sender sleeps 200 ms in the 15th (hundreds of ns per byte). The
-     * window's least is an ordinary message: no retiming, a new window. */
+     * streaming is kept with figures set to 500 and 1000 ns/byte (a
+     * retiming takes a window whose least is above 1000: 524 ms for one
+     * message of this size, which an ordinary message stays far below even
+     * on a loaded machine, where figures scaled from the ones just timed
+     * were not: every message of a window once took 20 ms), and in the
+     * next window of 16 watched the sender sleeps 1.5 s in the 15th
+     * (about 2900 ns/byte, above the threshold). The window's least is an
+     * ordinary message: no retiming, a new window. */
     one_by_one(size, 12, &r, &s);
     if (me == 1) {
         ump_rndv_class_t *c = (ump_rndv_class_t *)times_of(size);
         CHECK(c->got[0] == 2 && c->got[1] == 2 && c->watched == 0,
               "%zu bytes: after the retiming's blocks, %u and %u timed, %u watched", size,
               c->got[0], c->got[1], c->watched);
-        float f = 20 * (c->best[0] > c->best[1] ? c->best[0] : c->best[1]);
-        c->best[1] = f;
-        c->best[0] = 2 * f;
+        c->best[1] = SLOW_FIGURE;
+        c->best[0] = 2 * SLOW_FIGURE;
     }
     slow_msg = 14;
     one_by_one(size, 16, &r, &s);
