@@ -494,6 +494,115 @@ static void test_large_get(void)
     free(got);
 }
 
+/* Large accumulates from every rank into every rank's window at once,
+ * checked against the serial sum. Their data travel apart from the
+ * header, from a contiguous origin in pieces the target reduces as each
+ * arrives (win.h: UMP_WIN_ACC_PIECE, 256 KiB as shipped, at most 16
+ * pieces): ints around two pieces and a short last one, a size whose
+ * pieces grow past 16 of 256 KiB, a target one byte off the ints'
+ * alignment (reduced whole once in), a strided origin (one message), and
+ * doubles; then a one-element MPI_REPLACE from one origin to the last
+ * element of a large accumulate from the same origin, in the same epoch,
+ * which must land after it. */
+static void test_large_accumulate(void)
+{
+    enum { P = 65536 }; /* ints in 256 KiB */
+    static const struct {
+        size_t n, disp;
+        int strided;
+    } cases[] = {{2 * P - 1, 0, 0}, {2 * P, 0, 0},     {2 * P + 1, 0, 0}, {16 * P + 3, 0, 0},
+                 {2 * P + 1, 1, 0}, {2 * P + 1, 0, 1}, {P + 17, 4, 0}};
+    size_t wsize = (16 * P + 3) * sizeof(int) + 64;
+    unsigned char *base = NULL;
+    MPI_Win win;
+    CALL(MPI_Win_allocate((MPI_Aint)wsize, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win));
+    int *src = mt_xmalloc(2 * (16 * P + 3) * sizeof(int));
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        size_t n = cases[c].n, d = cases[c].disp;
+        for (size_t i = 0; i < n; i++) {
+            int v = 5 + (int)(i % 7);
+            memcpy(base + d + i * sizeof(int), &v, sizeof(v));
+            src[cases[c].strided ? 2 * i : i] = contrib(mt_rank, (int)i);
+        }
+        MPI_Datatype odt = MPI_INT;
+        int ocount = (int)n;
+        if (cases[c].strided) {
+            CALL(MPI_Type_vector((int)n, 1, 2, MPI_INT, &odt));
+            CALL(MPI_Type_commit(&odt));
+            ocount = 1;
+        }
+        CALL(MPI_Win_fence(0, win));
+        for (int t = 0; t < mt_size; t++)
+            CALL(MPI_Accumulate(src, ocount, odt, (mt_rank + t) % mt_size, (MPI_Aint)d, (int)n,
+                                MPI_INT, MPI_SUM, win));
+        CALL(MPI_Win_fence(0, win));
+        if (cases[c].strided) CALL(MPI_Type_free(&odt));
+        for (size_t i = 0; i < n; i++) {
+            int got, want = 5 + (int)(i % 7);
+            memcpy(&got, base + d + i * sizeof(int), sizeof(got));
+            for (int r = 0; r < mt_size; r++)
+                want += contrib(r, (int)i);
+            CHECK(got == want,
+                  "MPI_Accumulate SUM of %zu ints at byte %zu%s: element %zu is %d, "
+                  "want %d",
+                  n, d, cases[c].strided ? " from a strided origin" : "", i, got, want);
+        }
+    }
+    /* Ordering within one origin: the large accumulate's last element is
+     * replaced by the next operation. */
+    size_t n = 4 * P + 5;
+    int *ib = (int *)base;
+    for (size_t i = 0; i < n; i++) {
+        ib[i] = 1;
+        src[i] = (int)(i % 100);
+    }
+    int last = -12345;
+    CALL(MPI_Win_fence(0, win));
+    CALL(MPI_Accumulate(src, (int)n, MPI_INT, right(), 0, (int)n, MPI_INT, MPI_SUM, win));
+    CALL(MPI_Accumulate(&last, 1, MPI_INT, right(), (MPI_Aint)((n - 1) * sizeof(int)), 1, MPI_INT,
+                        MPI_REPLACE, win));
+    CALL(MPI_Win_fence(0, win));
+    for (size_t i = 0; i < n; i++) {
+        int want = i == n - 1 ? last : 1 + (int)(i % 100);
+        CHECK(ib[i] == want,
+              "large MPI_Accumulate then MPI_REPLACE: element %zu of %zu is %d, "
+              "want %d",
+              i, n, ib[i], want);
+    }
+    CALL(MPI_Win_free(&win));
+
+    /* Doubles (integer-valued: exact in any order), under a lock. */
+    size_t nd = 2 * P + 3;
+    double *db = NULL, *dsrc = mt_xmalloc(nd * sizeof(double));
+    CALL(MPI_Win_allocate((MPI_Aint)(nd * sizeof(double)), sizeof(double), MPI_INFO_NULL,
+                          MPI_COMM_WORLD, &db, &win));
+    for (size_t i = 0; i < nd; i++) {
+        db[i] = 0.5 * (double)(i % 9);
+        dsrc[i] = contrib(mt_rank, (int)i);
+    }
+    CALL(MPI_Barrier(MPI_COMM_WORLD));
+    CALL(MPI_Win_lock_all(0, win));
+    for (int t = 0; t < mt_size; t++) {
+        CALL(MPI_Accumulate(dsrc, (int)nd, MPI_DOUBLE, (mt_rank + t) % mt_size, 0, (int)nd,
+                            MPI_DOUBLE, MPI_SUM, win));
+        CALL(MPI_Win_flush((mt_rank + t) % mt_size, win));
+    }
+    CALL(MPI_Win_unlock_all(win));
+    CALL(MPI_Barrier(MPI_COMM_WORLD));
+    CALL(MPI_Win_lock(MPI_LOCK_SHARED, mt_rank, 0, win));
+    for (size_t i = 0; i < nd; i++) {
+        double want = 0.5 * (double)(i % 9);
+        for (int r = 0; r < mt_size; r++)
+            want += contrib(r, (int)i);
+        CHECK(db[i] == want, "MPI_Accumulate SUM of %zu doubles: element %zu is %g, want %g", nd, i,
+              db[i], want);
+    }
+    CALL(MPI_Win_unlock(mt_rank, win));
+    CALL(MPI_Win_free(&win));
+    free(dsrc);
+    free(src);
+}
+
 int main(int argc, char **argv)
 {
     mt_init(&argc, &argv, "rma");
@@ -511,5 +620,6 @@ int main(int argc, char **argv)
     test_cas_lock();
     test_requests();
     test_large_get();
+    test_large_accumulate();
     return mt_done();
 }
