@@ -73,13 +73,6 @@ enum { UMP_WIN_F_DATA = 1, UMP_WIN_F_JOIN = 2 };
 #define UMP_WIN_JOIN_MAX  16384
 #define UMP_WIN_JOIN_CAP  32768
 #define UMP_WIN_SPLIT_MIN (64 * 1024)
-/* A split accumulate of a contiguous origin buffer sends its data as
- * messages of `piece` bytes (the header's piece: UMP_WIN_ACC_PIECE, made
- * a multiple of the element's size) when there are at least two of them,
- * at most UMP_WIN_ACC_PIECES; the target reduces each into the window as
- * it arrives, while the next is still on the wire, instead of reducing the
- * whole once the last byte is in. */
-#define UMP_WIN_ACC_PIECES 16
 /* A get of more than UMP_WIN_JOIN_MAX bytes from one run of a window
  * that is not dynamic is read by the origin itself where the pair's
  * transport reads a peer's memory with no key and faster than it copies
@@ -102,11 +95,11 @@ typedef struct {
     int32_t origin;    /* origin's rank in the window */
     int32_t redop;     /* index of the MPI_Op (accumulates) */
     int32_t basic;     /* index of the element type (accumulates) */
-    int32_t piece;     /* split accumulate: bytes per data message (0: one message) */
-    uint64_t disp;     /* byte offset of the target layout's origin in the window */
-    uint64_t nruns;    /* (offset, length) pairs after the header */
-    uint64_t datalen;  /* data bytes after the runs */
-    uint64_t tlen;     /* bytes of the target layout's stream (what a reply carries) */
+    int32_t pad2;
+    uint64_t disp;    /* byte offset of the target layout's origin in the window */
+    uint64_t nruns;   /* (offset, length) pairs after the header */
+    uint64_t datalen; /* data bytes after the runs */
+    uint64_t tlen;    /* bytes of the target layout's stream (what a reply carries) */
 } ump_win_hdr_t;
 
 typedef struct {
@@ -148,12 +141,6 @@ typedef struct ump_win_in {
     int src;   /* core rank */
     bool data; /* a split operation whose data are being received */
     char *acc; /* where a split accumulate's data are received */
-    /* A split accumulate in pieces: their receives (req unused), how many
-     * were reduced, and whether each is reduced as it arrives (else the
-     * whole once all are in). */
-    ump_req_t pieces[UMP_WIN_ACC_PIECES];
-    uint8_t npieces, applied;
-    bool each;
 } ump_win_in_t;
 
 /* A lock request the target could not grant yet. */

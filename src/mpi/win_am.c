@@ -269,19 +269,6 @@ static void move_runs(MPI_Win w, const ump_win_hdr_t *h, const ump_win_run_t *ru
     }
 }
 
-/* Where an accumulate's origin bytes at `data` may be reduced straight
- * into the window: one run of a window that is not dynamic, both sides
- * aligned for the type. The run's address in the window, else NULL. */
-static char *in_place_at(MPI_Win w, const ump_win_hdr_t *h, const ump_win_run_t *runs,
-                         const char *data, MPI_Datatype dt)
-{
-    if (h->nruns != 1 || w->flavor == MPI_WIN_FLAVOR_DYNAMIC) return NULL;
-    char *p = (char *)w->base + h->disp + runs[0].off;
-    size_t align = dt->size & -dt->size;
-    if (align > 16) align = 16;
-    return (uintptr_t)data % align == 0 && (uintptr_t)p % align == 0 ? p : NULL;
-}
-
 static void accumulate(MPI_Win w, const ump_win_hdr_t *h, const ump_win_run_t *runs, char *data)
 {
     MPI_Op op = ump_win_op_at(h->redop);
@@ -292,8 +279,12 @@ static void accumulate(MPI_Win w, const ump_win_hdr_t *h, const ump_win_run_t *r
     }
     MPI_Datatype dt = ump_win_dt_at(h->basic);
     if (!dt || !op) ump_abort(MPI_ERR_INTERN, "one-sided: cannot apply an accumulate");
-    char *p = in_place_at(w, h, runs, data, dt);
-    if (p) {
+    /* One run, both sides aligned for the type: reduced in place. */
+    char *p = (char *)w->base + h->disp + (h->nruns == 1 ? runs[0].off : 0);
+    size_t align = dt->size & -dt->size;
+    if (align > 16) align = 16;
+    if (h->nruns == 1 && w->flavor != MPI_WIN_FLAVOR_DYNAMIC && (uintptr_t)data % align == 0 &&
+        (uintptr_t)p % align == 0) {
         PMPI_Reduce_local(data, p, (int)(h->tlen / dt->size), dt, op);
         return;
     }
@@ -521,9 +512,6 @@ static void apply(MPI_Win w, ump_win_in_t *in)
     }
 }
 
-static void split_pieces(MPI_Win w, ump_win_in_t *in, const ump_win_hdr_t *h,
-                         const ump_win_run_t *runs);
-
 /* A split operation's header (win.h): receives its data, a put's straight
  * into the window, an accumulate's into a buffer of its own (in->acc),
  * in->req standing for that receive, and returns true; false for any
@@ -543,64 +531,10 @@ static bool split_data(MPI_Win w, ump_win_in_t *in)
         if (!(p = in->acc = malloc(h->tlen ? h->tlen : 1)))
             ump_abort(MPI_ERR_NO_MEM, "one-sided: out of memory for an accumulate's data");
     }
-    in->data = true;
-    if (h->op == UMP_WIN_ACC && h->piece) {
-        split_pieces(w, in, h, runs);
-        return true;
-    }
     if (ump_irecv(p, h->tlen, UMP_BYTE, in->src, h->reply_tag, w->comm->ctx_p2p, &in->req) !=
         UMP_OK)
         ump_abort(MPI_ERR_INTERN, "one-sided: cannot receive an operation's data");
-    return true;
-}
-
-/* A split accumulate's data in pieces (win.h): one receive each, on the
- * one tag (matched in the order they were sent) into consecutive parts of
- * in->acc; each reduced as it arrives where the whole could be reduced in
- * place (pieces_in). */
-static void split_pieces(MPI_Win w, ump_win_in_t *in, const ump_win_hdr_t *h,
-                         const ump_win_run_t *runs)
-{
-    MPI_Op op = ump_win_op_at(h->redop);
-    MPI_Datatype dt = ump_win_dt_at(h->basic);
-    uint64_t piece = h->piece > 0 ? (uint64_t)h->piece : 0;
-    uint64_t n = piece ? (h->tlen + piece - 1) / piece : 0;
-    if (!op || !dt || n < 2 || n > UMP_WIN_ACC_PIECES || piece % dt->size)
-        ump_abort(MPI_ERR_INTERN, "one-sided: malformed RMA message");
-    for (uint64_t k = 0; k < n; k++) {
-        uint64_t off = k * piece, len = h->tlen - off < piece ? h->tlen - off : piece;
-        if (ump_irecv(in->acc + off, len, UMP_BYTE, in->src, h->reply_tag, w->comm->ctx_p2p,
-                      &in->pieces[k]) != UMP_OK)
-            ump_abort(MPI_ERR_INTERN, "one-sided: cannot receive an operation's data");
-    }
-    in->npieces = (uint8_t)n;
-    in->applied = 0;
-    in->each = op != MPI_NO_OP && op != MPI_REPLACE && in_place_at(w, h, runs, in->acc, dt);
-}
-
-/* A split accumulate in pieces at the queue's head: reduces into the
- * window, in order, each piece that arrived; true once all have (the
- * accumulate is then applied). Reducing a piece while the next is still
- * on the wire overlaps the reduction with the transfer. */
-static bool pieces_in(MPI_Win w, ump_win_in_t *in)
-{
-    const ump_win_hdr_t *h = (const ump_win_hdr_t *)in->buf;
-    const ump_win_run_t *runs = (const ump_win_run_t *)(h + 1);
-    uint64_t piece = (uint64_t)h->piece;
-    while (in->applied < in->npieces) {
-        int done = 0;
-        if (ump_test(&in->pieces[in->applied], &done, UMP_STATUS_IGNORE) != UMP_OK)
-            ump_abort(MPI_ERR_INTERN, "one-sided: cannot receive an operation's data");
-        if (!done) return false;
-        if (in->each) {
-            MPI_Datatype dt = ump_win_dt_at(h->basic);
-            uint64_t off = in->applied * piece, len = h->tlen - off < piece ? h->tlen - off : piece;
-            PMPI_Reduce_local(in->acc + off, (char *)w->base + h->disp + runs[0].off + off,
-                              (int)(len / dt->size), dt, ump_win_op_at(h->redop));
-        }
-        in->applied++;
-    }
-    if (!in->each) accumulate(w, h, runs, in->acc);
+    in->data = true;
     return true;
 }
 
@@ -667,14 +601,10 @@ static int serve(MPI_Win w)
     }
     while (w->in_head) {
         ump_win_in_t *in = w->in_head;
-        if (in->npieces) {
-            if (!pieces_in(w, in)) break;
-        } else {
-            int done = 0;
-            if (ump_test(&in->req, &done, UMP_STATUS_IGNORE) != UMP_OK || !done) break;
-            if (!in->data && split_data(w, in)) continue; /* its data now come */
-            apply(w, in);
-        }
+        int done = 0;
+        if (ump_test(&in->req, &done, UMP_STATUS_IGNORE) != UMP_OK || !done) break;
+        if (!in->data && split_data(w, in)) continue; /* its data now come */
+        apply(w, in);
         w->in_head = in->next;
         if (!w->in_head) w->in_tail = NULL;
         in_release(w, in);

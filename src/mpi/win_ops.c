@@ -302,43 +302,6 @@ static bool read_get(MPI_Win w, const rma_args_t *a, size_t tbytes, int *rc)
     return true;
 }
 
-UMP_CFG(ump_win_cfg_acc_piece, "UMP_WIN_ACC_PIECE", UMP_CFG_SIZE, "256k",
-        "an accumulate of at least twice this many bytes from a contiguous origin buffer "
-        "sends its data in pieces of this size (at most 16), which the target reduces into "
-        "the window as each arrives; 0: one message, reduced once it is all in");
-
-/* The bytes of one data message of a split accumulate (win.h,
- * UMP_WIN_ACC_PIECES), a multiple of the element's size; 0 for one
- * message. */
-static size_t acc_piece(const rma_args_t *a, MPI_Datatype basic, size_t tbytes)
-{
-    size_t p = ump_win_cfg_acc_piece.loaded ? ump_win_cfg_acc_piece.v.sz : 256 * 1024;
-    if (!basic || !basic->size || !ump_dt_is_contig(a->odt)) return 0;
-    size_t esize = basic->size;
-    if (tbytes > UMP_WIN_ACC_PIECES * p) p = (tbytes + UMP_WIN_ACC_PIECES - 1) / UMP_WIN_ACC_PIECES;
-    p = (p + esize - 1) / esize * esize;
-    return p && tbytes >= 2 * p && p <= INT32_MAX ? p : 0;
-}
-
-/* A split accumulate's data from the contiguous origin buffer, in pieces
- * of `piece` bytes on tag dtag; the epoch's end waits for them. */
-static int send_pieces(MPI_Win w, const rma_args_t *a, int tw, int dtag, size_t tbytes,
-                       size_t piece)
-{
-    const char *src = (const char *)a->oaddr + ump_dt_true_lb(a->odt);
-    for (size_t off = 0; off < tbytes; off += piece) {
-        ump_req_t dr = UMP_REQ_NULL;
-        size_t len = tbytes - off < piece ? tbytes - off : piece;
-        int urc = ump_isend(src + off, len, UMP_BYTE, tw, dtag, w->comm->ctx_p2p, &dr);
-        if (urc != UMP_OK) return urc;
-        if (ump_win_pend_add(w, dr, NULL, UMP_REQ_NULL) != MPI_SUCCESS) {
-            ump_wait(&dr, UMP_STATUS_IGNORE);
-            return UMP_ERR_NO_MEMORY;
-        }
-    }
-    return UMP_OK;
-}
-
 static int rma(MPI_Win w, const rma_args_t *a)
 {
     const char *call = a->call;
@@ -470,11 +433,9 @@ static int rma(MPI_Win w, const rma_args_t *a)
             urc = UMP_ERR_NO_MEMORY;
     }
     int dtag = 0;
-    size_t piece = 0;
     if (split) {
         h->flags |= UMP_WIN_F_DATA;
         h->reply_tag = dtag = UMP_WIN_DATA_TAG(ump_win_tag(w));
-        if (a->op == UMP_WIN_ACC) h->piece = (int32_t)(piece = acc_piece(a, basic, tbytes));
     }
     ump_req_t sr = UMP_REQ_NULL;
     if (urc == UMP_OK) urc = ump_isend(msg, len, UMP_BYTE, tw, UMP_WIN_TAG_REQ, ctx, &sr);
@@ -483,9 +444,7 @@ static int rma(MPI_Win w, const rma_args_t *a)
         free(msg);
         urc = UMP_ERR_NO_MEMORY;
     }
-    if (urc == UMP_OK && split && piece) {
-        urc = send_pieces(w, a, tw, dtag, tbytes, piece);
-    } else if (urc == UMP_OK && split) {
+    if (urc == UMP_OK && split) {
         /* The origin's buffer goes as it is; the epoch's end waits for it. */
         ump_req_t dr = UMP_REQ_NULL;
         urc = ump_isend(a->oaddr, (size_t)a->ocount, a->odt, tw, dtag, ctx, &dr);

@@ -495,15 +495,13 @@ static void test_large_get(void)
 }
 
 /* Large accumulates from every rank into every rank's window at once,
- * checked against the serial sum. Their data travel apart from the
- * header, from a contiguous origin in pieces the target reduces as each
- * arrives (win.h: UMP_WIN_ACC_PIECE, 256 KiB as shipped, at most 16
- * pieces): ints around two pieces and a short last one, a size whose
- * pieces grow past 16 of 256 KiB, a target one byte off the ints'
- * alignment (reduced whole once in), a strided origin (one message), and
- * doubles; then a one-element MPI_REPLACE from one origin to the last
- * element of a large accumulate from the same origin, in the same epoch,
- * which must land after it. */
+ * checked against the serial sum: their data travel apart from the header
+ * (win.h, UMP_WIN_SPLIT_MIN) and are reduced once in. Ints at 512 KiB
+ * -4/0/+4 bytes and past 4 MiB, a target one byte off the ints' alignment
+ * (reduced through a copy), a strided origin, 256 KiB + 68 at 4 bytes in, and
+ * doubles under lock_all + flush; then a one-element MPI_REPLACE from one
+ * origin to the last element of a large accumulate from the same origin,
+ * in the same epoch, which must land after it. */
 static void test_large_accumulate(void)
 {
     enum { P = 65536 }; /* ints in 256 KiB */

@@ -263,16 +263,11 @@ foreach(prog rma rma_sync rma_edge rma_mt rma_batch win)
                                           ENVIRONMENT "UMP_TRANSPORTS=shm;UMP_WIN_DIRECT=0")
 endforeach()
 
-# The message path over tcp, and a large accumulate's data in small pieces
-# (UMP_WIN_ACC_PIECE, rounded to the element's size; up to 16 of them).
-foreach(run "tcp.messages;" "tcp.pieces;-x;UMP_WIN_ACC_PIECE=4099" "tcp.nopieces;-x;UMP_WIN_ACC_PIECE=0")
-  list(GET run 0 suffix)
-  list(SUBLIST run 1 -1 extra)
-  set(name mpi.rma.n3.${suffix})
-  add_test(NAME ${name} COMMAND ${MPI_UMPRUN} -n 3 --timeout 120 -x UMP_TRANSPORTS=tcp
-                                -x UMP_WIN_DIRECT=0 ${extra} $<TARGET_FILE:mpi_rma>)
-  set_tests_properties(${name} PROPERTIES TIMEOUT 180 LABELS mpi)
-endforeach()
+# The message path over tcp (on one node a window is otherwise direct).
+add_test(NAME mpi.rma.n3.tcp.messages
+         COMMAND ${MPI_UMPRUN} -n 3 --timeout 120 -x UMP_TRANSPORTS=tcp -x UMP_WIN_DIRECT=0
+                 $<TARGET_FILE:mpi_rma>)
+set_tests_properties(mpi.rma.n3.tcp.messages PROPERTIES TIMEOUT 180 LABELS mpi)
 
 # A window error under the default MPI_ERRORS_ARE_FATAL ends the job, and
 # the message names the call and the error class.
