@@ -14,7 +14,9 @@ import mpi.*;
  * (--quick, --time S, --min/--max BYTES, --csv FILE, --array for heap
  * arrays instead of direct buffers), the timing loop (warm-up, calibration
  * decided by rank 0, a timed run of at least --time seconds, the slowest
- * rank's time) and the rows  bench,variant,ranks,bytes,time_us,MBps.
+ * rank's time) and the rows  bench,variant,ranks,bytes,time_us,MBps,hop0_ns,hop1_ns,
+ * the last two the cache-line hop between the ranks of a two-rank job just
+ * before and after the point's timed run (Hop), empty when unknown.
  */
 final class Bench {
     boolean quick, array;
@@ -23,7 +25,10 @@ final class Bench {
     String csv;
     int rank, size;
     String[] rest = new String[0];
+    /** The hop before and after the last point (ns; < 0: unknown). */
+    final double[] hopNs = {-1, -1};
     private PrintWriter out;
+    private Hop hop;
 
     interface Loop {
         void run(long iters) throws MPIException;
@@ -55,8 +60,9 @@ final class Bench {
             } catch (IOException e) {
                 die("cannot open " + csv + ": " + e.getMessage());
             }
-            out.println("bench,variant,ranks,bytes,time_us,MBps");
+            out.println("bench,variant,ranks,bytes,time_us,MBps,hop0_ns,hop1_ns");
         }
+        hop = Hop.open(MPI.COMM_WORLD, rank, size);
         if (rank == 0)
             System.out.printf("%-14s %-12s %6s %10s %12s %12s%n", "bench", "variant", "ranks",
                     "bytes", "time_us", "MB/s");
@@ -90,9 +96,25 @@ final class Bench {
     // location's loop (a bcast's, an allReduce's) is JIT-compiled apart.
     private final java.util.Set<Class<?>> warmed = new java.util.HashSet<>();
 
-    /** Seconds per iteration of loop, the slowest rank's (bench.h's b_time). */
+    /**
+     * Seconds per iteration of loop, the slowest rank's (bench.h's b_time),
+     * with the hop measured around the timed run (hopNs).
+     */
     double time(Intracomm comm, Loop loop) throws MPIException {
-        return timeIters(comm, loop, iterations(comm, loop));
+        long n = iterations(comm, loop);
+        hopNs[0] = hop();
+        double t = timeIters(comm, loop, n);
+        hopNs[1] = hop();
+        return t;
+    }
+
+    /**
+     * The cache-line hop between the two ranks' cores now (ns, rank 0's
+     * answer; -1 when unknown). Every rank of COMM_WORLD calls it.
+     */
+    double hop() throws MPIException {
+        // 4000 round trips: 0.5 ms near, 2 ms far; at most 20 ms.
+        return hop == null ? -1 : hop.probe(MPI.COMM_WORLD, rank, 4000, 0.02);
     }
 
     /**
@@ -183,8 +205,12 @@ final class Bench {
                 mbps);
         System.out.flush();
         if (out != null)
-            out.printf(java.util.Locale.ROOT, "%s,%s,%d,%d,%.4f,%.2f%n", bench, variant, ranks,
-                    bytes, us, mbps);
+            out.printf(java.util.Locale.ROOT, "%s,%s,%d,%d,%.4f,%.2f,%s,%s%n", bench, variant,
+                    ranks, bytes, us, mbps, hopText(hopNs[0]), hopText(hopNs[1]));
+    }
+
+    private static String hopText(double ns) {
+        return ns < 0 ? "" : String.format(java.util.Locale.ROOT, "%.1f", ns);
     }
 
     void end() throws MPIException {

@@ -67,11 +67,13 @@ public class Crossover {
             }
             use(0, direct);
             long iters = b.iterations(w, pp);
+            b.hopNs[0] = b.hop();
             for (int r = 0; r < reps; r++)
                 for (int v = 0; v < VARIANTS.length; v++) {
                     use(v, direct);
                     t[v][r] = b.timeIters(w, pp, iters) / 2;
                 }
+            b.hopNs[1] = b.hop();
             double[] m = new double[VARIANTS.length];
             for (int v = 0; v < VARIANTS.length; v++) {
                 Arrays.sort(t[v]);

@@ -104,6 +104,13 @@ if(TARGET ump_java_bench)
              COMMAND ${UJT_RUN} -n 2 --timeout 150 java -cp ${UJB_CP} ${b} --quick --time 0.002)
     set_tests_properties(java.bench.${nm} PROPERTIES TIMEOUT 200 LABELS java)
   endforeach()
+  # Their CSV rows carry the hop columns bench/compare places points by.
+  foreach(b "Latency;--max;64" "Bandwidth;--max;64k" "Crossover;--max;4k")
+    list(GET b 0 cls)
+    add_test(NAME java.bench.csv.${cls}
+             COMMAND sh ${UJT}/bench_csv.sh ${UJT_RUN} ${UJB_CP} ${b} --quick --time 0.002)
+    set_tests_properties(java.bench.csv.${cls} PROPERTIES TIMEOUT 200 LABELS java)
+  endforeach()
 endif()
 
 # The installed binding, used from outside the build tree.
