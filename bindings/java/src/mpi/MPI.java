@@ -81,6 +81,13 @@ public final class MPI {
             ERR_INFO_NOKEY = 32, ERR_INFO_VALUE = 33, ERR_INFO = 34, ERR_KEYVAL = 36,
             ERR_NAME = 38, ERR_NO_MEM = 39, ERR_NOT_SAME = 40, ERR_UNSUPPORTED_OPERATION = 52,
             ERR_LASTCODE = 79;
+    // One-sided: error classes, lock types and assertions (Win).
+    public static final int ERR_ASSERT = 22, ERR_BASE = 24, ERR_DISP = 26, ERR_LOCKTYPE = 37,
+            ERR_RMA_CONFLICT = 46, ERR_RMA_SYNC = 47, ERR_SIZE = 49, ERR_WIN = 53,
+            ERR_RMA_RANGE = 54, ERR_RMA_ATTACH = 55, ERR_RMA_SHARED = 56, ERR_RMA_FLAVOR = 57;
+    public static final int LOCK_EXCLUSIVE = 234, LOCK_SHARED = 235;
+    public static final int MODE_NOCHECK = 1024, MODE_NOSTORE = 2048, MODE_NOPUT = 4096,
+            MODE_NOPRECEDE = 8192, MODE_NOSUCCEED = 16384;
 
     public static final Intracomm COMM_WORLD = new Intracomm(predefined(K_COMM, 1));
     public static final Intracomm COMM_SELF = new Intracomm(predefined(K_COMM, 2));
