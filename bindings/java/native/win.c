@@ -170,9 +170,8 @@ JNIEXPORT jlong JNICALL Java_mpi_Win_getAccNative(JNIEnv *env, jclass c, jlong w
         !origin(env, rbuf, rlen, rcount, rtype, what, &res))
         return 0;
     MPI_Request r = MPI_REQUEST_NULL;
-    int rc = req ? MPI_Rget_accumulate(o, ocount, UJ_TYPE(otype), res, rcount, UJ_TYPE(rtype),
-                                       rank, disp, tcount, UJ_TYPE(ttype), UJ_OP(op), UJ_WIN(win),
-                                       &r)
+    int rc = req ? MPI_Rget_accumulate(o, ocount, UJ_TYPE(otype), res, rcount, UJ_TYPE(rtype), rank,
+                                       disp, tcount, UJ_TYPE(ttype), UJ_OP(op), UJ_WIN(win), &r)
                  : MPI_Get_accumulate(o, ocount, UJ_TYPE(otype), res, rcount, UJ_TYPE(rtype), rank,
                                       disp, tcount, UJ_TYPE(ttype), UJ_OP(op), UJ_WIN(win));
     if (rc != MPI_SUCCESS) return uj_throw(env, rc), 0;
@@ -205,33 +204,74 @@ JNIEXPORT void JNICALL Java_mpi_Win_compareAndSwapNative(JNIEnv *env, jclass c, 
     if (rc != MPI_SUCCESS) uj_throw(env, rc);
 }
 
-/* Synchronisation: one entry for the calls of a window and at most two
- * integers (a rank or group handle, an assertion or lock type). */
+/* Synchronisation: one entry for the calls of a window, with a rank or a
+ * group handle (a) and up to two integers: the assertion (b), or for a
+ * lock its type (b) and assertion (d). */
 enum {
-    S_FENCE, S_START, S_COMPLETE, S_POST, S_WAIT, S_LOCK, S_UNLOCK, S_LOCK_ALL, S_UNLOCK_ALL,
-    S_SYNC, S_FLUSH, S_FLUSH_ALL, S_FLUSH_LOCAL, S_FLUSH_LOCAL_ALL
+    S_FENCE,
+    S_START,
+    S_COMPLETE,
+    S_POST,
+    S_WAIT,
+    S_LOCK,
+    S_UNLOCK,
+    S_LOCK_ALL,
+    S_UNLOCK_ALL,
+    S_SYNC,
+    S_FLUSH,
+    S_FLUSH_ALL,
+    S_FLUSH_LOCAL,
+    S_FLUSH_LOCAL_ALL
 };
 
-JNIEXPORT void JNICALL Java_mpi_Win_syncNative(JNIEnv *env, jclass c, jlong win, jint what,
-                                               jlong a, jint b, jint d)
+JNIEXPORT void JNICALL Java_mpi_Win_syncNative(JNIEnv *env, jclass c, jlong win, jint what, jlong a,
+                                               jint b, jint d)
 {
     MPI_Win w = UJ_WIN(win);
     int rc;
     switch (what) {
-    case S_FENCE: rc = MPI_Win_fence(b, w); break;
-    case S_START: rc = MPI_Win_start(UJ_GRP(a), b, w); break;
-    case S_COMPLETE: rc = MPI_Win_complete(w); break;
-    case S_POST: rc = MPI_Win_post(UJ_GRP(a), b, w); break;
-    case S_WAIT: rc = MPI_Win_wait(w); break;
-    case S_LOCK: rc = MPI_Win_lock(b, (int)a, d, w); break;
-    case S_UNLOCK: rc = MPI_Win_unlock((int)a, w); break;
-    case S_LOCK_ALL: rc = MPI_Win_lock_all(b, w); break;
-    case S_UNLOCK_ALL: rc = MPI_Win_unlock_all(w); break;
-    case S_SYNC: rc = MPI_Win_sync(w); break;
-    case S_FLUSH: rc = MPI_Win_flush((int)a, w); break;
-    case S_FLUSH_ALL: rc = MPI_Win_flush_all(w); break;
-    case S_FLUSH_LOCAL: rc = MPI_Win_flush_local((int)a, w); break;
-    default: rc = MPI_Win_flush_local_all(w); break;
+    case S_FENCE:
+        rc = MPI_Win_fence(b, w);
+        break;
+    case S_START:
+        rc = MPI_Win_start(UJ_GRP(a), b, w);
+        break;
+    case S_COMPLETE:
+        rc = MPI_Win_complete(w);
+        break;
+    case S_POST:
+        rc = MPI_Win_post(UJ_GRP(a), b, w);
+        break;
+    case S_WAIT:
+        rc = MPI_Win_wait(w);
+        break;
+    case S_LOCK:
+        rc = MPI_Win_lock(b, (int)a, d, w);
+        break;
+    case S_UNLOCK:
+        rc = MPI_Win_unlock((int)a, w);
+        break;
+    case S_LOCK_ALL:
+        rc = MPI_Win_lock_all(b, w);
+        break;
+    case S_UNLOCK_ALL:
+        rc = MPI_Win_unlock_all(w);
+        break;
+    case S_SYNC:
+        rc = MPI_Win_sync(w);
+        break;
+    case S_FLUSH:
+        rc = MPI_Win_flush((int)a, w);
+        break;
+    case S_FLUSH_ALL:
+        rc = MPI_Win_flush_all(w);
+        break;
+    case S_FLUSH_LOCAL:
+        rc = MPI_Win_flush_local((int)a, w);
+        break;
+    default:
+        rc = MPI_Win_flush_local_all(w);
+        break;
     }
     if (rc != MPI_SUCCESS) uj_throw(env, rc);
 }
