@@ -240,36 +240,31 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
     CHECK_REQ_ARRAY(call, count, reqs);
     ump_mpi_req_reap(false);
     int failed = 0;
-    /* The classes, for MPI_ERR_IN_STATUS; on the stack for the usual short
-     * arrays, so a wait allocates nothing. */
-    int cls_stack[32];
-    int *cls = count <= 32 ? cls_stack : calloc((size_t)count, sizeof(int));
     MPI_Comm errcomm = MPI_COMM_NULL;
-    if (!cls) return ump_mpi_error(MPI_COMM_NULL, MPI_ERR_NO_MEM, call, "out of memory");
     for (int i = 0; i < count; i++) {
         MPI_Status *st = statuses ? &statuses[i] : NULL;
-        cls[i] = MPI_SUCCESS;
         if (!reqs[i]) {
             ump_mpi_status_empty(st);
+            if (failed && st) st->MPI_ERROR = MPI_SUCCESS;
             continue;
         }
         bool done;
-        cls[i] = progress_one(reqs[i], true, &done, st);
-        if (cls[i] != MPI_SUCCESS && !failed++) {
+        int cls = progress_one(reqs[i], true, &done, st);
+        if (cls != MPI_SUCCESS && !failed++) {
             errcomm = reqs[i]->comm;
             ump_mpi_comm_ref(errcomm);
+            /* MPI_ERR_IN_STATUS from here: every status names its outcome,
+             * the ones before this one succeeded. With no failure the
+             * MPI_ERROR fields stay as they were (MPI 3.1 3.2.5). */
+            for (int j = 0; statuses && j < i; j++)
+                statuses[j].MPI_ERROR = MPI_SUCCESS;
         }
+        if (failed && st) st->MPI_ERROR = cls;
         settle(&reqs[i]);
     }
-    int rc = MPI_SUCCESS;
-    if (failed) {
-        if (statuses)
-            for (int i = 0; i < count; i++)
-                statuses[i].MPI_ERROR = cls[i];
-        rc = raise_in_status(call, errcomm, failed);
-        ump_mpi_comm_unref(errcomm);
-    }
-    if (cls != cls_stack) free(cls);
+    if (!failed) return MPI_SUCCESS;
+    int rc = raise_in_status(call, errcomm, failed);
+    ump_mpi_comm_unref(errcomm);
     return rc;
 }
 

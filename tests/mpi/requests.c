@@ -471,6 +471,48 @@ static void test_err_in_status(void)
         }
         if (mt_rank <= p) CALL(MPI_Waitall(2, sr, MPI_STATUSES_IGNORE));
     }
+    /* Waitall with the truncated receive last, after a null request and a
+     * good one: every status names its outcome. Then a Waitall where all
+     * succeed leaves the MPI_ERROR fields as they were (MPI 3.1 3.2.5). */
+    for (int fail = 1; fail >= 0; fail--) {
+        if (mt_rank <= p) {
+            CALL(MPI_Isend(small, 2, MPI_INT, p, 80 + fail, MPI_COMM_WORLD, &sr[0]));
+            CALL(MPI_Isend(big, 4, MPI_INT, p, 90 + fail, MPI_COMM_WORLD, &sr[1]));
+        }
+        if (mt_rank >= p) {
+            MPI_Request q[3] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+            MPI_Status s3[3];
+            int r3[4] = {0, 0, 0, 0};
+            r2[0] = r2[1] = 0;
+            CALL(MPI_Irecv(r2, 4, MPI_INT, p, 80 + fail, MPI_COMM_WORLD, &q[1]));
+            CALL(MPI_Irecv(fail ? r1 : r3, fail ? 2 : 4, MPI_INT, p, 90 + fail, MPI_COMM_WORLD,
+                           &q[2]));
+            s3[0].MPI_ERROR = s3[1].MPI_ERROR = s3[2].MPI_ERROR = -12345;
+            int rc = MPI_Waitall(3, q, s3);
+            if (fail) {
+                CHECK(mt_class(rc) == MPI_ERR_IN_STATUS,
+                      "MPI_Waitall with the truncated receive last returned %d (%s)", rc,
+                      mt_errstr(rc));
+                CHECK(s3[0].MPI_ERROR == MPI_SUCCESS && s3[1].MPI_ERROR == MPI_SUCCESS,
+                      "MPI_Waitall: the null and the good request have MPI_ERROR %d and %d",
+                      s3[0].MPI_ERROR, s3[1].MPI_ERROR);
+                CHECK(mt_class(s3[2].MPI_ERROR) == MPI_ERR_TRUNCATE,
+                      "MPI_Waitall: the truncated receive has MPI_ERROR %d", s3[2].MPI_ERROR);
+                CHECK(r2[0] == 5 && r2[1] == 6, "the good receive got %d %d", r2[0], r2[1]);
+            } else {
+                CHECK(rc == MPI_SUCCESS, "MPI_Waitall of good receives returned %d", rc);
+                CHECK(s3[0].MPI_ERROR == -12345 && s3[1].MPI_ERROR == -12345 &&
+                          s3[2].MPI_ERROR == -12345,
+                      "a successful MPI_Waitall changed MPI_ERROR fields to %d %d %d",
+                      s3[0].MPI_ERROR, s3[1].MPI_ERROR, s3[2].MPI_ERROR);
+                CHECK(r2[0] == 5 && r2[1] == 6 && r3[0] == 1 && r3[3] == 4,
+                      "the receives got %d %d and %d .. %d", r2[0], r2[1], r3[0], r3[3]);
+            }
+            CHECK(q[1] == MPI_REQUEST_NULL && q[2] == MPI_REQUEST_NULL,
+                  "MPI_Waitall left a request non-null");
+        }
+        if (mt_rank <= p) CALL(MPI_Waitall(2, sr, MPI_STATUSES_IGNORE));
+    }
     CALL(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
 }
 
