@@ -98,7 +98,8 @@ if(TARGET ump_java_bench)
   set(UJB_CP ${CMAKE_LIBRARY_OUTPUT_DIRECTORY}/ump.jar:${CMAKE_BINARY_DIR}/bench/java/ump_bench.jar)
   foreach(b "Latency;--max;64k" "Latency;--array;--max;1m" "Bandwidth;--max;64k"
             "Bandwidth;--array;--max;16k" "Coll;--sizes;8,1k,64k" "Coll;--array;--sizes;8,64k"
-            "Calls" "Calls;--pin;--max;64k" "Crossover;--max;64k")
+            "Calls" "Calls;--pin;--max;64k" "Crossover;--max;64k" "Paired;--max;1k;--rounds;1"
+            "Paired;--bandwidth;--max;256k;--rounds;1")
     list(GET b 0 cls)
     string(REPLACE ";" "_" nm "${b}")
     string(REPLACE "--" "" nm "${nm}")
@@ -108,7 +109,8 @@ if(TARGET ump_java_bench)
     set_tests_properties(java.bench.${nm} PROPERTIES TIMEOUT 200 LABELS java)
   endforeach()
   # Their CSV rows carry the hop columns bench/compare places points by.
-  foreach(b "Latency;--max;64" "Bandwidth;--max;64k" "Crossover;--max;4k")
+  foreach(b "Latency;--max;64" "Bandwidth;--max;64k" "Crossover;--max;4k"
+            "Paired;--max;64;--rounds;1")
     list(GET b 0 cls)
     add_test(NAME java.bench.csv.${cls}
              COMMAND sh ${UJT}/bench_csv.sh ${UJT_RUN} ${UJB_CP} ${b} --quick --time 0.002)
