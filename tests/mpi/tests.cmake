@@ -366,19 +366,23 @@ foreach(prog inter inter_coll)
   endforeach()
 endforeach()
 
-# mpi_n3_runs(<suffix> <env> <variant> <variant env> <programs>...): the
-# conformance programs on 3 ranks as mpi.<prog>.n3.<suffix> with <env>, and
-# for the <programs> named once more as mpi.<prog>.n3.<suffix>.<variant>
-# with <variant env> added.
+# mpi_n3_runs(<suffix> <env> <variant> <variant env> [ALSO <programs>...]
+#             [INSTEAD <programs>...]): the conformance programs on 3 ranks
+# as mpi.<prog>.n3.<suffix> with <env>; those named after ALSO run once more,
+# and those after INSTEAD run only, as mpi.<prog>.n3.<suffix>.<variant> with
+# <variant env> added.
 function(mpi_n3_runs suffix env variant venv)
+  cmake_parse_arguments(PARSE_ARGV 4 arg "" "" "ALSO;INSTEAD")
   foreach(prog p2p probe requests comm coll types stress)
     foreach(v "" ".${variant}")
       set(tenv "${env}")
       if(v)
-        if(NOT prog IN_LIST ARGN)
+        if(NOT prog IN_LIST arg_ALSO AND NOT prog IN_LIST arg_INSTEAD)
           continue()
         endif()
         set(tenv "${env};${venv}")
+      elseif(prog IN_LIST arg_INSTEAD)
+        continue()
       endif()
       set(name mpi.${prog}.n3.${suffix}${v})
       add_test(NAME ${name} COMMAND ${MPI_UMPRUN} -n 3 --timeout 180 $<TARGET_FILE:mpi_${prog}>)
@@ -393,17 +397,21 @@ if(UMP_HAVE_OFI)
   # the semicolon) and libfabric's shm; `.zc` sends every eager payload
   # from the application's buffer (UMP_OFI_ZC_MIN=1) instead of from 4 KiB on.
   mpi_n3_runs(ofi.rxm "UMP_TRANSPORTS=ofi;UMP_OFI_PROVIDER=ofi_rxm;FI_PROVIDER=tcp,ofi_rxm"
-              zc "UMP_OFI_ZC_MIN=1" p2p requests stress)
+              zc "UMP_OFI_ZC_MIN=1" ALSO p2p requests stress)
   mpi_n3_runs(ofi.shm "UMP_TRANSPORTS=ofi;UMP_OFI_PROVIDER=shm"
-              zc "UMP_OFI_ZC_MIN=1" p2p requests stress)
-  # Over libfabric's sockets provider and over udp;ofi_rxd, once each.
+              zc "UMP_OFI_ZC_MIN=1" ALSO p2p requests stress)
+  # Over libfabric's sockets provider and over udp;ofi_rxd, once each; over
+  # udp;ofi_rxd, stress (random traffic up to 1 MiB among all ranks) streams
+  # its rendezvous (UMP_OFI_RMA=off), as mp's storm does: with RDMA reads
+  # among many messages libfabric 1.17's rxd can hold operations (docs/ofi.md).
   mpi_n3_runs(ofi.sockets "UMP_TRANSPORTS=ofi;UMP_OFI_PROVIDER=sockets" none "")
-  mpi_n3_runs(ofi.rxd "UMP_TRANSPORTS=ofi;UMP_OFI_PROVIDER=ofi_rxd;FI_PROVIDER=udp,ofi_rxd" none "")
+  mpi_n3_runs(ofi.rxd "UMP_TRANSPORTS=ofi;UMP_OFI_PROVIDER=ofi_rxd;FI_PROVIDER=udp,ofi_rxd"
+              stream "UMP_OFI_RMA=off" INSTEAD stress)
   # Over ofiud (rel over libfabric datagrams), lossless and under the rel
   # fault injection.
   mpi_n3_runs(ofiud "UMP_TRANSPORTS=ofiud;UMP_OFIUD_PROVIDER=udp" faults
               "UMP_REL_DROP=0.05;UMP_REL_DUP=0.02;UMP_REL_REORDER=0.05;UMP_REL_CORRUPT=0.01"
-              p2p coll stress)
+              ALSO p2p coll stress)
 endif()
 
 # The names test (tests/mpi/names): a program naming every MPI 3.1 C
