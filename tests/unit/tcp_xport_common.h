@@ -62,15 +62,28 @@ typedef struct rank_ctx {
     unsigned sent[NR_MAX]; /* DATA AMs taken, per destination */
     unsigned got[NR_MAX];  /* DATA AMs received, per source */
     unsigned echo_sent[NR_MAX], echo_got[NR_MAX], done_got[NR_MAX];
+    unsigned echo_owed[NR_MAX]; /* echoes a handler could not send yet */
     int failed[NR_MAX]; /* peer_failed calls, per peer */
     unsigned bad;       /* wrong sequence or bytes */
-    bool echo;          /* answer every 8th DATA from the handler */
+    bool echo;          /* answer every 8th DATA, from the handler if it can */
     uint8_t *buf;
 } rank_ctx_t;
 
 static inline uint8_t pat(int src, int dst, uint32_t seq, size_t i)
 {
     return (uint8_t)(src * 17 + dst * 5 + seq * 131u + i * 7u + (i >> 9));
+}
+
+/* One ECHO AM to `peer`, numbered in sending order. */
+static inline int echo_send(rank_ctx_t *c, int peer)
+{
+    msg_hdr_t e = {c->echo_sent[peer], 0};
+    int rc = c->xp->ops->am_send(c->xp, peer, AM_ECHO, &e, sizeof(e), NULL, 0);
+    if (rc == UMP_OK)
+        c->echo_sent[peer]++;
+    else
+        CHECK(rc == UMP_ERR_NO_RESOURCE);
+    return rc;
 }
 
 static inline void on_am(void *arg, ump_xp_t *xp, int peer, uint8_t am_id, const void *data,
@@ -102,14 +115,10 @@ static inline void on_am(void *arg, ump_xp_t *xp, int peer, uint8_t am_id, const
             break;
         }
     c->got[peer]++;
-    /* Answer some from inside the handler: am_send is re-entrant. */
+    /* Answer some from inside the handler: am_send is re-entrant. One the
+     * queue's bound refuses is owed, and sent later outside the handler. */
     if (c->echo && h.seq % 8 == 0) {
-        msg_hdr_t e = {c->echo_sent[peer], 0};
-        int rc = xp->ops->am_send(xp, peer, AM_ECHO, &e, sizeof(e), NULL, 0);
-        if (rc == UMP_OK)
-            c->echo_sent[peer]++;
-        else
-            CHECK(rc == UMP_ERR_NO_RESOURCE);
+        if (c->echo_owed[peer] || echo_send(c, peer) == UMP_ERR_NO_RESOURCE) c->echo_owed[peer]++;
     }
 }
 
