@@ -261,7 +261,27 @@ if(UMP_HAVE_OFI)
     ump_mp_test(storm.ofi.${prov} storm 4 90 ENV ${env})
     ump_mp_test(threads.ofi.${prov} threads 2 90 ENV ${env})
     ump_mp_test(alltoall.ofi.${prov} alltoall 4 90 ENV ${env})
+    # Ranks started with different eager and segment sizes (two with 4 KiB,
+    # two with 60 KiB): every rank sends no AM larger than the smallest
+    # receive buffer any rank posts, so nothing is truncated or held.
+    add_test(NAME mp.storm.ofi.${prov}.mixed
+             COMMAND $<TARGET_FILE:umprun> -n 4 --timeout 90 --tag-output
+                     sh ${UMP_MP_DIR}/rank_env.sh 0,2 UMP_OFI_EAGER_LIMIT=4k UMP_OFI_SEG_SIZE=4k
+                     -- sh ${UMP_MP_DIR}/rank_env.sh 1,3 UMP_OFI_EAGER_LIMIT=60k
+                     UMP_OFI_SEG_SIZE=60k -- $<TARGET_FILE:mp_storm>)
+    set_tests_properties(mp.storm.ofi.${prov}.mixed PROPERTIES TIMEOUT 105 LABELS mp
+                         ENVIRONMENT "${env}")
   endforeach()
+  # Over rxm, a segment size set larger than rxm's eager limit on one rank
+  # only gives that rank another rxm eager limit, and rxm would refuse its
+  # connections for ever: ump_init must fail on both ranks, saying why.
+  add_test(NAME mp.init.ofi.rxm.mismatch
+           COMMAND bash ${CMAKE_SOURCE_DIR}/tests/mpi/fatal.sh
+                   "rank 1's rxm eager limit is [0-9]+ bytes, this rank's [0-9]+"
+                   $<TARGET_FILE:umprun> -n 2 --timeout 50 sh ${UMP_MP_DIR}/rank_env.sh 1
+                   UMP_OFI_SEG_SIZE=200k -- $<TARGET_FILE:mp_init> 2)
+  set_tests_properties(mp.init.ofi.rxm.mismatch PROPERTIES TIMEOUT 75 LABELS mp
+                       ENVIRONMENT "UMP_TRANSPORTS=ofi;UMP_OFI_PROVIDER=ofi_rxm;FI_PROVIDER=tcp,ofi_rxm")
   # The same programs over libfabric's sockets provider and over udp;ofi_rxd
   # (datagrams made reliable inside libfabric; named ofi_rxd with libfabric's
   # filter, as rxm above), rendezvous by RDMA read. Over udp;ofi_rxd, storm

@@ -96,6 +96,16 @@ typedef struct {
     uint8_t pad[3];
 } ofi_am_hdr_t;
 
+/* The largest endpoint name a rank publishes. */
+#define OFI_NAME_MAX 256
+
+/* Published after each rank's endpoint name: the largest AM its receive
+ * buffers hold and its eager and segment sizes (wireup takes the smallest),
+ * and over rxm rxm's own eager limit (which must be alike; else 0). */
+typedef struct {
+    uint64_t max_am, eager, seg, rxm_eager;
+} ofi_sizes_t;
+
 /* A registration (mem_reg). The packed rkey is ofi_rkey_t. */
 typedef struct ofi_mr {
     ump_xp_mr_t base; /* first */
@@ -122,6 +132,7 @@ typedef struct ofi_xp {
     uint64_t next_key;    /* requested keys when the provider does not choose */
     size_t inject_size;   /* largest AM fi_inject takes (0: none) */
     size_t buf_size;      /* bytes of one pool buffer: prefix + max_am */
+    uint64_t rxm_eager;   /* rxm's eager limit as it read it (0: not over rxm) */
     size_t iov_limit;     /* local entries per get */
     size_t rma_iov_limit; /* remote entries per get */
     /* Pools: one allocation and one registration each. */

@@ -218,8 +218,12 @@ int ump_ofi_open(const ump_xp_params_t *params, ump_xp_t **out)
     char rxmbuf[32];
     snprintf(rxmbuf, sizeof(rxmbuf), "%d", OFI_RXM_EAGER + AM_HDR_ROOM + 1024);
     setenv(OFI_RXM_BUF_ENV, rxmbuf, 0);
+    /* rxm refuses connections between endpoints of different eager limits
+     * (and retries for ever): lowering UMP_OFI_EAGER_LIMIT on some ranks
+     * only leaves this alike on all (wireup checks it). */
     snprintf(rxmbuf, sizeof(rxmbuf), "%zu",
-             rxm_am_bytes(ofi_cfg_eager.from_env ? ofi_cfg_eager.v.sz : OFI_RXM_TCP_EAGER));
+             rxm_am_bytes(UMP_MAX(ofi_cfg_eager.from_env ? ofi_cfg_eager.v.sz : 0,
+                                  (size_t)OFI_RXM_TCP_EAGER)));
     setenv(OFI_RXM_EAGER_ENV, rxmbuf, 0);
     int lrc = ump_ofi_lib_load();
     if (lrc != UMP_OK) return lrc;
@@ -324,13 +328,18 @@ int ump_ofi_open(const ump_xp_params_t *params, ump_xp_t **out)
     }
     if ((rc = ump_ofi_pools_open(xp)) != UMP_OK) goto err;
 
-    char name[256];
-    size_t len = sizeof(name);
+    /* The endpoint's name, then this rank's message sizes (wireup). */
+    char name[OFI_NAME_MAX + sizeof(ofi_sizes_t)];
+    size_t len = OFI_NAME_MAX;
     if ((ret = fi_getname(&xp->ep->fid, name, &len)) != 0) {
         rc = ump_ofi_status("fi_getname", ret);
         goto err;
     }
-    if ((rc = ump_rt_put(params->rt, "ofi.addr", name, len)) != UMP_OK) goto err;
+    ofi_sizes_t mine = {.max_am = max_am, .eager = eager, .seg = seg};
+    if (strstr(fi->fabric_attr->prov_name, "ofi_rxm")) mine.rxm_eager = env_size(OFI_RXM_EAGER_ENV);
+    xp->rxm_eager = mine.rxm_eager;
+    memcpy(name + len, &mine, sizeof(mine));
+    if ((rc = ump_rt_put(params->rt, "ofi.addr", name, len + sizeof(mine))) != UMP_OK) goto err;
     ump_debug("ofi: provider %s, fabric %s, mr_mode 0x%llx, inject %zu, iov %zu/%zu, eager %zu, "
               "segment %zu, rdma chunk %zu, window %zu",
               fi->fabric_attr->prov_name, fi->fabric_attr->name, (unsigned long long)xp->mr_mode,
@@ -343,17 +352,61 @@ err:
     return rc;
 }
 
+/*
+ * Every rank posts receive buffers of its own largest AM, and UMP_OFI_EAGER_LIMIT,
+ * UMP_OFI_SEG_SIZE and the provider's message size may differ between
+ * ranks (an environment set on some ranks only, other NICs): a message
+ * larger than the receiver's buffers would be truncated or dropped by the
+ * provider, and the job would hang. So each rank takes the smallest sizes
+ * any rank published, before the core reads them (its protocol choices
+ * follow the transport's caps).
+ */
+static void agree_sizes(ofi_xp_t *xp, int r, const ofi_sizes_t *p)
+{
+    ump_xp_caps_t *c = &xp->base.caps;
+    if (p->max_am >= c->max_am && p->eager >= c->eager_limit && p->seg >= c->seg_size) return;
+    ump_debug("ofi: rank %d receives AMs of at most %llu bytes (eager %llu, segment %llu): "
+              "this rank sends no larger ones",
+              r, (unsigned long long)p->max_am, (unsigned long long)p->eager,
+              (unsigned long long)p->seg);
+    c->max_am = UMP_MIN(c->max_am, (size_t)p->max_am);
+    c->eager_limit = UMP_MIN(c->eager_limit, (size_t)p->eager);
+    c->seg_size = UMP_MIN(c->seg_size, (size_t)p->seg);
+}
+
 int ump_ofi_wireup(ump_xp_t *xp_)
 {
     ofi_xp_t *xp = (ofi_xp_t *)xp_;
     for (int r = 0; r < xp->size; r++) {
-        char name[256];
+        char name[OFI_NAME_MAX + sizeof(ofi_sizes_t)];
         size_t len = sizeof(name);
         int rc = ump_rt_get(xp->base.params.rt, r, "ofi.addr", name, &len);
         if (rc != UMP_OK) {
             ump_error("ofi: no address published by rank %d: %s", r, ump_strerror(rc));
             return rc;
         }
+        ofi_sizes_t sz;
+        if (len <= sizeof(sz)) {
+            ump_error("ofi: rank %d published a %zu-byte address: too short", r, len);
+            return UMP_ERR_PROTOCOL;
+        }
+        len -= sizeof(sz);
+        memcpy(&sz, name + len, sizeof(sz));
+        if (sz.max_am <= sz.seg || sz.max_am <= sz.eager) {
+            ump_error("ofi: rank %d published message sizes that do not fit together (AM %llu, "
+                      "eager %llu, segment %llu)",
+                      r, (unsigned long long)sz.max_am, (unsigned long long)sz.eager,
+                      (unsigned long long)sz.seg);
+            return UMP_ERR_PROTOCOL;
+        }
+        if (sz.rxm_eager != xp->rxm_eager) {
+            ump_error("ofi: rank %d's rxm eager limit is %llu bytes, this rank's %llu: rxm does "
+                      "not connect such endpoints; set FI_OFI_RXM_EAGER_LIMIT, "
+                      "UMP_OFI_EAGER_LIMIT and UMP_OFI_SEG_SIZE alike on every rank",
+                      r, (unsigned long long)sz.rxm_eager, (unsigned long long)xp->rxm_eager);
+            return UMP_ERR_INVALID;
+        }
+        agree_sizes(xp, r, &sz);
         int n = fi_av_insert(xp->av, name, 1, &xp->addrs[r], 0, NULL);
         if (n != 1) {
             ump_error("ofi: the address of rank %d does not go into the address vector (%s)", r,

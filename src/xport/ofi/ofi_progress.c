@@ -29,6 +29,32 @@ static void on_recv(ofi_xp_t *xp, ofi_buf_t *b, size_t len)
     ump_ofi_post_recv(xp, b);
 }
 
+/* A receive that failed other than by cancellation (at close) lost a
+ * message of a reliable, ordered stream: the peer's later messages cannot
+ * be trusted to complete what it began, so when the header names the
+ * sender (a truncated message keeps its start) that peer's operations
+ * fail rather than wait for ever; otherwise the loss is reported. */
+static void recv_failed(ofi_xp_t *xp, ofi_buf_t *b, const struct fi_cq_err_entry *err)
+{
+    ofi_am_hdr_t h;
+    int src = -1;
+    if (err->err == FI_ETRUNC && err->len >= sizeof(h)) {
+        memcpy(&h, b->data, sizeof(h));
+        if (h.src >= 0 && h.src < xp->size) src = h.src;
+    }
+    const char *prov = fi_cq_strerror(xp->cq, err->prov_errno, err->err_data, NULL, 0);
+    if (src < 0) {
+        ump_error("ofi: a receive failed: %s (provider: %s): a message from an unknown rank is "
+                  "lost",
+                  ump_ofi_strerror(err->err), prov);
+        return;
+    }
+    ump_error("ofi: a message from rank %d did not fit the %zu-byte receive buffer (%s, "
+              "provider: %s): operations with rank %d fail",
+              src, xp->buf_size, ump_ofi_strerror(err->err), prov, src);
+    xp->base.params.peer_failed(xp->base.params.arg, &xp->base, src, UMP_ERR_PROTOCOL);
+}
+
 static void on_done(ofi_xp_t *xp, ofi_op_t *op, size_t len, int status)
 {
     switch (op->kind) {
@@ -78,7 +104,9 @@ int ump_ofi_progress(ump_xp_t *xp_)
             struct fi_cq_err_entry err = {0};
             if (fi_cq_readerr(xp->cq, &err, 0) != 1) break;
             ofi_op_t *op = err.op_context;
-            if (err.err != FI_ECANCELED)
+            if (op && op->kind == OFI_OP_RECV && err.err != FI_ECANCELED)
+                recv_failed(xp, (ofi_buf_t *)op, &err);
+            else if (err.err != FI_ECANCELED)
                 ump_debug("ofi: an operation failed: %s (provider: %s)", ump_ofi_strerror(err.err),
                           fi_cq_strerror(xp->cq, err.prov_errno, err.err_data, NULL, 0));
             if (op) on_done(xp, op, 0, UMP_ERR_IO);
