@@ -137,6 +137,23 @@ ump_mp_test(order.tcp.small order 2 60
 ump_mp_test(flood.shm.fanin flood 4 90 ENV UMP_TRANSPORTS=shm)
 ump_mp_test(flood.tcp.fanin flood 4 90 ENV UMP_TRANSPORTS=tcp)
 
+# Ranks started with different eager limits and segments over tcp and udp
+# (whose receivers accept no message larger than their own largest): the
+# job must fail with an error naming the sender and the variables, not a
+# bare "corrupted frame" or a silent drop (udp's sender gives up after
+# UMP_REL_TIMEOUT).
+foreach(t tcp udp)
+  string(TOUPPER ${t} T)
+  add_test(NAME mp.storm.${t}.mismatch
+           COMMAND bash ${CMAKE_SOURCE_DIR}/tests/mpi/fatal.sh
+                   "rank 1 .*sen[dt]s? a? ?[0-9]+-byte messages?, larger than this rank's largest"
+                   $<TARGET_FILE:umprun> -n 2 --timeout 50 sh ${UMP_MP_DIR}/rank_env.sh 0
+                   UMP_${T}_EAGER_LIMIT=2k UMP_${T}_SEG_SIZE=4k -- sh ${UMP_MP_DIR}/rank_env.sh 1
+                   UMP_${T}_EAGER_LIMIT=60k UMP_${T}_SEG_SIZE=60k -- $<TARGET_FILE:mp_storm>)
+  set_tests_properties(mp.storm.${t}.mismatch PROPERTIES TIMEOUT 75 LABELS mp
+                       ENVIRONMENT "UMP_TRANSPORTS=${t};UMP_REL_TIMEOUT=5")
+endforeach()
+
 # Sleeping waits (no lost wake-ups), and oversubscribed random traffic.
 ump_mp_test(storm.shm.block storm 4 60 ENV UMP_TRANSPORTS=shm UMP_WAIT=block)
 ump_mp_test(storm.tcp.block storm 4 60 ENV UMP_TRANSPORTS=tcp UMP_WAIT=block)
