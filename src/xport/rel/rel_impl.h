@@ -86,7 +86,7 @@ struct ump_rel {
     bool faults, flushing;
     uint64_t last_data_ns, linger_ns; /* for flush: our last acks must have landed */
     ump_rel_stats_t st;
-    unsigned oversize_said; /* messages too large for this rank, reported once */
+    bool oversize_said; /* a message too large for this rank was reported */
 };
 
 /* --- helpers --------------------------------------------------------------- */

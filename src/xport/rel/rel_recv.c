@@ -186,11 +186,13 @@ int ump_rel_input(ump_rel_t *rel, const void *data, size_t len)
          * rank: the sender's sizes differ from ours, and every retransmission
          * will be dropped too. Said once, naming the sender. */
         if (h->type == UMP_REL_DATA && h->msglen > rel->cfg.max_am && h->len <= h->msglen &&
-            h->src < (uint32_t)rel->size && !rel->oversize_said++)
+            h->src < (uint32_t)rel->size && !rel->oversize_said) {
+            rel->oversize_said = true;
             ump_error("rel: rank %u sends %u-byte messages, larger than this rank's largest "
                       "(%zu): their eager limit and segment size must be set alike on every rank "
                       "(UMP_UDP_* or UMP_OFIUD_*); its messages are dropped",
                       h->src, h->msglen, rel->cfg.max_am);
+        }
         return 0;
     }
     if (h->len && ump_crc32c(0, h + 1, h->len) != h->pcrc) {

@@ -171,6 +171,9 @@ static inline void ump_tcp_rx_commit(ump_tcp_rx_t *rx, size_t n)
 {
     rx->end += n;
 }
+/* The AM length the header of the frame under way declares (0 until its
+ * length field is in). */
+size_t ump_tcp_rx_head_len(const ump_tcp_rx_t *rx);
 /* Next complete frame: 1 with the fields set (data valid until the next
  * rx call), 0 when more bytes are needed, UMP_ERR_PROTOCOL on a bad header. */
 int ump_tcp_rx_next(ump_tcp_rx_t *rx, uint8_t *am_id, uint8_t *flags, const void **data,

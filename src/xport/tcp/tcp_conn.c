@@ -539,13 +539,12 @@ static int conn_read(ump_tcp_xp_t *xp, ump_tcp_conn_t *c)
             if (c->state == UMP_TCP_CLOSED) return n;
         }
         if (k < 0) {
-            uint32_t l = 0;
-            if (c->rx.end - c->rx.start >= 4) memcpy(&l, c->rx.buf + c->rx.start, 4);
-            if (le32toh(l) > c->rx.max_frame)
-                ump_error("tcp: rank %d (%s) sent a %u-byte message, larger than this rank's "
+            size_t l = ump_tcp_rx_head_len(&c->rx);
+            if (l > c->rx.max_frame)
+                ump_error("tcp: rank %d (%s) sent a %zu-byte message, larger than this rank's "
                           "largest (%zu): UMP_TCP_EAGER_LIMIT and UMP_TCP_SEG_SIZE must be set "
                           "alike on every rank",
-                          c->peer, c->addr, (unsigned)le32toh(l), c->rx.max_frame);
+                          c->peer, c->addr, l, c->rx.max_frame);
             else
                 ump_error("tcp: corrupted frame from rank %d (%s)", c->peer, c->addr);
             ump_tcp_peer_fail(xp, c->peer, false);

@@ -97,12 +97,18 @@ void ump_tcp_rx_fini(ump_tcp_rx_t *rx)
 
 /* Bytes the frame at rx->start occupies on the wire, as far as known: the
  * whole frame once its header is in, else just a header. */
+size_t ump_tcp_rx_head_len(const ump_tcp_rx_t *rx)
+{
+    if (rx->end - rx->start < 4) return 0;
+    uint32_t len;
+    memcpy(&len, rx->buf + rx->start, 4);
+    return le32toh(len);
+}
+
 static size_t frame_need(const ump_tcp_rx_t *rx)
 {
     if (rx->end - rx->start < UMP_TCP_FRAME_HDR) return UMP_TCP_FRAME_HDR;
-    uint32_t len;
-    memcpy(&len, rx->buf + rx->start, 4);
-    len = le32toh(len);
+    size_t len = ump_tcp_rx_head_len(rx);
     if (len > rx->max_frame) /* rx_next reports it; read no further */
         return UMP_TCP_FRAME_HDR;
     return UMP_TCP_FRAME_HDR + len + ump_tcp_pad(len);
@@ -144,9 +150,7 @@ int ump_tcp_rx_next(ump_tcp_rx_t *rx, uint8_t *am_id, uint8_t *flags, const void
     size_t have = rx->end - rx->start;
     if (have < UMP_TCP_FRAME_HDR) return 0;
     const uint8_t *h = rx->buf + rx->start;
-    uint32_t l;
-    memcpy(&l, h, 4);
-    l = le32toh(l);
+    size_t l = ump_tcp_rx_head_len(rx);
     if (l > rx->max_frame || h[6] || h[7] || (h[5] & ~UMP_TCP_FLAGS)) return UMP_ERR_PROTOCOL;
     size_t whole = UMP_TCP_FRAME_HDR + l + ump_tcp_pad(l);
     if (have < whole) return 0;
