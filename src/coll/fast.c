@@ -6,11 +6,13 @@
  * Measured on 2 ranks over shm (8 B allreduce), the schedule machinery
  * (building the ops and rounds, scratch from malloc, one request per send,
  * ump_waitall per round, preparing the reduction twice) cost about as much
- * as the messages themselves. Here each step is a receive posted first,
- * then a blocking send (which an eager message leaves inline, with no
- * request), then a wait: posting the receive first makes a blocking send
- * safe even when it falls back to rendezvous, since the peer's receive is
- * already there.
+ * as the messages themselves. Here an exchange with a partner sends first,
+ * so the message the partner waits for leaves before anything else is
+ * done: an eager message the transport takes at once completes inside the
+ * call with no request, and the blocking receive that follows often meets
+ * the partner's message already here and takes it with no request either.
+ * A send that cannot leave at once (rendezvous, queued) keeps its request
+ * and is waited for with the receive, so neither side blocks on the other.
  *
  * The message pattern of each function here is the one its schedule
  * counterpart uses for the same sizes (binomial trees, recursive doubling
@@ -75,12 +77,16 @@ static inline int cls(int rc)
 static int xchg(const void *sb, size_t sn, int to, void *rb, size_t rn, int from, int tag,
                 uint32_t ctx)
 {
-    ump_req_t r;
-    int rc = ump_irecv(rb, rn, UMP_BYTE, from, tag, ctx, &r);
+    ump_req_t s;
+    int rc = ump_isend_inline(sb, sn, UMP_BYTE, to, tag, ctx, &s);
     if (UMP_UNLIKELY(rc != UMP_OK)) return rc;
-    int src = ump_send(sb, sn, UMP_BYTE, to, tag, ctx);
-    if (UMP_UNLIKELY(src != UMP_OK)) ump_cancel(&r);
-    rc = ump_wait(&r, UMP_STATUS_IGNORE);
+    if (UMP_LIKELY(s == UMP_REQ_NULL))
+        return ump_recv(rb, rn, UMP_BYTE, from, tag, ctx, UMP_STATUS_IGNORE);
+    ump_req_t r;
+    rc = ump_irecv(rb, rn, UMP_BYTE, from, tag, ctx, &r);
+    /* The partner receives the send whatever happens here. */
+    int src = ump_wait(&s, UMP_STATUS_IGNORE);
+    if (rc == UMP_OK) rc = ump_wait(&r, UMP_STATUS_IGNORE);
     return src != UMP_OK ? src : rc;
 }
 
