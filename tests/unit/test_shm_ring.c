@@ -474,6 +474,79 @@ static void run_stream(bool pair)
     area_free(a, rs);
 }
 
+/* Stale payload never reads as a record: the first lap carries payload in
+ * which every 16-byte header's stamp word holds the stamp its line would
+ * have as a record of the second lap; the second lap's records start on
+ * those lines, and after each one the consumer must find the ring empty
+ * until the producer publishes the next. Then a ring filled to the last
+ * line (no room for the marker) must read empty once drained. */
+static void test_stale_payload(void **state)
+{
+    (void)state;
+    const size_t rs = 4096;
+    struct area *a = area_new(rs);
+    ump_shm_ring_ctl_init(&a->ctl);
+    ump_shm_ring_t prod, cons;
+    ump_shm_ring_attach(&prod, &a->ctl, a->data, rs);
+    ump_shm_ring_attach(&cons, &a->ctl, a->data, rs);
+    /* Lap 1: one record over 15 lines, its payload forged. */
+    size_t big = 15 * UMP_CACHELINE - UMP_SHM_REC_HDR;
+    uint8_t *buf = calloc(1, rs);
+    assert_non_null(buf);
+    for (size_t line = 1; line < 15; line++) {
+        uint32_t forged = ump_shm_rec_stamp(rs + line * UMP_CACHELINE);
+        memcpy(buf + line * UMP_CACHELINE - UMP_SHM_REC_HDR + offsetof(ump_shm_rec_t, stamp),
+               &forged, sizeof(forged));
+    }
+    struct iovec iov = {buf, big};
+    assert_int_equal(ump_shm_ring_push(&prod, 1, 0, NULL, 0, &iov, 1, big), UMP_OK);
+    const ump_shm_rec_t *rec = ump_shm_ring_peek(&cons);
+    assert_non_null(rec);
+    assert_int_equal(rec->len, big);
+    assert_memory_equal(rec + 1, buf, big);
+    ump_shm_ring_pop(&cons, rec);
+    assert_true(ump_shm_ring_empty(&cons));
+    /* Fill the rest of lap 1 (49 lines: 31 + 18), so lap 2 starts at 0. */
+    memset(buf, 0, rs);
+    for (size_t k = 0; k < 2; k++) {
+        size_t rest = (k ? 18 : 31) * UMP_CACHELINE - UMP_SHM_REC_HDR;
+        iov.iov_len = rest;
+        assert_int_equal(ump_shm_ring_push(&prod, 2, 0, NULL, 0, &iov, 1, rest), UMP_OK);
+        ump_shm_ring_pop(&cons, ump_shm_ring_peek(&cons));
+    }
+    /* Lap 2: one-line records over the forged lines. */
+    for (uint32_t i = 0; i < 15; i++) {
+        assert_true(ump_shm_ring_empty(&cons));
+        assert_null(ump_shm_ring_peek(&cons));
+        uint8_t b = (uint8_t)(0xa0 + i);
+        struct iovec one = {&b, 1};
+        assert_int_equal(ump_shm_ring_push(&prod, 3 + i, 0, NULL, 0, &one, 1, 1), UMP_OK);
+        rec = ump_shm_ring_peek(&cons);
+        assert_non_null(rec);
+        assert_int_equal(rec->seq, 3 + i);
+        assert_int_equal(*(const uint8_t *)(rec + 1), b);
+        ump_shm_ring_pop(&cons, rec);
+    }
+    assert_null(ump_shm_ring_peek(&cons));
+    /* A full ring: records up to the tail the producer knows, so the line
+     * after the last one is not free and gets no marker. */
+    uint32_t seq = 100;
+    struct iovec small = {buf, UMP_CACHELINE - UMP_SHM_REC_HDR};
+    while (ump_shm_ring_push(&prod, seq, 0, NULL, 0, &small, 1, small.iov_len) == UMP_OK)
+        seq++;
+    assert_true(seq > 100);
+    for (uint32_t i = 100; i < seq; i++) {
+        rec = ump_shm_ring_peek(&cons);
+        assert_non_null(rec);
+        assert_int_equal(rec->seq, i);
+        ump_shm_ring_pop(&cons, rec);
+    }
+    assert_true(ump_shm_ring_empty(&cons));
+    assert_null(ump_shm_ring_peek(&cons));
+    free(buf);
+    area_free(a, rs);
+}
+
 static void test_stream_ring(void **state)
 {
     run_stream(false);
@@ -492,6 +565,7 @@ int main(void)
         cmocka_unit_test(test_fastbox),
         cmocka_unit_test(test_fastbox_small),
         cmocka_unit_test(test_fastbox_numbers_wrap),
+        cmocka_unit_test(test_stale_payload),
         cmocka_unit_test(test_stream_ring),
         cmocka_unit_test(test_stream_pair),
     };

@@ -9,7 +9,7 @@
  * cross-memory attach (process_vm_readv) through get().
  *
  * Ordering: every message of a pair carries a sequence number; the receiver
- * delivers whichever of fastbox or ring head holds the next expected number,
+ * delivers whichever of fastbox or the ring's next record holds the next expected number,
  * so a sender may use the fastbox whenever it is free without reordering.
  */
 #ifndef UMP_XPORT_SHM_H
@@ -33,6 +33,20 @@
  * are UMP_CACHELINE aligned and never wrap: a record that does not fit before
  * the end is preceded by a padding record that fills the rest, and the record
  * starts again at offset 0.
+ *
+ * A record publishes itself: its `stamp`, stored last with release order,
+ * is ump_shm_rec_stamp() of the counter it was written at, so the consumer
+ * polls the line at its tail and reads nothing else to learn of a message
+ * (no head counter to fetch before the record: one line transfer, not
+ * two). What the consumer can find at its tail before the record is
+ * written is never that stamp: either a header written a lap earlier at
+ * the same offset (a counter one ring size lower), or the marker the
+ * producer leaves at the position after each record it publishes (the
+ * stamp of that position with its low bit flipped), or the zeroes of a new
+ * segment. The marker is written whenever the line after a record is free;
+ * when it is not, the ring is full and that line holds the header of the
+ * record the consumer is at, one lap back. So stale payload bytes, which
+ * could hold anything, are never where the consumer looks.
  */
 
 #define UMP_SHM_REC_DATA 1
@@ -44,13 +58,25 @@ typedef struct ump_shm_rec {
     uint8_t kind; /* UMP_SHM_REC_* */
     uint8_t am_id;
     uint16_t rsv0;
-    uint32_t rsv1;
+    _Atomic uint32_t stamp; /* ump_shm_rec_stamp(counter) once written, stored last */
 } ump_shm_rec_t;
 
 #define UMP_SHM_REC_HDR sizeof(ump_shm_rec_t) /* 16 */
+_Static_assert(sizeof(ump_shm_rec_t) == 16, "a record header is 16 bytes");
+
+/* The stamp of a record written at counter pos: the line number, plus one so
+ * that the zeroes of a new segment are no record. 32 bits hold it: the
+ * values a position can show differ from the one wanted by a multiple of
+ * size / UMP_CACHELINE lines, or in the low bit. */
+static inline uint32_t ump_shm_rec_stamp(uint64_t pos)
+{
+    return (uint32_t)(pos / UMP_CACHELINE) + 1;
+}
 
 /* Shared part of a ring: producer and consumer counters on their own lines
- * so neither side's writes invalidate the line the other one writes. */
+ * so neither side's writes invalidate the line the other one writes. The
+ * consumer never reads `head` (records carry their stamps); it is kept for
+ * a producer that attaches again. */
 typedef struct ump_shm_ring_ctl {
     _Atomic uint64_t head UMP_ALIGNED(UMP_CACHELINE); /* written by the producer */
     char pad0[UMP_CACHELINE - sizeof(uint64_t)];
@@ -59,7 +85,8 @@ typedef struct ump_shm_ring_ctl {
 } ump_shm_ring_ctl_t;
 
 /* Process-private handle on one ring. A process uses only the producer half
- * or only the consumer half of a given ring. */
+ * or only the consumer half of a given ring. The data area must start
+ * zeroed (a new segment or anonymous mapping is). */
 typedef struct ump_shm_ring {
     ump_shm_ring_ctl_t *ctl;
     char *data;
@@ -68,8 +95,7 @@ typedef struct ump_shm_ring {
     uint64_t head;       /* next write position (published by push) */
     uint64_t tail_cache; /* last tail read: free space known without a miss */
     /* consumer side */
-    uint64_t tail;       /* next read position (published by pop) */
-    uint64_t head_cache; /* last head read */
+    uint64_t tail; /* next read position (published by pop) */
 } ump_shm_ring_t;
 
 /* Largest payload (record minus header) a ring of `size` bytes accepts:
@@ -101,12 +127,18 @@ bool ump_shm_ring_drained(ump_shm_ring_t *r);
  * record stays valid until ump_shm_ring_pop(). */
 const ump_shm_rec_t *ump_shm_ring_peek(ump_shm_ring_t *r);
 /* Consumer: true when nothing has been pushed that it has not taken (a
- * padding record counts as something). Inline for the receiver's poll. */
+ * padding record counts as something). Inline for the receiver's poll: one
+ * read of the line at the tail. */
 static inline bool ump_shm_ring_empty(ump_shm_ring_t *r)
 {
-    if (r->tail != r->head_cache) return false;
-    r->head_cache = atomic_load_explicit(&r->ctl->head, memory_order_acquire);
-    return r->tail == r->head_cache;
+    const ump_shm_rec_t *rec = (const ump_shm_rec_t *)(r->data + (r->tail & (r->size - 1)));
+    /* A record of more than 48 bytes fills the next lines too: ask for
+     * them on every look, so they travel alongside the stamped line
+     * (128-512 B ping-pong with the cores apart: 0.61-0.65 us at 128 B
+     * with, 0.63-0.70 without). */
+    __builtin_prefetch((const char *)rec + UMP_CACHELINE);
+    __builtin_prefetch((const char *)rec + 2 * UMP_CACHELINE);
+    return atomic_load_explicit(&rec->stamp, memory_order_relaxed) != ump_shm_rec_stamp(r->tail);
 }
 /* Consumer: releases the record returned by the last peek. */
 void ump_shm_ring_pop(ump_shm_ring_t *r, const ump_shm_rec_t *rec);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Lock-free single-producer/single-consumer rings of variable-size records,
- * and the fastbox slots. Both sides keep a private copy of the other
- * side's counter and re-read the shared one only when the copy says "full"
- * or "empty", so a streaming pair touches the other side's line rarely.
+ * and the fastbox slots. The producer keeps a private copy of the
+ * consumer's tail and re-reads the shared one only when the copy says
+ * "full"; the consumer learns of a record from the record's own stamp (see
+ * shm.h), so a streaming pair touches the other side's counter rarely.
  */
 #include <string.h>
 
@@ -37,53 +38,71 @@ void ump_shm_ring_attach(ump_shm_ring_t *r, ump_shm_ring_ctl_t *ctl, void *data,
     r->head = atomic_load_explicit(&ctl->head, memory_order_acquire);
     r->tail = atomic_load_explicit(&ctl->tail, memory_order_acquire);
     r->tail_cache = r->tail;
-    r->head_cache = r->head;
 }
 
-/* Room for a record of `total` payload bytes at the head: the payload
- * pointer (padding already written), or NULL when it does not fit now. */
-static char *ring_reserve(ump_shm_ring_t *r, uint32_t seq, uint8_t am_id, size_t total)
+static inline ump_shm_rec_t *ring_rec(ump_shm_ring_t *r, uint64_t pos)
+{
+    return (ump_shm_rec_t *)(r->data + (pos & (r->size - 1)));
+}
+
+/* Room for a record of `total` payload bytes at the head: the record, its
+ * header filled but not stamped, with the length of the padding record
+ * written before it (unstamped too) in *pad; NULL when it does not fit now. */
+static ump_shm_rec_t *ring_reserve(ump_shm_ring_t *r, uint32_t seq, uint8_t am_id, size_t total,
+                                   uint64_t *pad)
 {
     uint64_t need = UMP_ALIGN_UP(UMP_SHM_REC_HDR + total, UMP_CACHELINE);
     uint64_t pos = r->head & (r->size - 1);
-    uint64_t pad = pos + need > r->size ? r->size - pos : 0;
-    if (r->head + pad + need - r->tail_cache > r->size) {
+    *pad = pos + need > r->size ? r->size - pos : 0;
+    if (r->head + *pad + need - r->tail_cache > r->size) {
         /* Acquire: the consumer's reads of the space it gave back happen
          * before we overwrite it. */
         r->tail_cache = atomic_load_explicit(&r->ctl->tail, memory_order_acquire);
-        if (r->head + pad + need - r->tail_cache > r->size) return NULL;
+        if (r->head + *pad + need - r->tail_cache > r->size) return NULL;
     }
-    if (pad) {
-        ump_shm_rec_t *p = (ump_shm_rec_t *)(r->data + pos);
+    if (*pad) {
+        ump_shm_rec_t *p = ring_rec(r, r->head);
         p->kind = UMP_SHM_REC_PAD;
-        p->len = (uint32_t)pad;
-        r->head += pad;
-        pos = 0;
+        p->len = (uint32_t)*pad;
     }
-    ump_shm_rec_t *rec = (ump_shm_rec_t *)(r->data + pos);
+    ump_shm_rec_t *rec = ring_rec(r, r->head + *pad);
     rec->len = (uint32_t)total;
     rec->seq = seq;
     rec->kind = UMP_SHM_REC_DATA;
     rec->am_id = am_id;
-    return (char *)(rec + 1);
+    return rec;
 }
 
-/* Publishes the record reserved last (of `total` payload bytes). */
-static void ring_publish(ump_shm_ring_t *r, size_t total)
+/* Publishes the record reserved last (of `total` payload bytes, after `pad`
+ * bytes of padding): marks the line after it as no record when that line
+ * is free, then stamps the record and the padding. */
+static void ring_publish(ump_shm_ring_t *r, ump_shm_rec_t *rec, uint64_t pad, size_t total)
 {
-    r->head += UMP_ALIGN_UP(UMP_SHM_REC_HDR + total, UMP_CACHELINE);
-    /* Release: the record (and any padding) is visible before the head. */
-    atomic_store_explicit(&r->ctl->head, r->head, memory_order_release);
+    uint64_t at = r->head + pad;
+    uint64_t next = at + UMP_ALIGN_UP(UMP_SHM_REC_HDR + total, UMP_CACHELINE);
+    if (next + UMP_CACHELINE - r->tail_cache <= r->size)
+        atomic_store_explicit(&ring_rec(r, next)->stamp, ump_shm_rec_stamp(next) ^ 1u,
+                              memory_order_relaxed);
+    /* Release: header, payload and the marker are visible before the
+     * stamp; the padding's stamp comes last, so a consumer that skips the
+     * padding finds the record stamped. */
+    atomic_store_explicit(&rec->stamp, ump_shm_rec_stamp(at), memory_order_release);
+    if (pad)
+        atomic_store_explicit(&ring_rec(r, r->head)->stamp, ump_shm_rec_stamp(r->head),
+                              memory_order_release);
+    r->head = next;
+    atomic_store_explicit(&r->ctl->head, next, memory_order_relaxed);
 }
 
 int ump_shm_ring_push(ump_shm_ring_t *r, uint32_t seq, uint8_t am_id, const void *hdr, size_t hlen,
                       const struct iovec *iov, int iovcnt, size_t total)
 {
     if (UMP_UNLIKELY(total > ump_shm_ring_max_payload(r->size))) return UMP_ERR_INVALID;
-    char *dst = ring_reserve(r, seq, am_id, total);
-    if (!dst) return UMP_ERR_NO_RESOURCE;
-    ump_shm_gather(dst, hdr, hlen, iov, iovcnt, total);
-    ring_publish(r, total);
+    uint64_t pad;
+    ump_shm_rec_t *rec = ring_reserve(r, seq, am_id, total, &pad);
+    if (!rec) return UMP_ERR_NO_RESOURCE;
+    ump_shm_gather((char *)(rec + 1), hdr, hlen, iov, iovcnt, total);
+    ring_publish(r, rec, pad, total);
     return UMP_OK;
 }
 
@@ -92,11 +111,13 @@ int ump_shm_ring_push_pack(ump_shm_ring_t *r, uint32_t seq, uint8_t am_id, const
 {
     size_t total = hlen + len;
     if (UMP_UNLIKELY(total > ump_shm_ring_max_payload(r->size))) return UMP_ERR_INVALID;
-    char *dst = ring_reserve(r, seq, am_id, total);
-    if (!dst) return UMP_ERR_NO_RESOURCE;
+    uint64_t pad;
+    ump_shm_rec_t *rec = ring_reserve(r, seq, am_id, total, &pad);
+    if (!rec) return UMP_ERR_NO_RESOURCE;
+    char *dst = (char *)(rec + 1);
     memcpy(dst, hdr, hlen);
     if (len) pack(arg, dst + hlen, len);
-    ring_publish(r, total);
+    ring_publish(r, rec, pad, total);
     return UMP_OK;
 }
 
@@ -110,11 +131,10 @@ const ump_shm_rec_t *ump_shm_ring_peek(ump_shm_ring_t *r)
 {
     /* Bounded: at most one padding record precedes a data record. */
     for (;;) {
-        if (r->tail == r->head_cache) {
-            r->head_cache = atomic_load_explicit(&r->ctl->head, memory_order_acquire);
-            if (r->tail == r->head_cache) return NULL;
-        }
-        const ump_shm_rec_t *rec = (const ump_shm_rec_t *)(r->data + (r->tail & (r->size - 1)));
+        const ump_shm_rec_t *rec = ring_rec(r, r->tail);
+        /* Acquire: the header and payload the stamp publishes. */
+        if (atomic_load_explicit(&rec->stamp, memory_order_acquire) != ump_shm_rec_stamp(r->tail))
+            return NULL;
         if (rec->kind != UMP_SHM_REC_PAD) return rec;
         r->tail += rec->len;
         atomic_store_explicit(&r->ctl->tail, r->tail, memory_order_release);
