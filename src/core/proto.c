@@ -396,7 +396,7 @@ static bool eager_at_head(int peer, const char *data, size_t len)
     ump_core.xfer.msgs[UMP_XFER_EAGER]++;
     ump_core.xfer.bytes[UMP_XFER_EAGER] += plen;
     ump_core.xfer.copied_recv[UMP_XFER_EAGER] += plen;
-    if (plen) memcpy(r->buf, data + UMP_HDR_SHORT, plen);
+    ump_copy_short(r->buf, data + UMP_HDR_SHORT, plen);
     ump_core.stats.msgs_recv++;
     ump_core.stats.bytes_recv += plen;
     ump_core_req_complete(r, UMP_OK);

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 #include "ump.h"
@@ -118,6 +119,40 @@ ump_cfg_t *ump_cfg_find(const char *name);
 void ump_cfg_format(const ump_cfg_t *c, char *buf, size_t len);
 /* Parses "64k", "4m", "1g", "123"; returns 0 on success. */
 int ump_parse_size(const char *s, size_t *out);
+
+/* --- copies ------------------------------------------------------------- */
+
+/* Copies n bytes, w <= n <= 2w (w at most 8), as the first w and the last
+ * w bytes: two loads and two stores that may overlap. */
+static inline void ump_copy_ends(char *d, const char *s, size_t n, size_t w)
+{
+    uint64_t a, b;
+    memcpy(&a, s, w);
+    memcpy(&b, s + n - w, w);
+    memcpy(d, &a, w);
+    memcpy(d + n - w, &b, w);
+}
+
+/* Copies n bytes (no overlap), for payloads that are mostly a few words:
+ * up to 16 bytes with no call (a library memcpy of 4 bytes costs about
+ * three times the copy), longer ones through memcpy. */
+static inline void ump_copy_short(void *dst, const void *src, size_t n)
+{
+    char *d = dst;
+    const char *s = src;
+    if (n > 16) {
+        memcpy(d, s, n);
+    } else if (n >= 8) {
+        ump_copy_ends(d, s, n, 8);
+    } else if (n >= 4) {
+        ump_copy_ends(d, s, n, 4);
+    } else if (n) {
+        char a = s[0], b = s[n / 2], c = s[n - 1];
+        d[0] = a;
+        d[n / 2] = b;
+        d[n - 1] = c;
+    }
+}
 
 /* --- clocks -------------------------------------------------------------- */
 

@@ -119,6 +119,25 @@ static void test_freelist(void **state)
     ump_freelist_destroy(&fl);
 }
 
+/* ump_copy_short: every length 0-40 at every source and destination
+ * offset 0-7 copies exactly its bytes and touches none around them. */
+static void test_copy_short(void **state)
+{
+    (void)state;
+    unsigned char src[64], dst[64], want[64];
+    for (int i = 0; i < 64; i++)
+        src[i] = (unsigned char)(i * 7 + 1);
+    for (size_t n = 0; n <= 40; n++)
+        for (size_t so = 0; so < 8; so++)
+            for (size_t d_o = 0; d_o < 8; d_o++) {
+                memset(dst, 0xee, sizeof(dst));
+                memset(want, 0xee, sizeof(want));
+                memcpy(want + d_o, src + so, n);
+                ump_copy_short(dst + d_o, src + so, n);
+                assert_memory_equal(dst, want, sizeof(dst));
+            }
+}
+
 static void test_status_names(void **state)
 {
     assert_string_equal(ump_status_name(UMP_OK), "UMP_OK");
@@ -137,7 +156,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_size),   cmocka_unit_test(test_defaults_and_env),
         cmocka_unit_test(test_table),        cmocka_unit_test(test_freelist),
-        cmocka_unit_test(test_status_names),
+        cmocka_unit_test(test_status_names), cmocka_unit_test(test_copy_short),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 
@@ -229,11 +230,78 @@ static inline ump_shm_fbsmall_t *ump_shm_fbs_slot(ump_shm_fbq_t *q, uint32_t seq
     return &q->set->small[seq % UMP_SHM_FBS_SLOTS];
 }
 
+/* True when slot seq % nslots of a set is free: the receiver has taken the
+ * message that used it last (seq - nslots or earlier). */
+static UMP_INLINE_PATH bool ump_shm_fb_claim(ump_shm_fbq_t *q, uint32_t seq, uint32_t nslots)
+{
+    if ((uint32_t)(seq - q->consumed) >= nslots) {
+        if ((int32_t)(seq - q->recheck) < 0) return false;
+        /* Acquire: the receiver's reads of the slot's last message are
+         * done before we write it again. */
+        q->consumed = atomic_load_explicit(&q->set->consumed, memory_order_acquire);
+        if ((uint32_t)(seq - q->consumed) >= nslots) {
+            q->recheck = seq + UMP_SHM_FB_RECHECK;
+            return false;
+        }
+        /* Kept near seq, so the signed distance above holds after the
+         * numbers wrap. */
+        q->recheck = seq;
+    }
+    return true;
+}
+
+/* The header and data of the free slot for message seq of `total` bytes,
+ * or NULL. A small message that finds its small slot taken finds its large
+ * one taken too (fewer slots, so an older number), and goes to the ring. */
+static UMP_INLINE_PATH ump_shm_fbhdr_t *ump_shm_fb_slot_for(ump_shm_fbq_t *q, uint32_t seq,
+                                                            size_t total, char **data)
+{
+    if (total <= UMP_SHM_FBS_PAYLOAD) {
+        if (!ump_shm_fb_claim(q, seq, UMP_SHM_FBS_SLOTS)) return NULL;
+        ump_shm_fbsmall_t *s = ump_shm_fbs_slot(q, seq);
+        *data = s->data;
+        return &s->h;
+    }
+    if (total > UMP_SHM_FB_PAYLOAD || !ump_shm_fb_claim(q, seq, UMP_SHM_FB_SLOTS)) return NULL;
+    ump_shm_fastbox_t *b = ump_shm_fb_slot(q, seq);
+    *data = b->data;
+    return &b->h;
+}
+
+/* Copies the few bytes a fastbox holds (at most UMP_SHM_FB_PAYLOAD) in
+ * words, without a call: a library memcpy costs more than the copy here. */
+static UMP_INLINE_PATH char *ump_shm_fb_copy(char *dst, const void *src, size_t n)
+{
+    const char *s = src;
+    for (; n >= 8; n -= 8, dst += 8, s += 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        memcpy(dst, &w, 8);
+    }
+    ump_copy_short(dst, s, n); /* the last 0-7 bytes */
+    return dst + n;
+}
+
 /* Sender: message number seq into its slot (the small set when it fits);
  * UMP_ERR_NO_RESOURCE when the slot is taken or the message is larger than
  * UMP_SHM_FB_PAYLOAD. */
-int ump_shm_fb_push(ump_shm_fbq_t *q, uint32_t seq, uint8_t am_id, const void *hdr, size_t hlen,
-                    const struct iovec *iov, int iovcnt, size_t total);
+static UMP_INLINE_PATH int ump_shm_fb_push(ump_shm_fbq_t *q, uint32_t seq, uint8_t am_id,
+                                           const void *hdr, size_t hlen, const struct iovec *iov,
+                                           int iovcnt, size_t total)
+{
+    char *dst;
+    ump_shm_fbhdr_t *h = ump_shm_fb_slot_for(q, seq, total, &dst);
+    if (!h) return UMP_ERR_NO_RESOURCE;
+    h->len = (uint16_t)total;
+    h->am_id = am_id;
+    dst = ump_shm_fb_copy(dst, hdr, hlen);
+    for (int i = 0; i < iovcnt; i++)
+        dst = ump_shm_fb_copy(dst, iov[i].iov_base, iov[i].iov_len);
+    atomic_store_explicit(&h->state, UMP_SHM_FB_FULL | (seq & UMP_SHM_FB_SEQ),
+                          memory_order_release);
+    return UMP_OK;
+}
+
 /* True when the slot header h holds message number seq. */
 static inline bool ump_shm_fb_full(const ump_shm_fbhdr_t *h, uint32_t seq)
 {

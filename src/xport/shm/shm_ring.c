@@ -149,88 +149,6 @@ void ump_shm_ring_pop(ump_shm_ring_t *r, const ump_shm_rec_t *rec)
     atomic_store_explicit(&r->ctl->tail, r->tail, memory_order_release);
 }
 
-/* True when slot seq % nslots of a set is free: the receiver has taken the
- * message that used it last (seq - nslots or earlier). */
-static UMP_INLINE_PATH bool fb_claim(ump_shm_fbq_t *q, uint32_t seq, uint32_t nslots)
-{
-    if ((uint32_t)(seq - q->consumed) >= nslots) {
-        if ((int32_t)(seq - q->recheck) < 0) return false;
-        /* Acquire: the receiver's reads of the slot's last message are
-         * done before we write it again. */
-        q->consumed = atomic_load_explicit(&q->set->consumed, memory_order_acquire);
-        if ((uint32_t)(seq - q->consumed) >= nslots) {
-            q->recheck = seq + UMP_SHM_FB_RECHECK;
-            return false;
-        }
-        /* Kept near seq, so the signed distance above holds after the
-         * numbers wrap. */
-        q->recheck = seq;
-    }
-    return true;
-}
-
-/* The header and data of the free slot for message seq of `total` bytes,
- * or NULL. A small message that finds its small slot taken finds its large
- * one taken too (fewer slots, so an older number), and goes to the ring. */
-static UMP_INLINE_PATH ump_shm_fbhdr_t *fb_slot_for(ump_shm_fbq_t *q, uint32_t seq, size_t total,
-                                                    char **data)
-{
-    if (total <= UMP_SHM_FBS_PAYLOAD) {
-        if (!fb_claim(q, seq, UMP_SHM_FBS_SLOTS)) return NULL;
-        ump_shm_fbsmall_t *s = ump_shm_fbs_slot(q, seq);
-        *data = s->data;
-        return &s->h;
-    }
-    if (total > UMP_SHM_FB_PAYLOAD || !fb_claim(q, seq, UMP_SHM_FB_SLOTS)) return NULL;
-    ump_shm_fastbox_t *b = ump_shm_fb_slot(q, seq);
-    *data = b->data;
-    return &b->h;
-}
-
-/* Copies the few bytes a fastbox holds (at most UMP_SHM_FB_PAYLOAD) in
- * words, without a call: a library memcpy costs more than the copy here. */
-static inline char *fb_copy(char *dst, const void *src, size_t n)
-{
-    const char *s = src;
-    for (; n >= 8; n -= 8, dst += 8, s += 8) {
-        uint64_t w;
-        memcpy(&w, s, 8);
-        memcpy(dst, &w, 8);
-    }
-    if (n & 4) {
-        uint32_t w;
-        memcpy(&w, s, 4);
-        memcpy(dst, &w, 4);
-        dst += 4;
-        s += 4;
-    }
-    if (n & 2) {
-        uint16_t w;
-        memcpy(&w, s, 2);
-        memcpy(dst, &w, 2);
-        dst += 2;
-        s += 2;
-    }
-    if (n & 1) *dst++ = *s;
-    return dst;
-}
-
-int ump_shm_fb_push(ump_shm_fbq_t *q, uint32_t seq, uint8_t am_id, const void *hdr, size_t hlen,
-                    const struct iovec *iov, int iovcnt, size_t total)
-{
-    char *dst;
-    ump_shm_fbhdr_t *h = fb_slot_for(q, seq, total, &dst);
-    if (!h) return UMP_ERR_NO_RESOURCE;
-    h->len = (uint16_t)total;
-    h->am_id = am_id;
-    dst = fb_copy(dst, hdr, hlen);
-    for (int i = 0; i < iovcnt; i++)
-        dst = fb_copy(dst, iov[i].iov_base, iov[i].iov_len);
-    atomic_store_explicit(&h->state, UMP_SHM_FB_FULL | (seq & UMP_SHM_FB_SEQ),
-                          memory_order_release);
-    return UMP_OK;
-}
-
 int ump_shm_pair_send(ump_shm_ring_t *tx, ump_shm_fbq_t *fb, uint32_t seq, uint8_t am_id,
                       const void *hdr, size_t hlen, const struct iovec *iov, int iovcnt,
                       size_t total)
@@ -249,7 +167,8 @@ int ump_shm_pair_send_pack(ump_shm_ring_t *tx, ump_shm_fbq_t *fb, uint32_t seq, 
 {
     size_t total = hlen + len;
     char *dst;
-    ump_shm_fbhdr_t *h = total <= UMP_SHM_FB_PAYLOAD ? fb_slot_for(fb, seq, total, &dst) : NULL;
+    ump_shm_fbhdr_t *h =
+        total <= UMP_SHM_FB_PAYLOAD ? ump_shm_fb_slot_for(fb, seq, total, &dst) : NULL;
     if (h) {
         h->len = (uint16_t)total;
         h->am_id = am_id;

@@ -357,17 +357,19 @@ static void shm_close(ump_xp_t *xp_)
     free(xp);
 }
 
-static bool shm_reaches(ump_xp_t *xp_, int peer)
+/* The record of local rank `peer` other than this one, or NULL. */
+static UMP_INLINE_PATH shm_peer_t *peer_of(shm_xp_t *xp, int peer)
 {
-    shm_xp_t *xp = (shm_xp_t *)xp_;
-    return xp->slot_of && peer >= 0 && peer < xp->size && peer != xp->rank &&
-           xp->slot_of[peer] >= 0;
+    if (UMP_UNLIKELY(!xp->slot_of || (unsigned)peer >= (unsigned)xp->size)) return NULL;
+    int s = xp->slot_of[peer];
+    return s >= 0 && s != xp->me ? &xp->peers[s] : NULL;
 }
 
-/* After publishing a message to `p`: make sure its receiver looks at our
- * ring, and wake it if it sleeps. The fences pair with the exchange in
- * progress() and the store in arm(): either the receiver sees our bit or we
- * see its state (see the comment in progress()). */
+static bool shm_reaches(ump_xp_t *xp_, int peer)
+{
+    return peer_of((shm_xp_t *)xp_, peer) != NULL;
+}
+
 static void mark_dead(shm_xp_t *xp, shm_peer_t *p, const char *why)
 {
     if (p->dead) return;
@@ -389,7 +391,28 @@ static bool peer_dead(shm_xp_t *xp, shm_peer_t *p)
     return p->dead;
 }
 
-static void notify(shm_xp_t *xp, shm_peer_t *p)
+/* Wakes receiver p, which said it sleeps: one datagram to its doorbell. */
+static void ring_bell(shm_xp_t *xp, shm_peer_t *p)
+{
+    char b = 1;
+    if (sendto(xp->ring_fd, &b, 1, MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&p->bell,
+               p->bell_len) < 0 &&
+        errno != EAGAIN && errno != EWOULDBLOCK) {
+        /* Refused: the socket is closed, so is the process (or its
+         * transport, which no one sends to after the final fence). */
+        if (errno == ECONNREFUSED)
+            mark_dead(xp, p, "doorbell closed");
+        else
+            ump_debug("shm: doorbell of rank %d: %m", p->rank);
+    }
+}
+
+/* After publishing a message to `p`: make sure its receiver looks at our
+ * ring, and wake it if it sleeps. The fences pair with the exchange in
+ * progress() and the store in arm(): either the receiver sees our bit or we
+ * see its state (see the comment in progress()). Inline in the sends: on
+ * the common path it is a load or two. */
+static UMP_INLINE_PATH void notify(shm_xp_t *xp, shm_peer_t *p)
 {
     if (!xp->poll_all) {
         _Atomic uint64_t *w = &p->ctl->pending[xp->me / 64];
@@ -410,28 +433,17 @@ static void notify(shm_xp_t *xp, shm_peer_t *p)
         atomic_signal_fence(memory_order_seq_cst);
     else
         atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load_explicit(&p->ctl->sleeping, memory_order_relaxed) &&
-        atomic_exchange_explicit(&p->ctl->sleeping, 0, memory_order_relaxed)) {
-        char b = 1;
-        if (sendto(xp->ring_fd, &b, 1, MSG_DONTWAIT | MSG_NOSIGNAL, (struct sockaddr *)&p->bell,
-                   p->bell_len) < 0 &&
-            errno != EAGAIN && errno != EWOULDBLOCK) {
-            /* Refused: the socket is closed, so is the process (or its
-             * transport, which no one sends to after the final fence). */
-            if (errno == ECONNREFUSED)
-                mark_dead(xp, p, "doorbell closed");
-            else
-                ump_debug("shm: doorbell of rank %d: %m", p->rank);
-        }
-    }
+    if (UMP_UNLIKELY(atomic_load_explicit(&p->ctl->sleeping, memory_order_relaxed)) &&
+        atomic_exchange_explicit(&p->ctl->sleeping, 0, memory_order_relaxed))
+        ring_bell(xp, p);
 }
 
 static int shm_am_send(ump_xp_t *xp_, int peer, uint8_t am_id, const void *hdr, size_t hlen,
                        const struct iovec *iov, int iovcnt)
 {
     shm_xp_t *xp = (shm_xp_t *)xp_;
-    if (UMP_UNLIKELY(!shm_reaches(xp_, peer))) return UMP_ERR_INVALID;
-    shm_peer_t *p = &xp->peers[xp->slot_of[peer]];
+    shm_peer_t *p = peer_of(xp, peer);
+    if (UMP_UNLIKELY(!p)) return UMP_ERR_INVALID;
     if (UMP_UNLIKELY(p->dead)) return UMP_ERR_PEER_DEAD;
     size_t total = hlen;
     for (int i = 0; i < iovcnt; i++)
@@ -456,8 +468,8 @@ static int shm_am_send_pack(ump_xp_t *xp_, int peer, uint8_t am_id, const void *
                             size_t len, void (*pack)(void *, void *, size_t), void *arg)
 {
     shm_xp_t *xp = (shm_xp_t *)xp_;
-    if (UMP_UNLIKELY(!shm_reaches(xp_, peer))) return UMP_ERR_INVALID;
-    shm_peer_t *p = &xp->peers[xp->slot_of[peer]];
+    shm_peer_t *p = peer_of(xp, peer);
+    if (UMP_UNLIKELY(!p)) return UMP_ERR_INVALID;
     if (UMP_UNLIKELY(p->dead)) return UMP_ERR_PEER_DEAD;
     if (UMP_UNLIKELY(hlen + len > xp->base.caps.max_am)) return UMP_ERR_INVALID;
     int rc = ump_shm_pair_send_pack(&p->tx, &p->tx_fb, p->tx_seq, am_id, hdr, hlen, len, pack, arg);
