@@ -282,7 +282,7 @@ static UMP_INLINE_PATH int post_recv(void *data, size_t len, ump_dt_t layout, si
     r->ctx = ctx;
     set_data(r, data, len, layout, count);
     *req = r;
-    if (!u) u = ump_core_match_unexp(q, src, tag, false);
+    if (!u && !TAILQ_EMPTY(&q->unexp)) u = ump_core_match_unexp(q, src, tag, false);
     if (u) {
         TAILQ_REMOVE(&q->unexp, u, link);
         ump_core_deliver_unexp(r, u);
@@ -304,7 +304,7 @@ int ump_irecv(void *buf, size_t count, ump_dt_t dt, int src, int tag, uint32_t c
     ump_dt_t layout;
     CHECK_INIT(call);
     int rc = check_common(call, buf, count, dt, &len, req, &data, &layout);
-    if (rc == UMP_OK) rc = ump_core_check_recv_layout(call, layout, count);
+    if (rc == UMP_OK && layout) rc = ump_core_check_recv_layout(call, layout, count);
     if (rc == UMP_OK) rc = check_source(call, src, tag);
     if (rc != UMP_OK) return rc;
     ump_core_lock();
@@ -337,7 +337,7 @@ int ump_recv(void *buf, size_t count, ump_dt_t dt, int src, int tag, uint32_t ct
     ump_req_t r = UMP_REQ_NULL;
     CHECK_INIT(call);
     int rc = check_common(call, buf, count, dt, &len, &r, &data, &layout);
-    if (rc == UMP_OK) rc = ump_core_check_recv_layout(call, layout, count);
+    if (rc == UMP_OK && layout) rc = ump_core_check_recv_layout(call, layout, count);
     if (rc == UMP_OK) rc = check_source(call, src, tag);
     if (rc != UMP_OK) return rc;
     ump_core_lock();
