@@ -594,7 +594,12 @@ int ump_core_sg_rma(ump_xp_t *xp, int peer, struct ump_request *r, uint64_t addr
                     bool put);
 /* Issues what transports refused for now (from progress); events. */
 int ump_core_sg_resume(void);
-bool ump_core_sg_pending(void);
+/* Transfers refused for now and waiting in ump_core_sg_resume (sg.c). */
+extern struct ump_core_sg_job *ump_core_sg_jobs;
+static inline bool ump_core_sg_pending(void)
+{
+    return ump_core_sg_jobs != NULL;
+}
 
 /* The layout table `tab` (per peer, LAY_SLOTS entries, allocated on first
  * use) applied to an ump_rts_dt_t and its runs: a new reference to the

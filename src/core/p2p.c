@@ -318,7 +318,8 @@ int ump_send(const void *buf, size_t count, ump_dt_t dt, int dst, int tag, uint3
 {
     ump_req_t r;
     int rc = isend("ump_send", buf, count, dt, dst, tag, ctx, false, true, &r);
-    return rc == UMP_OK ? ump_wait(&r, UMP_STATUS_IGNORE) : rc;
+    /* Sent inline: no request to wait for. */
+    return rc == UMP_OK && r != UMP_REQ_NULL ? ump_wait(&r, UMP_STATUS_IGNORE) : rc;
 }
 
 int ump_ssend(const void *buf, size_t count, ump_dt_t dt, int dst, int tag, uint32_t ctx)
@@ -342,7 +343,7 @@ int ump_recv(void *buf, size_t count, ump_dt_t dt, int src, int tag, uint32_t ct
     if (rc != UMP_OK) return rc;
     ump_core_lock();
     ump_ctxq_t *q = ump_core_ctxq(ctx, true);
-    ump_unexp_t *u = q ? ump_core_match_unexp(q, src, tag, false) : NULL;
+    ump_unexp_t *u = q && !TAILQ_EMPTY(&q->unexp) ? ump_core_match_unexp(q, src, tag, false) : NULL;
     if (u && (u->am_id == UMP_AM_EAGER || u->am_id == UMP_AM_EAGER_SYNC) &&
         !ump_core_unexp_lost(u)) {
         /* The message is here and complete: straight into the buffer,

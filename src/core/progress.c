@@ -280,6 +280,7 @@ int ump_core_progress(void)
     ump_core.progress_depth++;
     for (int i = 0; i < ump_core.nxps; i++) {
         ump_xp_t *xp = ump_core.xps[i];
+        if (xp->idle) continue;
         int n = xp->ops->progress(xp);
         if (n > 0) events += n;
     }

@@ -71,8 +71,8 @@ static size_t rwalk_next(rwalk_t *w, ump_riov_t *out, int max, size_t want, int 
 }
 
 /* The rest of a transfer a transport refused for now. */
-typedef struct sg_job {
-    struct sg_job *next;
+typedef struct ump_core_sg_job {
+    struct ump_core_sg_job *next;
     struct ump_request *r;
     ump_xp_t *xp;
     int peer;
@@ -84,7 +84,7 @@ typedef struct sg_job {
     unsigned char rkey[UMP_XP_RKEY_MAX];
 } sg_job_t;
 
-static sg_job_t *jobs;
+struct ump_core_sg_job *ump_core_sg_jobs;
 
 /* Issues the operations for bytes [*done, take); *done advances past every
  * one started. */
@@ -195,20 +195,15 @@ int ump_core_sg_rma(ump_xp_t *xp, int peer, struct ump_request *r, uint64_t addr
     if (rkey) memcpy(j->rkey, rkey, xp->caps.rkey_size);
     if (j->lay) j->lay->refs++;
     r->comp.count++;
-    j->next = jobs;
-    jobs = j;
+    j->next = ump_core_sg_jobs;
+    ump_core_sg_jobs = j;
     return UMP_OK;
-}
-
-bool ump_core_sg_pending(void)
-{
-    return jobs != NULL;
 }
 
 int ump_core_sg_resume(void)
 {
     int events = 0;
-    sg_job_t **pp = &jobs;
+    sg_job_t **pp = &ump_core_sg_jobs;
     while (*pp) {
         sg_job_t *j = *pp;
         int rc = issue(j->xp, j->peer, j->r, j->addr, j->has_ext ? &j->ext : NULL, j->lay, j->take,

@@ -298,6 +298,11 @@ struct ump_xp {
     const ump_xp_ops_t *ops;
     ump_xp_caps_t caps;
     ump_xp_params_t params;
+    /* Set by the transport when its progress() has nothing to do until
+     * one of its own entry points (a send to it, arm) gives it work, which
+     * clears it; the core does not call progress() while it is set. A
+     * transport that leaves it false is polled on every pass. */
+    bool idle;
 };
 
 /* The registry: every built transport, in order of preference. */

@@ -232,6 +232,28 @@ static int teardown(void **state)
     return ump_finalize();
 }
 
+/* The self transport says it is idle once drained, and the core skips it
+ * then; a send to it or an arm makes the core poll it again, so a message
+ * sent after an idle pass is received, byte for byte. */
+static void test_idle_transport(void **state)
+{
+    ump_xp_t *xp = ump_core.peers[0].xp;
+    ump_progress();
+    assert_true(xp->idle);
+    unsigned char out[8], in[8] = {0};
+    fill(out, sizeof(out), 11);
+    assert_int_equal(ump_send(out, sizeof(out), UMP_BYTE, 0, 6, 0), UMP_OK);
+    assert_false(xp->idle);
+    assert_int_equal(ump_recv(in, sizeof(in), UMP_BYTE, 0, 6, 0, UMP_STATUS_IGNORE), UMP_OK);
+    assert_memory_equal(in, out, sizeof(out));
+    ump_progress();
+    assert_true(xp->idle);
+    assert_int_equal(xp->ops->arm(xp), UMP_OK);
+    assert_false(xp->idle);
+    ump_progress();
+    assert_true(xp->idle);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -244,6 +266,7 @@ int main(void)
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_short_eager_header),
         cmocka_unit_test(test_overlapping_receive_type),
+        cmocka_unit_test(test_idle_transport),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -91,6 +91,7 @@ static int self_am_send(ump_xp_t *xp, int peer, uint8_t am_id, const void *hdr, 
     }
     STAILQ_INSERT_TAIL(&s->q, am, link);
     s->queued++;
+    xp->idle = false;
     if (s->armed && s->efd >= 0) {
         uint64_t one = 1;
         if (write(s->efd, &one, sizeof(one)) < 0) ump_debug("self transport wake-up: %m");
@@ -144,6 +145,9 @@ static int self_progress(ump_xp_t *xp)
             /* EAGAIN: nobody woke us; nothing to clear. */
         }
     }
+    /* Nothing queued (handlers' replies are) and nothing to clear: no
+     * need to be called until a send or arm. */
+    xp->idle = !s->queued;
     return (int)n;
 }
 
@@ -152,6 +156,7 @@ static int self_arm(ump_xp_t *xp)
     self_xp_t *s = (self_xp_t *)xp;
     if (s->queued) return UMP_ERR_BUSY;
     s->armed = true;
+    xp->idle = false; /* the next progress() reads the eventfd */
     return UMP_OK;
 }
 
