@@ -163,6 +163,17 @@ static inline uint64_t ump_time_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* Asks for the line at p with the intent to write it (prefetchw where the
+ * processor has it; older x86 processors execute it as a no-op). */
+static inline void ump_prefetch_write(const void *p)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __asm__ volatile("prefetchw %0" ::"m"(*(const char *)p));
+#else
+    __builtin_prefetch(p, 1);
+#endif
+}
+
 static inline void ump_cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)

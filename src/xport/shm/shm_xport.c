@@ -78,6 +78,7 @@ typedef struct shm_peer {
     ump_shm_fbq_t tx_fb;     /* me -> peer */
     ump_shm_fbq_t rx_fb;     /* peer -> me */
     uint32_t tx_seq, rx_seq; /* next number to send / to deliver */
+    uint32_t burst;          /* messages sent since the last one received */
     ump_shm_ctl_t *ctl;      /* the peer's control block */
     struct sockaddr_un bell; /* the peer's doorbell */
     socklen_t bell_len;
@@ -438,6 +439,18 @@ static UMP_INLINE_PATH void notify(shm_xp_t *xp, shm_peer_t *p)
         ring_bell(xp, p);
 }
 
+/* After message tx_seq of `total` bytes went to p: the next number, the
+ * receiver told, and when this is the second or later message since p last
+ * sent us one (a stream, not a ping-pong), the lines of a later message
+ * asked for (ump_shm_pair_ahead: with the cores apart the 1-16 B message
+ * rate went from 11 to 20 M/s; in a ping-pong the same request cost 3%). */
+static UMP_INLINE_PATH void sent(shm_xp_t *xp, shm_peer_t *p, size_t total)
+{
+    if (p->burst++) ump_shm_pair_ahead(&p->tx, &p->tx_fb, p->tx_seq, total);
+    p->tx_seq++;
+    notify(xp, p);
+}
+
 static int shm_am_send(ump_xp_t *xp_, int peer, uint8_t am_id, const void *hdr, size_t hlen,
                        const struct iovec *iov, int iovcnt)
 {
@@ -459,8 +472,7 @@ static int shm_am_send(ump_xp_t *xp_, int peer, uint8_t am_id, const void *hdr, 
         rc = ump_shm_ring_push(&p->tx, p->tx_seq, am_id, hdr, hlen, iov, iovcnt, total);
     if (rc == UMP_ERR_NO_RESOURCE && peer_dead(xp, p)) return UMP_ERR_PEER_DEAD;
     if (rc != UMP_OK) return rc;
-    p->tx_seq++;
-    notify(xp, p);
+    sent(xp, p, total);
     return UMP_OK;
 }
 
@@ -472,11 +484,11 @@ static int shm_am_send_pack(ump_xp_t *xp_, int peer, uint8_t am_id, const void *
     if (UMP_UNLIKELY(!p)) return UMP_ERR_INVALID;
     if (UMP_UNLIKELY(p->dead)) return UMP_ERR_PEER_DEAD;
     if (UMP_UNLIKELY(hlen + len > xp->base.caps.max_am)) return UMP_ERR_INVALID;
+    size_t total = hlen + len;
     int rc = ump_shm_pair_send_pack(&p->tx, &p->tx_fb, p->tx_seq, am_id, hdr, hlen, len, pack, arg);
     if (rc == UMP_ERR_NO_RESOURCE && peer_dead(xp, p)) return UMP_ERR_PEER_DEAD;
     if (rc != UMP_OK) return rc;
-    p->tx_seq++;
-    notify(xp, p);
+    sent(xp, p, total);
     return UMP_OK;
 }
 
@@ -502,6 +514,7 @@ static UMP_INLINE_PATH int drain(shm_xp_t *xp, int s, bool *more)
         ump_shm_pair_release(&p->rx, &p->rx_fb, &m);
         p->rx_seq++;
     }
+    if (n) p->burst = 0;
     *more = n == DRAIN_BUDGET;
     return n;
 }
