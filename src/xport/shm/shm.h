@@ -310,10 +310,8 @@ static UMP_INLINE_PATH int ump_shm_fb_push(ump_shm_fbq_t *q, uint32_t seq, uint8
  * stores behind it (they leave the core in order), so with the cores apart
  * a stream ran one line transfer at a time. Not while the pair ping-pongs:
  * there the extra transfer crosses the message's own (see shm_xport.c). */
-#define UMP_SHM_AHEAD 8
-#ifndef UMP_SHM_AHEAD_REC_MAX
-#define UMP_SHM_AHEAD_REC_MAX 320
-#endif
+#define UMP_SHM_AHEAD         8
+#define UMP_SHM_AHEAD_REC_MAX 320 /* larger records: asking cost more than it saved */
 static inline void ump_shm_pair_ahead(ump_shm_ring_t *tx, ump_shm_fbq_t *fb, uint32_t seq,
                                       size_t total)
 {

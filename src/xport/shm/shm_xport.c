@@ -483,8 +483,8 @@ static int shm_am_send_pack(ump_xp_t *xp_, int peer, uint8_t am_id, const void *
     shm_peer_t *p = peer_of(xp, peer);
     if (UMP_UNLIKELY(!p)) return UMP_ERR_INVALID;
     if (UMP_UNLIKELY(p->dead)) return UMP_ERR_PEER_DEAD;
-    if (UMP_UNLIKELY(hlen + len > xp->base.caps.max_am)) return UMP_ERR_INVALID;
     size_t total = hlen + len;
+    if (UMP_UNLIKELY(total > xp->base.caps.max_am)) return UMP_ERR_INVALID;
     int rc = ump_shm_pair_send_pack(&p->tx, &p->tx_fb, p->tx_seq, am_id, hdr, hlen, len, pack, arg);
     if (rc == UMP_ERR_NO_RESOURCE && peer_dead(xp, p)) return UMP_ERR_PEER_DEAD;
     if (rc != UMP_OK) return rc;
